@@ -1,0 +1,1 @@
+"""Nova-style compute service: an OpenStack Compute API v2.1 with a libvirt driver."""

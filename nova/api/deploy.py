@@ -1,0 +1,113 @@
+"""Compose the compute API WSGI application; middleware order is explained inline."""
+
+import logging
+
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+
+from nova import exception
+from nova.api import auth
+from nova.api import microversion as mv
+from nova.api import router
+from nova.api import wsgi
+from nova.api.handlers import versions
+
+LOG = logging.getLogger(__name__)
+
+_VERSION_HEADER = 'OpenStack-API-Version'
+_LEGACY_HEADER = 'X-OpenStack-Nova-API-Version'
+
+
+class ComputeApp:
+    """Core app: microversion negotiation, dispatch, and error-to-fault mapping."""
+
+    def __init__(self, conf, compute_api, db):
+        self.conf = conf
+        self.compute_api = compute_api
+        self.db = db
+
+    def link_prefix(self, req):
+        base = self.conf.api.compute_link_prefix or req.host_url + req.script_name
+        return base.rstrip('/') + '/v2.1'
+
+    def __call__(self, environ, start_response):
+        environ['nova.app'] = self
+        req = wsgi.Request(environ)
+        path = req.path_info
+        versioned = path.startswith('/v2.1')
+        try:
+            if not versioned:
+                if path in ('', '/'):
+                    resp = versions.index(req)
+                else:
+                    raise wsgi.fault(404, 'The resource could not be found.')
+            else:
+                req.environ['nova.api_version'] = self._negotiate(req)
+                resp = router.dispatch(req, path[len('/v2.1'):])
+        except wsgi.Fault as f:
+            resp = f.wsgi_response
+        except exception.NovaException as exc:
+            if exc.code >= 500:
+                LOG.exception('API request failed')
+            resp = wsgi.fault(exc.code, exc.format_message()).wsgi_response
+        except Exception:  # noqa: BLE001 - the last line of defence must not leak.
+            LOG.exception('Unexpected error in %s %s', req.method, path)
+            resp = wsgi.fault(500, 'Unexpected API Error. Please report this at '
+                                   'the project bug tracker and attach the Nova API '
+                                   'log if possible.').wsgi_response
+        if versioned:
+            self._echo_version(req, resp)
+        return resp(environ, start_response)
+
+    @staticmethod
+    def _negotiate(req):
+        """Requested microversion: 400 if malformed, 406 if out of range."""
+        text = None
+        header = req.headers.get(_VERSION_HEADER)
+        if header:
+            for item in header.split(','):
+                service, _sep, value = item.strip().partition(' ')
+                if service.lower() == 'compute':
+                    text = value.strip()
+        if text is None:
+            text = req.headers.get(_LEGACY_HEADER)
+        if not text:
+            return mv.MIN
+        if text.lower() == 'latest':
+            return mv.MAX
+        try:
+            version = mv.parse(text)
+        except mv.MalformedVersion:
+            raise wsgi.fault(400, 'API Version String %s is of invalid format. Must be '
+                                  'of format MajorNum.MinorNum.' % text)
+        if not mv.in_range(version):
+            req.environ['nova.api_version'] = None
+            raise wsgi.fault(406, 'Version %s is not supported by the API. Minimum is %s '
+                                  'and maximum is %s.' % (text, mv.MIN_VERSION, mv.MAX_VERSION))
+        return version
+
+    @staticmethod
+    def _echo_version(req, resp):
+        version = req.environ.get('nova.api_version')
+        if version is not None:
+            text = mv.as_string(version)
+            resp.headers[_VERSION_HEADER] = 'compute ' + text
+            resp.headers[_LEGACY_HEADER] = text
+        resp.headers['Vary'] = '%s, %s' % (_VERSION_HEADER, _LEGACY_HEADER)
+
+
+def build_app(conf, compute_api, db):
+    """Outermost first: request id, proxy headers, auth, then the core app.
+
+    RequestId wraps everything so even auth failures carry
+    x-openstack-request-id; the proxy middleware fixes host_url before links
+    are built; auth runs before any handler sees the request.
+    """
+    app = ComputeApp(conf, compute_api, db)
+    if conf.api.auth_strategy == 'noauth2':
+        app = auth.NoAuth2(app)
+    else:
+        app = auth.keystone_pipeline(app, conf)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = request_id.RequestId(app)
+    return app

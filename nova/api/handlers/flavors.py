@@ -1,0 +1,80 @@
+"""Handlers of /flavors: list, detail, show, and admin create/delete."""
+
+from oslo_utils import strutils, uuidutils
+
+from nova.api import microversion as mv
+from nova.api import validation
+from nova.api import wsgi
+from nova.api.schemas import flavors as schemas
+from nova.api.views import flavors as views
+
+
+def _limit(req, params):
+    limit = int(params['limit']) if 'limit' in params else req.app.conf.api.max_limit
+    return min(limit, req.app.conf.api.max_limit)
+
+
+def _list(req):
+    params = validation.validate_query(schemas.list_query, req.GET,
+                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
+    ctx = req.context
+    is_public = True
+    raw = params.get('is_public')
+    if raw is not None:
+        # 'None' (what openstackclient sends) means public and private alike.
+        is_public = None if raw.lower() == 'none' else strutils.bool_from_string(raw, default=True)
+    if not ctx.is_admin:
+        is_public = True
+    limit = _limit(req, params)
+    flavors = req.app.db.flavor_get_all(
+        is_public=is_public,
+        min_ram=int(params['minRam']) if 'minRam' in params else None,
+        min_disk=int(params['minDisk']) if 'minDisk' in params else None,
+        sort_key=params.get('sort_key', 'flavorid'), sort_dir=params.get('sort_dir', 'asc'),
+        limit=limit, marker=params.get('marker'))
+    return flavors, limit
+
+
+def _show_extra_specs(req):
+    return req.context.can('os_compute_api:os-flavor-extra-specs:index', fatal=False)
+
+
+def index(req):
+    flavors, limit = _list(req)
+    return wsgi.json_response(views.index(req, flavors, limit))
+
+
+def detail(req):
+    flavors, limit = _list(req)
+    body = views.index(req, flavors, limit)
+    extra = _show_extra_specs(req)
+    body['flavors'] = [views.detail(req, f, extra) for f in flavors]
+    return wsgi.json_response(body)
+
+
+def show(req, flavor_id):
+    flavor = req.app.db.flavor_get(flavor_id)
+    return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
+
+
+def create(req):
+    req.context.can('os_compute_api:os-flavor-manage:create', target={})
+    schema = schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION) else schemas.create_v2_1
+    body = validation.validate(schema, req.json_body())['flavor']
+    flavorid = body.get('id')
+    flavor = req.app.db.flavor_create(dict(
+        flavorid=str(flavorid) if flavorid is not None else uuidutils.generate_uuid(),
+        name=body['name'], vcpus=int(body['vcpus']), memory_mb=int(body['ram']),
+        root_gb=int(body['disk']), ephemeral_gb=int(body.get('OS-FLV-EXT-DATA:ephemeral', 0)),
+        swap=int(body.get('swap', 0) or 0), rxtx_factor=float(body.get('rxtx_factor', 1.0)),
+        is_public=strutils.bool_from_string(body.get('os-flavor-access:is_public', True)),
+        description=body.get('description')))
+    return wsgi.json_response({'flavor': views.detail(req, flavor, True)})
+
+
+def delete(req, flavor_id):
+    req.context.can('os_compute_api:os-flavor-manage:delete', target={})
+    req.app.db.flavor_destroy(flavor_id)
+    return wsgi.empty_response(202)
+
+

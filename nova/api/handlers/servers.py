@@ -1,0 +1,166 @@
+"""Handlers of /servers: create, list, detail, show, update, delete."""
+
+from oslo_utils import strutils
+
+from nova import exception
+from nova.api import microversion as mv
+from nova.api import validation
+from nova.api import wsgi
+from nova.api.schemas import servers as schemas
+from nova.api.views import common
+from nova.api.views import servers as views
+from nova.compute import vm_states as vs
+
+# Keys of the full view that the pre-2.75 update response does not carry.
+_DETAIL_ONLY_PREFIXES = ('OS-EXT-', 'OS-SRV-USG:', 'os-extended-volumes:')
+_DETAIL_ONLY = ('key_name', 'config_drive', 'security_groups')
+
+_SORT_KEYS = {'created_at', 'display_name', 'display_description', 'host', 'hostname',
+              'image_ref', 'launched_at', 'locked', 'node', 'power_state', 'project_id',
+              'task_state', 'terminated_at', 'updated_at', 'user_id', 'uuid', 'vm_state',
+              'availability_zone', 'config_drive', 'key_name', 'launch_index', 'kernel_id',
+              'ramdisk_id', 'root_device_name', 'reservation_id', 'access_ip_v4',
+              'access_ip_v6', 'progress'}
+
+
+def _view_context(req, instances):
+    db = req.app.db
+    uuids = [i['uuid'] for i in instances]
+    faults = db.faults_latest([i['uuid'] for i in instances if i['vm_state'] in ('error',
+                                                                                'deleted')])
+    volumes = db.volume_bdms_by_instance(uuids)
+    return views.ViewContext(req, faults=faults, volumes=volumes)
+
+
+def _target(instance):
+    return {'project_id': instance['project_id'], 'user_id': instance['user_id']}
+
+
+def _get(req, server_id):
+    return req.app.compute_api.get(req.context, server_id)
+
+
+def show(req, server_id):
+    instance = _get(req, server_id)
+    req.context.can('os_compute_api:servers:show', target=_target(instance))
+    return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
+
+
+def _list(req, policy_name):
+    ctx = req.context
+    ctx.can(policy_name, target={'project_id': ctx.project_id})
+    params = validation.validate_query(schemas.list_query, req.GET,
+                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
+    filters = {}
+    all_tenants = 'all_tenants' in params and strutils.bool_from_string(
+        params['all_tenants'] or 'True', default=True)
+    if all_tenants:
+        ctx.can(policy_name + ':get_all_tenants', target={})
+        for key in ('project_id', 'tenant_id'):
+            if key in params:
+                filters['project_id'] = params[key]
+    else:
+        filters['project_id'] = ctx.project_id
+    if 'status' in params:
+        states = vs.STATUS_TO_VM_STATES.get(params['status'].upper())
+        if states is None:
+            raise wsgi.fault(400, 'Invalid status value')
+        filters['vm_state'] = states
+    for key, column in (('name', 'name'), ('image', 'image_ref'), ('host', 'host'),
+                        ('reservation_id', 'reservation_id'), ('uuid', 'uuid'),
+                        ('availability_zone', 'availability_zone'), ('node', 'node'),
+                        ('user_id', 'user_id'), ('key_name', 'key_name'),
+                        ('vm_state', 'vm_state'), ('task_state', 'task_state')):
+        if key in params:
+            if key in ('host', 'node') and not ctx.is_admin:
+                continue
+            filters[column] = params[key]
+    if 'flavor' in params:
+        filters['instance_type_flavorid'] = params['flavor']
+    if 'locked' in params:
+        filters['locked'] = strutils.bool_from_string(params['locked'])
+    if 'changes-since' in params:
+        from oslo_utils import timeutils
+        filters['changes-since'] = timeutils.normalize_time(
+            timeutils.parse_isotime(params['changes-since']))
+        filters['deleted'] = True
+    if strutils.bool_from_string(params.get('deleted', 'false')) and ctx.is_admin:
+        filters['deleted'] = True
+    limit = min(int(params.get('limit', req.app.conf.api.max_limit)),
+                req.app.conf.api.max_limit)
+    sort_key = params.get('sort_key', 'created_at')
+    if sort_key not in _SORT_KEYS:
+        raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
+    sort_dir = params.get('sort_dir', 'desc')
+    flavorid = filters.pop('instance_type_flavorid', None)
+    try:
+        instances = req.app.compute_api.list(
+            ctx, filters, limit, params.get('marker'),
+            (sort_key, 'id'), (sort_dir, sort_dir))
+    except exception.Invalid as exc:
+        raise wsgi.fault(400, 'marker [%s] not found' % params.get('marker')
+                         if 'marker' in exc.format_message() else exc.format_message())
+    if flavorid is not None:
+        instances = [i for i in instances if (i['flavor'] or {}).get('flavorid') == flavorid]
+    return instances, limit
+
+
+def index(req):
+    instances, limit = _list(req, 'os_compute_api:servers:index')
+    return wsgi.json_response(views.index(req, instances, limit))
+
+
+def detail(req):
+    instances, limit = _list(req, 'os_compute_api:servers:detail')
+    return wsgi.json_response(views.detail(_view_context(req, instances), instances, limit))
+
+
+def create(req):
+    ctx = req.context
+    ctx.can('os_compute_api:servers:create', target={'project_id': ctx.project_id,
+                                                     'user_id': ctx.user_id})
+    body = validation.validate(schemas.create_schema(req.api_version), req.json_body())
+    server = body['server']
+    if server.get('host') or server.get('hypervisor_hostname'):
+        ctx.can('os_compute_api:servers:create:forced_host', target={})
+    networks = server.get('networks')
+    instances, admin_password = req.app.compute_api.create(ctx, server, networks=networks)
+    if strutils.bool_from_string(server.get('return_reservation_id', False)):
+        return wsgi.json_response({'reservation_id': instances[0]['reservation_id']},
+                                  status=202)
+    first = instances[0]
+    resp_server = {'id': first['uuid'], 'links': common.links(req, 'servers', first['uuid']),
+                   'OS-DCF:diskConfig': 'MANUAL'}
+    if admin_password is not None:
+        resp_server['adminPass'] = admin_password
+    return wsgi.json_response({'server': resp_server}, status=202,
+                              headers={'Location': req.url_for('servers', first['uuid'])})
+
+
+def update(req, server_id):
+    ctx = req.context
+    body = validation.validate(schemas.update_schema(req.api_version), req.json_body())
+    instance = _get(req, server_id)
+    ctx.can('os_compute_api:servers:update', target=_target(instance))
+    server = body['server']
+    values = {}
+    for key, column in (('name', 'display_name'), ('description', 'display_description'),
+                        ('accessIPv4', 'access_ip_v4'), ('accessIPv6', 'access_ip_v6'),
+                        ('hostname', 'hostname')):
+        if key in server:
+            values[column] = server[key]
+    if values:
+        instance = req.app.compute_api.update(ctx, instance, values)
+    body = views.show(_view_context(req, [instance]), instance)
+    if not req.is_at_least(mv.FULL_UPDATE_BODY):
+        body = {k: v for k, v in body.items()
+                if not k.startswith(_DETAIL_ONLY_PREFIXES) and k not in _DETAIL_ONLY}
+    return wsgi.json_response({'server': body})
+
+
+def delete(req, server_id):
+    ctx = req.context
+    instance = _get(req, server_id)
+    ctx.can('os_compute_api:servers:delete', target=_target(instance))
+    req.app.compute_api.delete(ctx, instance)
+    return wsgi.empty_response(204)

@@ -1,0 +1,61 @@
+"""The ONE route table of the compute API, and the dispatcher that applies it."""
+
+import collections
+import re
+
+from nova.api import microversion as mv
+from nova.api import wsgi
+from nova.api.handlers import flavors
+from nova.api.handlers import servers
+from nova.api.handlers import versions
+
+Method = collections.namedtuple('Method', 'handler min_version max_version')
+
+
+def m(handler, min_version=mv.MIN, max_version=mv.MAX):
+    return Method(handler, min_version, max_version)
+
+
+# Paths are below /v2.1. Each method names its handler and the microversion
+# range that serves it; outside that range the route answers 404.
+ROUTES = [
+    ('', {'GET': m(versions.show_v21)}),
+    ('/', {'GET': m(versions.show_v21)}),
+    ('/flavors', {'GET': m(flavors.index), 'POST': m(flavors.create)}),
+    ('/flavors/detail', {'GET': m(flavors.detail)}),
+    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete)}),
+    ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),
+    ('/servers/detail', {'GET': m(servers.detail)}),
+    ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
+                              'DELETE': m(servers.delete)}),
+]
+
+
+def _compile(template):
+    pattern = re.sub(r'\{(\w+)\}', r'(?P<\1>[^/]+)', template)
+    return re.compile('^' + pattern + '$')
+
+
+_COMPILED = [(_compile(path), methods) for path, methods in ROUTES]
+# Route paths that are served at any version; used to tell 404 from 405.
+
+
+def dispatch(req, path):
+    """Find and call the handler for ``path`` (relative to /v2.1)."""
+    for regex, methods in _COMPILED:
+        match = regex.match(path)
+        if not match:
+            continue
+        served = {name: meth for name, meth in methods.items()
+                  if meth.min_version <= req.api_version <= meth.max_version}
+        if not served:
+            break
+        method = served.get(req.method)
+        if method is None and req.method == 'HEAD':
+            method = served.get('GET')
+        if method is None:
+            allow = ', '.join(sorted(served))
+            raise wsgi.fault(405, 'The method %s is not allowed for this resource.' % req.method,
+                             headers={'Allow': allow})
+        return method.handler(req, **match.groupdict())
+    raise wsgi.fault(404, 'The resource could not be found.')

@@ -1,0 +1,49 @@
+"""Request schemas of the flavors resource."""
+
+import copy
+
+from nova.api.schemas import types
+
+create_v2_1 = {
+    'type': 'object',
+    'properties': {
+        'flavor': {
+            'type': 'object',
+            'properties': {
+                'name': types.name,
+                'id': {'type': ['string', 'number', 'null'], 'minLength': 1,
+                       'maxLength': 255, 'pattern': r'^(?! )[a-zA-Z0-9. _-]+(?<! )$'},
+                'ram': {'type': ['integer', 'string'], 'pattern': '^[0-9]+$',
+                        'minimum': 1},
+                'vcpus': {'type': ['integer', 'string'], 'pattern': '^[0-9]+$',
+                          'minimum': 1},
+                'disk': types.non_negative_integer,
+                'OS-FLV-EXT-DATA:ephemeral': types.non_negative_integer,
+                'swap': types.non_negative_integer,
+                'rxtx_factor': {'type': ['number', 'string'], 'minimum': 0},
+                'os-flavor-access:is_public': types.boolean,
+            },
+            'required': ['name', 'ram', 'vcpus', 'disk'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['flavor'],
+    'additionalProperties': False,
+}
+
+# 2.55: description.
+create_v2_55 = copy.deepcopy(create_v2_1)
+create_v2_55['properties']['flavor']['properties']['description'] = types.description
+
+list_query = {'type': 'object', 'properties': {
+    'limit': {'type': 'string', 'pattern': '^[0-9]+$'},
+    'marker': {'type': 'string'},
+    'is_public': {'type': 'string'},
+    'minRam': {'type': 'string', 'pattern': '^[0-9]+$'},
+    'minDisk': {'type': 'string', 'pattern': '^[0-9]+$'},
+    'sort_key': {'type': 'string', 'enum': ['created_at', 'description', 'disabled',
+                                            'ephemeral_gb', 'flavorid', 'id', 'is_public',
+                                            'memory_mb', 'name', 'root_gb', 'rxtx_factor',
+                                            'swap', 'updated_at', 'vcpus']},
+    'sort_dir': {'type': 'string', 'enum': ['asc', 'desc']},
+}}

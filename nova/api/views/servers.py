@@ -1,0 +1,202 @@
+"""Server response bodies per microversion, built straight from database rows."""
+
+import hashlib
+
+from nova.api import microversion as mv
+from nova.api.views import common
+from nova.image import sysmeta
+
+# (vm_state, task_state) -> status; a task_state key overrides the default.
+_STATUS = {
+    'building': {'default': 'BUILD'},
+    'active': {'default': 'ACTIVE', 'rebooting': 'REBOOT', 'reboot_pending': 'REBOOT',
+               'reboot_started': 'REBOOT', 'rebooting_hard': 'HARD_REBOOT',
+               'reboot_pending_hard': 'HARD_REBOOT', 'reboot_started_hard': 'HARD_REBOOT',
+               'rebuilding': 'REBUILD', 'rebuild_block_device_mapping': 'REBUILD',
+               'rebuild_spawning': 'REBUILD', 'migrating': 'MIGRATING',
+               'resize_prep': 'RESIZE', 'resize_migrating': 'RESIZE',
+               'resize_migrated': 'RESIZE', 'resize_finish': 'RESIZE',
+               'updating_password': 'PASSWORD'},
+    'stopped': {'default': 'SHUTOFF', 'resize_prep': 'RESIZE', 'rebuilding': 'REBUILD',
+                'rebuild_spawning': 'REBUILD'},
+    'resized': {'default': 'VERIFY_RESIZE', 'resize_reverting': 'REVERT_RESIZE'},
+    'paused': {'default': 'PAUSED', 'migrating': 'MIGRATING'},
+    'suspended': {'default': 'SUSPENDED'},
+    'rescued': {'default': 'RESCUE'},
+    'error': {'default': 'ERROR', 'rebuilding': 'REBUILD', 'rebuild_spawning': 'REBUILD'},
+    'deleted': {'default': 'DELETED'},
+    'soft-delete': {'default': 'SOFT_DELETED'},
+    'shelved': {'default': 'SHELVED'},
+    'shelved_offloaded': {'default': 'SHELVED_OFFLOADED'},
+}
+_PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE', 'VERIFY_RESIZE', 'MIGRATING')
+
+
+def status(inst):
+    by_task = _STATUS.get(inst['vm_state'], {'default': 'UNKNOWN'})
+    return by_task.get(inst['task_state'], by_task['default'])
+
+
+def host_id(inst):
+    if not inst['host']:
+        return ''
+    return hashlib.sha224((inst['project_id'] + inst['host']).encode()).hexdigest()
+
+
+def basic(req, inst):
+    return {'id': inst['uuid'], 'name': inst['display_name'],
+            'links': common.links(req, 'servers', inst['uuid'])}
+
+
+def _image(req, inst):
+    if not inst['image_ref']:
+        return ''
+    image = {'id': inst['image_ref'], 'links': common.bookmark(req, 'images', inst['image_ref'])}
+    if req.is_at_least(mv.IMAGE_PROPERTIES):
+        props = sysmeta.sysmeta_to_image(inst['system_metadata']).get('properties', {})
+        image['properties'] = {k: (str(v)[:255] if v is not None else None)
+                               for k, v in props.items()}
+    return image
+
+
+def _flavor(req, inst, show_extra_specs):
+    flavor = inst['flavor'] or {}
+    if not req.is_at_least(mv.FLAVOR_EMBEDDED):
+        if not flavor:
+            return {}
+        return {'id': flavor['flavorid'], 'links': common.bookmark(req, 'flavors',
+                                                                  flavor['flavorid'])}
+    body = {'vcpus': flavor.get('vcpus'), 'ram': flavor.get('memory_mb'),
+            'disk': flavor.get('root_gb'), 'ephemeral': flavor.get('ephemeral_gb'),
+            'swap': flavor.get('swap'), 'original_name': flavor.get('name')}
+    if show_extra_specs:
+        body['extra_specs'] = flavor.get('extra_specs') or {}
+    return body
+
+
+def _fault(inst, fault, is_admin):
+    body = {'code': fault['code'], 'created': common.isotime(fault['created_at']),
+            'message': fault['message']}
+    # Tracebacks stay with admins unless the fault is a user-caused one.
+    if fault.get('details') and (is_admin or fault['code'] != 500):
+        body['details'] = fault['details']
+    return body
+
+
+class ViewContext:
+    """What a page of servers needs besides the rows, fetched once per request."""
+
+    def __init__(self, req, faults=None, volumes=None, host_status=None):
+        ctx = req.context
+        self.req = req
+        self.faults = faults or {}
+        self.volumes = volumes or {}
+        self.host_status = host_status
+        self.show_extended = ctx.can('os_compute_api:os-extended-server-attributes',
+                                     fatal=False)
+        self.show_extra_specs = ctx.can('os_compute_api:os-flavor-extra-specs:index',
+                                        fatal=False)
+        self.is_admin = ctx.is_admin
+
+
+def show(vc, inst):
+    """The full server body (show, detail, and from 2.75 update/rebuild)."""
+    req = vc.req
+    state = status(inst)
+    body = basic(req, inst)
+    body.update({
+        'status': state, 'tenant_id': inst['project_id'], 'user_id': inst['user_id'],
+        'metadata': inst['metadata'], 'hostId': host_id(inst),
+        'image': _image(req, inst), 'flavor': _flavor(req, inst, vc.show_extra_specs),
+        'created': common.isotime(inst['created_at']),
+        'updated': common.isotime(inst['updated_at'] or inst['created_at']),
+        'addresses': {}, 'accessIPv4': inst['access_ip_v4'] or '',
+        'accessIPv6': inst['access_ip_v6'] or '',
+        'OS-DCF:diskConfig': 'MANUAL',
+        'key_name': inst['key_name'],
+        'config_drive': 'True' if inst['config_drive'] else '',
+        'OS-EXT-AZ:availability_zone': inst['availability_zone'] or ('nova' if inst['host'] else ''),
+        'OS-SRV-USG:launched_at': common.usg_time(inst['launched_at']),
+        'OS-SRV-USG:terminated_at': common.usg_time(inst['terminated_at']),
+        'OS-EXT-STS:task_state': inst['task_state'],
+        'OS-EXT-STS:vm_state': inst['vm_state'],
+        'OS-EXT-STS:power_state': inst['power_state'],
+        'os-extended-volumes:volumes_attached': _volumes(req, vc.volumes.get(inst['uuid'], ())),
+    })
+    if state in _PROGRESS_STATUSES:
+        body['progress'] = inst['progress'] or 0
+    fault = vc.faults.get(inst['uuid'])
+    if fault and inst['vm_state'] in ('error', 'deleted'):
+        body['fault'] = _fault(inst, fault, vc.is_admin)
+    _extended(vc, inst, body)
+    _versioned(vc, inst, body)
+    return body
+
+
+def _volumes(req, bdms):
+    items = []
+    for bdm in bdms:
+        item = {'id': bdm['volume_id']}
+        if req.is_at_least(mv.EXTENDED_ATTRS):
+            item['delete_on_termination'] = bool(bdm['delete_on_termination'])
+        items.append(item)
+    return items
+
+
+def _extended(vc, inst, body):
+    req = vc.req
+    if req.is_at_least(mv.HOSTNAME_FOR_USERS):
+        body['OS-EXT-SRV-ATTR:hostname'] = inst['hostname']
+    if not vc.show_extended:
+        return
+    body.update({'OS-EXT-SRV-ATTR:host': inst['host'],
+                 'OS-EXT-SRV-ATTR:instance_name': 'instance-%08x' % inst['id'],
+                 'OS-EXT-SRV-ATTR:hypervisor_hostname': inst['node']})
+    if req.is_at_least(mv.EXTENDED_ATTRS):
+        body.update({'OS-EXT-SRV-ATTR:reservation_id': inst['reservation_id'],
+                     'OS-EXT-SRV-ATTR:launch_index': inst['launch_index'],
+                     'OS-EXT-SRV-ATTR:hostname': inst['hostname'],
+                     'OS-EXT-SRV-ATTR:kernel_id': inst['kernel_id'] or '',
+                     'OS-EXT-SRV-ATTR:ramdisk_id': inst['ramdisk_id'] or '',
+                     'OS-EXT-SRV-ATTR:root_device_name': inst['root_device_name'],
+                     'OS-EXT-SRV-ATTR:user_data': inst['user_data']})
+
+
+def _versioned(vc, inst, body):
+    req = vc.req
+    if req.is_at_least(mv.LOCKED):
+        body['locked'] = bool(inst['locked'])
+    if req.is_at_least((2, 16)) and vc.host_status is not None:
+        body['host_status'] = vc.host_status(inst)
+    if req.is_at_least(mv.DESCRIPTION):
+        body['description'] = inst['display_description']
+    if req.is_at_least(mv.TAGS):
+        body['tags'] = inst['tags']
+    if req.is_at_least(mv.TRUSTED_CERTS):
+        body['trusted_image_certificates'] = None
+    if req.is_at_least(mv.SERVER_GROUPS):
+        body['server_groups'] = []
+    if req.is_at_least(mv.LOCKED_REASON):
+        body['locked_reason'] = inst['locked_reason']
+    if req.is_at_least(mv.PINNED_AZ):
+        body['pinned_availability_zone'] = inst['system_metadata'].get('pinned_az')
+    if req.is_at_least(mv.SCHEDULER_HINTS):
+        body['scheduler_hints'] = {}
+    if req.is_at_least(mv.IMAGE_PROPS_OVERRIDE):
+        body['image_props_override'] = inst['image_props_override'] or {}
+
+
+def index(req, instances, limit):
+    body = {'servers': [basic(req, i) for i in instances]}
+    links = common.next_link(req, 'servers', [{'id': i['uuid']} for i in instances], limit)
+    if links:
+        body['servers_links'] = links
+    return body
+
+
+def detail(vc, instances, limit):
+    body = {'servers': [show(vc, i) for i in instances]}
+    links = common.next_link(vc.req, 'servers', [{'id': i['uuid']} for i in instances], limit)
+    if links:
+        body['servers_links'] = links
+    return body

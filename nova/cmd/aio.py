@@ -1,0 +1,101 @@
+"""nova-aio: the whole cloud in one process (API, conductor, compute, image endpoint)."""
+
+import logging
+import os
+
+import nova.conf
+from nova import wiring
+from nova import wsgi_server
+from nova.cmd import common
+from nova.cmd import manage
+
+LOG = logging.getLogger(__name__)
+
+
+def _default_state_path():
+    if os.geteuid() == 0:
+        return '/var/lib/nova'
+    return os.path.join(os.path.expanduser('~'), '.local', 'share', 'nova')
+
+
+def set_aio_defaults(conf):
+    """Embedded defaults: SQLite, in-process messaging, noauth2, local endpoints."""
+    conf.set_default('state_path', _default_state_path())
+    conf.set_default('transport_url', 'fake:/')
+    conf.set_default('auth_strategy', 'noauth2', group='api')
+    conf.set_default('report_interval', 5)
+    conf.set_default('service_down_time', 3600)
+
+
+def _point_image_client(conf, url):
+    # Only when the operator did not point the image client elsewhere.
+    if not conf.glance.endpoint_override:
+        conf.set_override('endpoint_override', url, group='glance')
+        conf.set_override('auth_type', 'none', group='glance')
+
+
+def write_clouds_yaml(conf, compute_url, image_url):
+    path = os.path.join(conf.state_path, 'clouds.yaml')
+    with open(path, 'w') as handle:
+        handle.write(
+            'clouds:\n'
+            '  nova-aio:\n'
+            '    auth_type: none\n'
+            '    compute_endpoint_override: %s\n'
+            '    image_endpoint_override: %s\n' % (compute_url, image_url))
+    return path
+
+
+class AllInOne:
+    """Owns every part of the all-in-one so tests can start and stop it in-process."""
+
+    def __init__(self, conf):
+        self.conf = conf
+        self.servers = []
+        self.services = []
+        self.urls = {}
+
+    def start(self):
+        conf = self.conf
+        os.makedirs(conf.state_path, exist_ok=True)
+        os.makedirs(conf.instances_path, exist_ok=True)
+        db = wiring.database(conf)
+        db.sync()
+        if conf.aio.seed_flavors:
+            manage.seed_flavors(db)
+        from nova.embedded.image import app as image_app
+        image = image_app.make_app(os.path.join(conf.state_path, 'images'))
+        server, _t, image_url = wsgi_server.serve_in_thread(image, conf.aio.listen,
+                                                            conf.aio.image_port)
+        self.servers.append(server)
+        self.urls['image'] = image_url
+        _point_image_client(conf, image_url)
+        for build in (wiring.conductor_service, wiring.compute_service):
+            svc = build(conf, db)
+            svc.start()
+            self.services.append(svc)
+        server, _t, url = wsgi_server.serve_in_thread(wiring.api_app(conf, db),
+                                                      conf.aio.listen, conf.aio.compute_port)
+        self.servers.append(server)
+        self.urls['compute'] = url.rstrip('/') + '/v2.1'
+        self.db = db
+        return self
+
+    def stop(self):
+        for server in self.servers:
+            server.shutdown()
+        for svc in reversed(self.services):
+            svc.stop()
+
+
+def main(argv=None):
+    conf = nova.conf.CONF
+    set_aio_defaults(conf)
+    common.parse_args(argv, conf=conf)
+    aio = AllInOne(conf).start()
+    clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'])
+    LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
+             aio.urls['compute'], aio.urls['image'], clouds)
+    print('nova-aio ready\n  compute: %s\n  image:   %s\n  export OS_CLIENT_CONFIG_FILE=%s '
+          'OS_CLOUD=nova-aio' % (aio.urls['compute'], aio.urls['image'], clouds), flush=True)
+    common.wait_for_signal(aio.stop)

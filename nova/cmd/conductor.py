@@ -1,0 +1,11 @@
+"""nova-conductor: schedule and orchestrate builds."""
+
+from nova import wiring
+from nova.cmd import common
+
+
+def main(argv=None):
+    conf = common.parse_args(argv)
+    svc = wiring.conductor_service(conf, wiring.database(conf))
+    svc.start()
+    common.wait_for_signal(svc.stop)

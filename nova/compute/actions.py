@@ -1,0 +1,31 @@
+"""Recording instance action events and faults around a unit of work."""
+
+import contextlib
+import logging
+import traceback
+
+LOG = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def event(db, context, instance_uuid, name, host=None):
+    """Record ``name`` as an event of the request's action: Success or Error."""
+    event_id = db.event_start(instance_uuid, context.request_id, name, host=host)
+    try:
+        yield
+    except Exception:
+        db.event_finish(event_id, 'Error', traceback=traceback.format_exc())
+        raise
+    db.event_finish(event_id, 'Success')
+
+
+def record_fault(db, instance_uuid, exc, host=None):
+    """Store a fault; user-caused errors keep their code, the rest are 500."""
+    code = getattr(exc, 'code', 500)
+    message = exc.format_message() if hasattr(exc, 'format_message') else str(exc)
+    details = traceback.format_exc() if code == 500 else message
+    try:
+        db.fault_create(instance_uuid, code, message or exc.__class__.__name__,
+                        details=details, host=host)
+    except Exception:  # noqa: BLE001 - the fault must not hide the real error.
+        LOG.exception('Could not record fault for %s', instance_uuid)

@@ -1,0 +1,217 @@
+"""The compute API: the business rules every caller of the REST API goes through."""
+
+import logging
+import re
+import secrets
+import string
+
+from oslo_utils import strutils, timeutils, uuidutils
+
+from nova import exception
+from nova.compute import vm_states as vs
+from nova.image import sysmeta
+from nova.objects import image_meta as image_meta_obj
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
+
+_PASSWORD_CHARS = string.ascii_letters + string.digits
+
+
+def generate_password(length=12):
+    return ''.join(secrets.choice(_PASSWORD_CHARS) for _ in range(length))
+
+
+def sanitize_hostname(name, default='server'):
+    """RFC 952-ish hostname from a display name, as upstream derives it."""
+    hostname = re.sub(r'[ _.]', '-', name.lower())
+    hostname = re.sub(r'[^\w-]+', '', hostname, flags=re.ASCII).strip('-')[:63]
+    return hostname or default
+
+
+def image_id_from_ref(ref):
+    """imageRef may be an id or a URL ending in the id."""
+    return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
+
+
+class API:
+    """Validates requests fully before anything is written, then hands off by RPC."""
+
+    def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi):
+        self.conf = conf
+        self.db = db
+        self.image_api = image_api
+        self.conductor_api = conductor_api
+        self.compute_rpcapi = compute_rpcapi
+
+    # -- reads -------------------------------------------------------------
+    def get(self, context, uuid):
+        """The instance row; another project's instance is 'not found'."""
+        if not uuidutils.is_uuid_like(uuid):
+            raise exception.InstanceNotFound(instance_id=uuid)
+        project = None if context.is_admin else context.project_id
+        return self.db.instance_get(uuid, project_id=project)
+
+    def list(self, context, filters, limit, marker, sort_keys, sort_dirs):
+        return self.db.instance_get_all(filters, limit=limit, marker=marker,
+                                        sort_keys=sort_keys, sort_dirs=sort_dirs)
+
+    # -- create ------------------------------------------------------------
+    def _get_flavor(self, flavor_ref):
+        flavor_id = image_id_from_ref(str(flavor_ref))
+        try:
+            flavor = self.db.flavor_get(flavor_id)
+        except exception.FlavorNotFound:
+            raise exception.Invalid(reason='Flavor %s could not be found.' % flavor_id)
+        if flavor['disabled']:
+            raise exception.Invalid(reason='Flavor %s is disabled.' % flavor_id)
+        return flavor
+
+    def _get_image(self, context, image_id):
+        try:
+            image = self.image_api.show(context, image_id)
+        except exception.ImageNotFound:
+            raise exception.Invalid(reason='Image %s could not be found.' % image_id)
+        if image.get('status') != 'active':
+            raise exception.Invalid(reason='Image %s is not active.' % image_id)
+        return image
+
+    @staticmethod
+    def _check_image_fits(image, flavor):
+        gib = 1024 ** 3
+        if flavor['memory_mb'] < int(image.get('min_ram') or 0):
+            raise exception.Invalid(reason="Flavor's memory is too small for requested image.")
+        if flavor['root_gb']:
+            if int(image.get('size') or 0) > flavor['root_gb'] * gib:
+                raise exception.Invalid(reason="Flavor's disk is too small for requested "
+                                               "image. Flavor disk is %d bytes, image is %s "
+                                               "bytes." % (flavor['root_gb'] * gib,
+                                                           image.get('size')))
+            if int(image.get('min_disk') or 0) > flavor['root_gb']:
+                raise exception.Invalid(reason="Flavor's disk is too small for requested "
+                                               "image.")
+
+    @staticmethod
+    def _root_image_from_bdms(image_ref, bdms):
+        """Resolve the boot source; only image-backed local roots in this cut."""
+        roots = [b for b in bdms if str(b.get('boot_index', '')) == '0']
+        if len(roots) > 1:
+            raise exception.Invalid(reason='Boot sequence for the instance and image/'
+                                           'block device mapping combination is not valid.')
+        for bdm in bdms:
+            if bdm.get('source_type') != 'image' or bdm.get('destination_type', 'local') != 'local':
+                raise exception.Invalid(reason='Block device mapping %s/%s is not supported '
+                                               'by this deployment yet.'
+                                               % (bdm.get('source_type'),
+                                                  bdm.get('destination_type')))
+            if str(bdm.get('boot_index', '')) != '0':
+                raise exception.Invalid(reason='Only the root image block device mapping '
+                                               'is supported by this deployment yet.')
+        if roots:
+            bdm_image = roots[0].get('uuid') or roots[0].get('image_id')
+            if image_ref and bdm_image != image_ref:
+                raise exception.Invalid(reason='imageRef %s does not match the root block '
+                                               'device mapping image %s.' % (image_ref, bdm_image))
+            return bdm_image
+        return image_ref
+
+    def create(self, context, server, networks=None):
+        """Validate everything, write the instances, and cast the build.
+
+        Returns (instances, admin_password). Nothing is written when a check fails.
+        """
+        flavor = self._get_flavor(server['flavorRef'])
+        image_ref = image_id_from_ref(server.get('imageRef') or '')
+        image_ref = self._root_image_from_bdms(image_ref, server.get('block_device_mapping_v2', []))
+        if not image_ref:
+            raise exception.Invalid(reason='Missing imageRef attribute')
+        image = self._get_image(context, image_ref)
+        self._check_image_fits(image, flavor)
+        internal = self.image_api.image_dict_to_internal(image)
+        # Fail now, not on the compute host, when the image carries bad props.
+        image_meta_obj.ImageMetaProps.from_dict(internal.get('properties', {}))
+        if networks not in (None, 'none', 'auto'):
+            raise exception.Invalid(reason='Requested networks are not available: this '
+                                           'deployment has no network service; use "none" or '
+                                           '"auto".')
+        if server.get('key_name'):
+            raise exception.Invalid(reason='Invalid key_name provided.')
+        min_count = int(server.get('min_count', 1))
+        max_count = int(server.get('max_count', min_count))
+        if min_count > max_count:
+            raise exception.Invalid(reason='min_count must be <= max_count')
+        admin_password = server.get('adminPass') or (
+            generate_password() if self.conf.api.enable_instance_password else None)
+        base = self._base_values(context, server, flavor, image_ref, internal)
+        instances = []
+        try:
+            for index in range(max_count):
+                values = dict(base, launch_index=index)
+                if max_count > 1:
+                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
+                    values['hostname'] = sanitize_hostname(values['display_name'])
+                row = self.db.instance_create(values, bdms=[self._root_bdm(image_ref, flavor)])
+                self.db.action_start(context, row['uuid'], 'create')
+                instances.append(row)
+            objs = [instance_obj.Instance.from_db(r) for r in instances]
+            self.conductor_api.build_instances(context, objs, internal,
+                                               {'flavor': flavor['flavorid']})
+        except Exception:
+            # Never leave half a request behind: drop every row we wrote.
+            for row in instances:
+                self.db.instance_hard_delete(row['uuid'])
+            raise
+        return instances, admin_password
+
+    def _base_values(self, context, server, flavor, image_ref, image):
+        props = image.get('properties', {})
+        return {
+            'project_id': context.project_id, 'user_id': context.user_id,
+            'display_name': server['name'],
+            'display_description': server.get('description'),
+            'hostname': sanitize_hostname(server.get('hostname') or server['name']),
+            'vm_state': vs.BUILDING, 'task_state': vs.SCHEDULING, 'power_state': 0,
+            'image_ref': image_ref,
+            'kernel_id': props.get('kernel_id'), 'ramdisk_id': props.get('ramdisk_id'),
+            'flavor': {k: flavor[k] for k in (
+                'id', 'flavorid', 'name', 'vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb',
+                'swap', 'rxtx_factor', 'is_public', 'disabled', 'description',
+                'extra_specs')},
+            'vcpus': flavor['vcpus'], 'memory_mb': flavor['memory_mb'],
+            'root_gb': flavor['root_gb'], 'ephemeral_gb': flavor['ephemeral_gb'],
+            'metadata': server.get('metadata', {}),
+            'system_metadata': sysmeta.properties_to_sysmeta(image),
+            'config_drive': 'True' if strutils.bool_from_string(
+                server.get('config_drive', False)) else '',
+            'user_data': server.get('user_data'),
+            'availability_zone': server.get('availability_zone'),
+            'access_ip_v4': server.get('accessIPv4'), 'access_ip_v6': server.get('accessIPv6'),
+            'reservation_id': 'r-' + uuidutils.generate_uuid()[:8],
+            'tags': sorted(set(server.get('tags', []))),
+            'created_at': timeutils.utcnow().replace(microsecond=0),
+        }
+
+    @staticmethod
+    def _root_bdm(image_ref, flavor):
+        return {'source_type': 'image', 'destination_type': 'local', 'image_id': image_ref,
+                'boot_index': 0, 'delete_on_termination': True, 'device_type': 'disk',
+                'volume_size': flavor['root_gb'] or None}
+
+    # -- update / delete -----------------------------------------------------
+    def update(self, context, instance, values):
+        return self.db.instance_update(instance['uuid'], values)
+
+    def check_locked(self, context, instance):
+        if instance['locked'] and not context.is_admin:
+            raise exception.InstanceLocked(instance_uuid=instance['uuid'])
+
+    def delete(self, context, instance):
+        self.check_locked(context, instance)
+        self.db.action_start(context, instance['uuid'], 'delete')
+        if not instance['host']:
+            # Never reached a host: nothing to clean up but the record.
+            self.db.instance_destroy(instance['uuid'])
+            return
+        updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
+        self.compute_rpcapi.terminate_instance(
+            context, instance_obj.Instance.from_db(updated), instance['host'])

@@ -1,0 +1,175 @@
+"""Compute manager: runs on each hypervisor host and drives the virt driver."""
+
+import logging
+import threading
+
+import oslo_messaging as messaging
+from oslo_utils import timeutils
+
+from nova import context as nova_context
+from nova import exception
+from nova.compute import actions
+from nova.compute import power_state
+from nova.compute import vm_states as vs
+from nova.conductor import scheduler as scheduler_mod
+from nova.objects import image_meta as image_meta_obj
+
+LOG = logging.getLogger(__name__)
+
+# Task states a compute restart can leave behind, and where each goes back to.
+_RESET_ON_START = {
+    vs.SCHEDULING: None, vs.SPAWNING: None, vs.BLOCK_DEVICE_MAPPING: None,
+    vs.NETWORKING: None, vs.POWERING_OFF: None, vs.POWERING_ON: None,
+    vs.REBOOTING: None, vs.REBOOTING_HARD: None,
+}
+
+
+class ComputeManager:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, conf, db, driver, host=None):
+        self.conf = conf
+        self.db = db
+        self.driver = driver
+        self.host = host or conf.host
+        self._locks = {}
+        self._locks_guard = threading.Lock()
+
+    def _lock(self, uuid):
+        """One operation at a time per instance on this host."""
+        with self._locks_guard:
+            return self._locks.setdefault(uuid, threading.Lock())
+
+    # -- start-up and periodic work ---------------------------------------
+    def init_host(self):
+        self.driver.init_host(self.host)
+        self.update_available_resource()
+        self._reconcile_on_start()
+
+    def update_available_resource(self):
+        resources = dict(self.driver.get_available_resource())
+        resources.update(
+            cpu_allocation_ratio=self.conf.cpu_allocation_ratio,
+            ram_allocation_ratio=self.conf.ram_allocation_ratio,
+            disk_allocation_ratio=self.conf.disk_allocation_ratio,
+            reserved_memory_mb=self.conf.reserved_host_memory_mb,
+            reserved_disk_mb=self.conf.reserved_host_disk_mb)
+        resources.setdefault('hypervisor_hostname', self.host)
+        self.db.compute_node_update(self.host, resources)
+
+    def _reconcile_on_start(self):
+        """Finish what a crash interrupted: stuck builds fail, deletes complete."""
+        ctx = nova_context.get_admin_context()
+        for row in self.db.instance_get_all({'host': self.host}):
+            try:
+                if row['task_state'] == vs.DELETING:
+                    self._terminate(ctx, row)
+                elif row['vm_state'] == vs.BUILDING:
+                    exc = exception.InstanceDeployFailure(
+                        reason='compute service restarted during the build')
+                    actions.record_fault(self.db, row['uuid'], exc, host=self.host)
+                    self.driver.destroy(ctx, _obj(row), destroy_disks=True)
+                    self.db.instance_update(row['uuid'], {'vm_state': vs.ERROR,
+                                                          'task_state': None})
+                elif row['task_state'] in _RESET_ON_START:
+                    self.db.instance_update(row['uuid'], {'task_state': None})
+            except Exception:  # noqa: BLE001 - one instance must not block start-up.
+                LOG.exception('Could not reconcile instance %s', row['uuid'])
+        self.sync_power_states()
+
+    def sync_power_states(self):
+        """Record the hypervisor's view of each instance's power state."""
+        for row in self.db.instance_get_all({'host': self.host}):
+            if row['task_state'] is not None:
+                continue
+            try:
+                state = self.driver.get_info(_obj(row)).state
+            except exception.NotFound:
+                state = power_state.NOSTATE
+            values = {}
+            if state != row['power_state']:
+                values['power_state'] = state
+            if row['vm_state'] == vs.ACTIVE and state in (power_state.SHUTDOWN,
+                                                          power_state.CRASHED,
+                                                          power_state.NOSTATE):
+                values['vm_state'] = vs.STOPPED
+            if values:
+                try:
+                    self.db.instance_update(row['uuid'], values, expected_task_state=[None])
+                except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
+                    pass
+
+    # -- build ---------------------------------------------------------------
+    def build_and_run_instance(self, context, instance, image, request_spec,
+                               admin_password=None):
+        with self._lock(instance.uuid):
+            self._build(context, instance, image, admin_password)
+
+    def _build(self, context, instance, image, admin_password):
+        try:
+            row = self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                          expected_task_state=[vs.SCHEDULING])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            # Deleted meanwhile: the delete path releases the claim.
+            LOG.info('Instance %s went away before the build started', instance.uuid)
+            return
+        instance.refresh_from(row)
+        try:
+            with actions.event(self.db, context, instance.uuid,
+                               'compute_build_and_run_instance', host=self.host):
+                image_meta = image_meta_obj.ImageMeta.from_instance(instance)
+                self.driver.spawn(context, instance, image_meta, injected_files=[],
+                                  admin_password=admin_password, allocations=None,
+                                  block_device_info=None)
+        except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
+            LOG.exception('Build of %s failed', instance.uuid)
+            self._build_failed(context, instance, exc)
+            return
+        now = timeutils.utcnow().replace(microsecond=0)
+        try:
+            self.db.instance_update(instance.uuid, {
+                'vm_state': vs.ACTIVE, 'task_state': None, 'launched_at': now,
+                'power_state': self.driver.get_info(instance).state},
+                expected_task_state=[vs.SPAWNING])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            # Deleted while spawning; the delete path cleans up the guest.
+            LOG.info('Instance %s was deleted during spawn', instance.uuid)
+
+    def _build_failed(self, context, instance, exc):
+        actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+        try:
+            self.driver.destroy(context, instance, destroy_disks=True)
+        except Exception:  # noqa: BLE001
+            LOG.exception('Cleanup after failed build of %s failed', instance.uuid)
+        # The claim stays with the instance until it is deleted, like upstream
+        # keeps an ERROR instance on its host; delete releases it exactly once.
+        try:
+            self.db.instance_update(instance.uuid, {'vm_state': vs.ERROR, 'task_state': None,
+                                                    'power_state': power_state.NOSTATE})
+        except exception.InstanceNotFound:
+            pass
+
+    def _release(self, flavor):
+        self.db.compute_node_release(self.host, *scheduler_mod.requested_resources(flavor))
+
+    # -- delete --------------------------------------------------------------
+    def terminate_instance(self, context, instance):
+        with self._lock(instance.uuid):
+            try:
+                row = self.db.instance_get(instance.uuid)
+            except exception.InstanceNotFound:
+                return
+            with actions.event(self.db, context, instance.uuid, 'compute_terminate_instance',
+                               host=self.host):
+                self._terminate(context, row)
+
+    def _terminate(self, context, row):
+        instance = _obj(row)
+        self.driver.destroy(context, instance, destroy_disks=True)
+        self.db.instance_destroy(row['uuid'])
+        self._release(row['flavor'])
+
+
+def _obj(row):
+    from nova.objects import instance as instance_obj
+    return instance_obj.Instance.from_db(row)

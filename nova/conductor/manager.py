@@ -1,0 +1,58 @@
+"""Conductor: picks and claims a host for each new instance, then casts to its compute."""
+
+import logging
+
+import oslo_messaging as messaging
+
+from nova import exception
+from nova.compute import actions
+from nova.compute import vm_states as vs
+from nova.conductor import scheduler as scheduler_mod
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorManager:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, conf, db, compute_rpcapi):
+        self.conf = conf
+        self.db = db
+        self.compute_rpcapi = compute_rpcapi
+        self.scheduler = scheduler_mod.Scheduler(conf, db)
+
+    def build_instances(self, context, instances, image, request_spec):
+        for instance in instances:
+            try:
+                self._schedule_one(context, instance, image, request_spec)
+            except Exception:  # noqa: BLE001 - one bad instance must not stop the rest.
+                LOG.exception('Scheduling %s failed', instance.uuid)
+
+    def _schedule_one(self, context, instance, image, request_spec):
+        flavor = instance.flavor.to_dict()
+        try:
+            with actions.event(self.db, context, instance.uuid,
+                               'conductor_schedule_and_build_instances'):
+                node = self.scheduler.select_and_claim(
+                    flavor, force_host=request_spec.get('force_host'))
+        except exception.NoValidHost as exc:
+            self._set_error(instance, exc)
+            return
+        try:
+            row = self.db.instance_update(
+                instance.uuid, {'host': node['host'], 'node': node['hypervisor_hostname']},
+                expected_task_state=[vs.SCHEDULING])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            # Deleted while we scheduled: give the room back and stop.
+            self.scheduler.release(node['host'], flavor)
+            return
+        instance.refresh_from(row)
+        self.compute_rpcapi.build_and_run_instance(context, instance, node['host'], image,
+                                                   request_spec)
+
+    def _set_error(self, instance, exc):
+        actions.record_fault(self.db, instance.uuid, exc)
+        try:
+            self.db.instance_update(instance.uuid, {'vm_state': vs.ERROR, 'task_state': None})
+        except exception.InstanceNotFound:
+            pass

@@ -1,0 +1,41 @@
+"""Host selection: filter live, enabled hosts with room, then claim atomically in the DB."""
+
+import math
+
+from nova import exception
+from nova.db import api as db_api
+
+
+def requested_resources(flavor):
+    """(vcpus, memory_mb, disk_gb) an instance of ``flavor`` consumes on a host."""
+    disk = flavor['root_gb'] + flavor['ephemeral_gb'] + math.ceil(flavor['swap'] / 1024)
+    return flavor['vcpus'], flavor['memory_mb'], disk
+
+
+def _free_ram(node):
+    return (node['memory_mb'] - node['reserved_memory_mb']) * node['ram_allocation_ratio'] \
+        - node['memory_mb_used']
+
+
+class Scheduler:
+    """Spread instances over hosts, most free RAM first; claims are compare-and-set."""
+
+    def __init__(self, conf, db):
+        self.conf = conf
+        self.db = db
+
+    def select_and_claim(self, flavor, exclude=(), force_host=None):
+        vcpus, memory_mb, disk_gb = requested_resources(flavor)
+        up_since = db_api.utcnow_minus(self.conf.service_down_time)
+        nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
+        nodes = [n for n in nodes if n['host'] not in exclude
+                 and (force_host is None or n['host'] == force_host)]
+        for node in sorted(nodes, key=_free_ram, reverse=True):
+            # Another conductor may have taken the room since the query:
+            # the claim re-checks capacity inside the UPDATE itself.
+            if self.db.compute_node_claim(node['host'], vcpus, memory_mb, disk_gb):
+                return node
+        raise exception.NoValidHost(reason='There are not enough hosts available.')
+
+    def release(self, host, flavor):
+        self.db.compute_node_release(host, *requested_resources(flavor))

@@ -1,0 +1,36 @@
+"""[DEFAULT] options of the compute service (driver choice, timeouts, allocation)."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.StrOpt('compute_driver', default='libvirt',
+               choices=['libvirt'],
+               help='Hypervisor driver used by nova-compute.'),
+    cfg.IntOpt('sync_power_state_interval', default=600,
+               help='Seconds between power state syncs with the hypervisor; '
+                    'a negative value disables the periodic sync.'),
+    cfg.IntOpt('report_interval', default=10, min=1,
+               help='Seconds between service heartbeats.'),
+    cfg.IntOpt('service_down_time', default=60, min=1,
+               help='Seconds after the last heartbeat a service counts as '
+                    'down and receives no new instances.'),
+    cfg.FloatOpt('cpu_allocation_ratio', default=4.0, min=0.0,
+                 help='Virtual CPUs that may be allocated per physical CPU.'),
+    cfg.FloatOpt('ram_allocation_ratio', default=1.0, min=0.0,
+                 help='Virtual RAM that may be allocated per MiB of host RAM.'),
+    cfg.FloatOpt('disk_allocation_ratio', default=1.0, min=0.0,
+                 help='Virtual disk that may be allocated per GiB of host '
+                      'disk.'),
+    cfg.IntOpt('reserved_host_memory_mb', default=512, min=0,
+               help='Host memory kept back from guests.'),
+    cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
+               help='Host disk kept back from guests.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts)
+
+
+def list_opts():
+    return {'DEFAULT': opts}

@@ -1,0 +1,464 @@
+"""Database access: plain-dict rows in, plain-dict rows out, one query per call."""
+
+import datetime
+import json
+import threading
+
+import sqlalchemy as sa
+from oslo_db.sqlalchemy import engines
+from oslo_utils import timeutils, uuidutils
+
+from nova import exception
+from nova.db import migration
+from nova.db import models
+
+_JSON_COLUMNS = {
+    'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
+                  'tags': '[]', 'image_props_override': 'null'},
+    'flavors': {'extra_specs': '{}'},
+    'compute_nodes': {'capabilities': 'null'},
+}
+_T = {t.name: t for t in models.BASE.metadata.sorted_tables}
+INSTANCES = _T['instances']
+FLAVORS = _T['flavors']
+BDMS = _T['block_device_mapping']
+SERVICES = _T['services']
+NODES = _T['compute_nodes']
+FAULTS = _T['instance_faults']
+ACTIONS = _T['instance_actions']
+EVENTS = _T['instance_actions_events']
+
+
+def _now():
+    return timeutils.utcnow().replace(microsecond=0)
+
+
+def _decode(table, row):
+    values = dict(row._mapping)
+    for col, default in _JSON_COLUMNS.get(table.name, {}).items():
+        raw = values.get(col)
+        values[col] = json.loads(raw if raw is not None else default)
+    return values
+
+
+def _encode(table, values):
+    out = dict(values)
+    for col in _JSON_COLUMNS.get(table.name, {}):
+        if col in out and not isinstance(out[col], str | type(None)):
+            out[col] = json.dumps(out[col])
+        elif col in out and out[col] is None and col in ('metadata', 'system_metadata', 'tags'):
+            out[col] = _JSON_COLUMNS[table.name][col]
+    return out
+
+
+def _sqlite_pragmas(dbapi_conn, _record):
+    cursor = dbapi_conn.cursor()
+    # WAL lets API readers proceed while a compute thread writes.
+    cursor.execute('PRAGMA journal_mode=WAL')
+    cursor.execute('PRAGMA busy_timeout=30000')
+    cursor.execute('PRAGMA synchronous=NORMAL')
+    cursor.close()
+
+
+class Database:
+    """A handle on one database; every method is a single short transaction."""
+
+    def __init__(self, connection_url):
+        self.url = connection_url
+        self.engine = engines.create_engine(connection_url, max_retries=10)
+        if self.engine.dialect.name == 'sqlite':
+            sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(conf.database.connection)
+
+    def sync(self):
+        migration.db_sync(self.engine)
+
+    def dispose(self):
+        self.engine.dispose()
+
+    # -- generic helpers -------------------------------------------------
+    def _insert(self, conn, table, values):
+        values = _encode(table, values)
+        if 'created_at' in table.c and not values.get('created_at'):
+            values['created_at'] = _now()
+        result = conn.execute(table.insert().values(**values))
+        return result.inserted_primary_key[0]
+
+    def _one(self, conn, table, *where):
+        row = conn.execute(sa.select(table).where(*where)).first()
+        return _decode(table, row) if row is not None else None
+
+    # -- flavors -----------------------------------------------------------
+    def flavor_create(self, values):
+        with self.engine.begin() as conn:
+            for key in ('flavorid', 'name'):
+                if conn.execute(sa.select(FLAVORS.c.id).where(
+                        FLAVORS.c[key] == values[key])).first():
+                    raise exception.FlavorExists(key=key, value=values[key])
+            fid = self._insert(conn, FLAVORS, values)
+            return self._one(conn, FLAVORS, FLAVORS.c.id == fid)
+
+    def flavor_get(self, flavorid):
+        with self.engine.connect() as conn:
+            flavor = self._one(conn, FLAVORS, FLAVORS.c.flavorid == str(flavorid))
+        if flavor is None:
+            raise exception.FlavorNotFound(flavor_id=flavorid)
+        return flavor
+
+    def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+        query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
+        if is_public is not None:
+            query = query.where(FLAVORS.c.is_public == bool(is_public))
+        if min_ram is not None:
+            query = query.where(FLAVORS.c.memory_mb >= min_ram)
+        if min_disk is not None:
+            query = query.where(FLAVORS.c.root_gb >= min_disk)
+        col = FLAVORS.c[sort_key]
+        order = col.desc() if sort_dir == 'desc' else col.asc()
+        with self.engine.connect() as conn:
+            if marker is not None:
+                mrow = self._one(conn, FLAVORS, FLAVORS.c.flavorid == marker)
+                if mrow is None:
+                    raise exception.Invalid(reason='marker [%s] not found' % marker)
+                op = col.__lt__ if sort_dir == 'desc' else col.__gt__
+                query = query.where(sa.or_(op(mrow[sort_key]), sa.and_(
+                    col == mrow[sort_key], FLAVORS.c.id > mrow['id'])))
+            query = query.order_by(order, FLAVORS.c.id.asc())
+            if limit is not None:
+                query = query.limit(limit)
+            return [_decode(FLAVORS, r) for r in conn.execute(query)]
+
+    def flavor_destroy(self, flavorid):
+        with self.engine.begin() as conn:
+            if not conn.execute(FLAVORS.delete().where(
+                    FLAVORS.c.flavorid == str(flavorid))).rowcount:
+                raise exception.FlavorNotFound(flavor_id=flavorid)
+
+    # -- instances ---------------------------------------------------------
+    def instance_create(self, values, bdms=()):
+        """Create an instance and its block device mappings in one transaction."""
+        values = dict(values)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        with self.engine.begin() as conn:
+            self._insert(conn, INSTANCES, values)
+            for bdm in bdms:
+                bdm = dict(bdm, instance_uuid=values['uuid'])
+                bdm.setdefault('uuid', uuidutils.generate_uuid())
+                self._insert(conn, BDMS, bdm)
+            return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+
+    def instance_get(self, uuid, project_id=None, read_deleted=False):
+        where = [INSTANCES.c.uuid == uuid]
+        if project_id is not None:
+            where.append(INSTANCES.c.project_id == project_id)
+        if not read_deleted:
+            where.append(INSTANCES.c.deleted == 0)
+        with self.engine.connect() as conn:
+            inst = self._one(conn, INSTANCES, *where)
+        if inst is None:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        return inst
+
+    def instance_get_all(self, filters=None, limit=None, marker=None,
+                         sort_keys=('created_at', 'id'), sort_dirs=('desc', 'desc')):
+        """List instances with equality/LIKE filters and marker pagination."""
+        filters = dict(filters or {})
+        query = sa.select(INSTANCES)
+        if not filters.pop('deleted', False):
+            query = query.where(INSTANCES.c.deleted == 0)
+        name = filters.pop('name', None)
+        if name:
+            query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))
+        changes_since = filters.pop('changes-since', None)
+        if changes_since is not None:
+            query = query.where(INSTANCES.c.updated_at >= changes_since)
+        for key, value in filters.items():
+            column = INSTANCES.c[key]
+            if isinstance(value, (list, tuple, set)):
+                query = query.where(column.in_(list(value)))
+            else:
+                query = query.where(column == value)
+        with self.engine.connect() as conn:
+            if marker is not None:
+                mrow = conn.execute(sa.select(INSTANCES).where(
+                    INSTANCES.c.uuid == marker)).first()
+                if mrow is None:
+                    raise exception.Invalid(reason='marker [%s] not found' % marker)
+                query = query.where(_after_marker(mrow._mapping, sort_keys, sort_dirs))
+            for key, direction in zip(sort_keys, sort_dirs):
+                col = INSTANCES.c[key]
+                query = query.order_by(col.desc() if direction == 'desc' else col.asc())
+            if limit is not None:
+                query = query.limit(limit)
+            return [_decode(INSTANCES, r) for r in conn.execute(query)]
+
+    def instance_update(self, uuid, values, expected_task_state=(),
+                        expected_vm_state=()):
+        """Compare-and-swap update: only applies while the states still match.
+
+        ``expected_task_state`` / ``expected_vm_state`` are iterables of
+        allowed current values (None allowed); empty means no check.
+        """
+        values = _encode(INSTANCES, values)
+        values.setdefault('updated_at', _now())
+        where = [INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0]
+        for column, expected in ((INSTANCES.c.task_state, expected_task_state),
+                                 (INSTANCES.c.vm_state, expected_vm_state)):
+            if expected is None:
+                expected = (None,)
+            elif isinstance(expected, str):
+                expected = (expected,)
+            expected = list(expected)
+            if expected:
+                clauses = [column.in_([e for e in expected if e is not None])]
+                if None in expected:
+                    clauses.append(column.is_(None))
+                where.append(sa.or_(*clauses))
+        with self.engine.begin() as conn:
+            count = conn.execute(INSTANCES.update().where(*where).values(**values)).rowcount
+            current = self._one(conn, INSTANCES, INSTANCES.c.uuid == uuid)
+        if current is None or current['deleted']:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        if not count:
+            raise exception.UnexpectedTaskStateError(
+                instance_uuid=uuid, expected={'task_state': expected_task_state,
+                                              'vm_state': expected_vm_state},
+                actual={'task_state': current['task_state'],
+                        'vm_state': current['vm_state']})
+        return current
+
+    def instance_destroy(self, uuid):
+        """Soft-delete the instance and drop its block device mappings."""
+        now = _now()
+        with self.engine.begin() as conn:
+            row = conn.execute(sa.select(INSTANCES.c.id).where(
+                INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0)).first()
+            if row is None:
+                raise exception.InstanceNotFound(instance_id=uuid)
+            conn.execute(INSTANCES.update().where(INSTANCES.c.uuid == uuid).values(
+                deleted=row.id, deleted_at=now, updated_at=now, terminated_at=now,
+                vm_state='deleted', task_state=None))
+            conn.execute(BDMS.delete().where(BDMS.c.instance_uuid == uuid))
+
+    def instance_hard_delete(self, uuid):
+        """Remove every trace of an instance (used when a create is rolled back)."""
+        with self.engine.begin() as conn:
+            action_ids = sa.select(ACTIONS.c.id).where(ACTIONS.c.instance_uuid == uuid)
+            conn.execute(EVENTS.delete().where(EVENTS.c.action_id.in_(action_ids)))
+            for table in (ACTIONS, FAULTS, BDMS):
+                conn.execute(table.delete().where(table.c.instance_uuid == uuid))
+            conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
+
+    def instance_count(self, **filters):
+        query = sa.select(sa.func.count()).select_from(INSTANCES).where(INSTANCES.c.deleted == 0)
+        for key, value in filters.items():
+            query = query.where(INSTANCES.c[key] == value)
+        with self.engine.connect() as conn:
+            return conn.execute(query).scalar()
+
+    # -- faults and actions -------------------------------------------------
+    def fault_create(self, instance_uuid, code, message, details=None, host=None):
+        with self.engine.begin() as conn:
+            self._insert(conn, FAULTS, dict(instance_uuid=instance_uuid, code=code,
+                                            message=(message or '')[:255],
+                                            details=details, host=host))
+
+    def faults_latest(self, instance_uuids):
+        """Latest fault per instance, one query for the whole page."""
+        if not instance_uuids:
+            return {}
+        latest = sa.select(sa.func.max(FAULTS.c.id)).where(
+            FAULTS.c.instance_uuid.in_(list(instance_uuids))).group_by(FAULTS.c.instance_uuid)
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(FAULTS).where(FAULTS.c.id.in_(latest)))
+            return {r.instance_uuid: dict(r._mapping) for r in rows}
+
+    def action_start(self, context, instance_uuid, action):
+        with self.engine.begin() as conn:
+            return self._insert(conn, ACTIONS, dict(
+                instance_uuid=instance_uuid, action=action,
+                request_id=getattr(context, 'request_id', None),
+                user_id=getattr(context, 'user_id', None),
+                project_id=getattr(context, 'project_id', None), start_time=_now()))
+
+    def action_finish(self, action_id, message=None):
+        with self.engine.begin() as conn:
+            conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(
+                finish_time=_now(), updated_at=_now(), message=message))
+
+    def event_start(self, instance_uuid, request_id, event, host=None):
+        with self.engine.begin() as conn:
+            action = conn.execute(sa.select(ACTIONS.c.id).where(
+                ACTIONS.c.instance_uuid == instance_uuid,
+                ACTIONS.c.request_id == request_id).order_by(ACTIONS.c.id.desc())).first()
+            if action is None:
+                return None
+            return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
+                                                   host=host, start_time=_now()))
+
+    def event_finish(self, event_id, result, traceback=None, details=None):
+        if event_id is None:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(EVENTS.update().where(EVENTS.c.id == event_id).values(
+                finish_time=_now(), result=result, traceback=traceback, details=details))
+            action_id = conn.execute(sa.select(EVENTS.c.action_id).where(
+                EVENTS.c.id == event_id)).scalar()
+            values = {'updated_at': _now(), 'finish_time': _now()}
+            if result == 'Error':
+                values['message'] = 'Error'
+            conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(**values))
+
+    def actions_get(self, instance_uuid):
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(ACTIONS).where(
+                ACTIONS.c.instance_uuid == instance_uuid).order_by(ACTIONS.c.id.desc()))
+            return [dict(r._mapping) for r in rows]
+
+    def events_get(self, action_id):
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(EVENTS).where(
+                EVENTS.c.action_id == action_id).order_by(EVENTS.c.id))
+            return [dict(r._mapping) for r in rows]
+
+    # -- block device mappings ----------------------------------------------
+    def bdm_get_by_instance(self, instance_uuid):
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(BDMS).where(
+                BDMS.c.instance_uuid == instance_uuid).order_by(BDMS.c.id))
+            return [dict(r._mapping) for r in rows]
+
+    def volume_bdms_by_instance(self, instance_uuids):
+        """Volume mappings of a page of instances, one query, keyed by instance."""
+        if not instance_uuids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(BDMS).where(
+                BDMS.c.instance_uuid.in_(list(instance_uuids)),
+                BDMS.c.destination_type == 'volume').order_by(BDMS.c.id))
+            result = {}
+            for row in rows:
+                result.setdefault(row.instance_uuid, []).append(dict(row._mapping))
+            return result
+
+    def bdm_create(self, values):
+        values = dict(values)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        with self.engine.begin() as conn:
+            self._insert(conn, BDMS, values)
+            return self._one(conn, BDMS, BDMS.c.uuid == values['uuid'])
+
+    def bdm_update(self, bdm_uuid, values):
+        values = dict(values, updated_at=_now())
+        with self.engine.begin() as conn:
+            conn.execute(BDMS.update().where(BDMS.c.uuid == bdm_uuid).values(**values))
+            return self._one(conn, BDMS, BDMS.c.uuid == bdm_uuid)
+
+    def bdm_destroy(self, bdm_uuid):
+        with self.engine.begin() as conn:
+            conn.execute(BDMS.delete().where(BDMS.c.uuid == bdm_uuid))
+
+    # -- services and compute nodes -------------------------------------------
+    def service_heartbeat(self, host, binary, topic=None):
+        now = _now()
+        with self.engine.begin() as conn:
+            count = conn.execute(SERVICES.update().where(
+                SERVICES.c.host == host, SERVICES.c.binary == binary).values(
+                last_seen_up=now, updated_at=now)).rowcount
+            if not count:
+                self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
+                                                  last_seen_up=now))
+            return self._one(conn, SERVICES, SERVICES.c.host == host,
+                             SERVICES.c.binary == binary)
+
+    def service_get_all(self, binary=None):
+        query = sa.select(SERVICES).order_by(SERVICES.c.id)
+        if binary:
+            query = query.where(SERVICES.c.binary == binary)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(query)]
+
+    def service_update(self, host, binary, values):
+        with self.engine.begin() as conn:
+            conn.execute(SERVICES.update().where(SERVICES.c.host == host,
+                                                 SERVICES.c.binary == binary).values(**values))
+
+    def compute_node_update(self, host, resources):
+        """Record a host's capacity; usage columns belong to the claims below."""
+        capacity = {k: resources[k] for k in (
+            'hypervisor_hostname', 'hypervisor_type', 'hypervisor_version', 'vcpus',
+            'memory_mb', 'local_gb', 'cpu_allocation_ratio', 'ram_allocation_ratio',
+            'disk_allocation_ratio', 'reserved_memory_mb', 'reserved_disk_mb') if k in resources}
+        capacity['updated_at'] = _now()
+        with self.engine.begin() as conn:
+            count = conn.execute(NODES.update().where(NODES.c.host == host)
+                                 .values(**capacity)).rowcount
+            if not count:
+                self._insert(conn, NODES, dict(capacity, host=host,
+                                               uuid=uuidutils.generate_uuid()))
+            return self._one(conn, NODES, NODES.c.host == host)
+
+    def compute_nodes_with_room(self, vcpus, memory_mb, disk_gb, up_since):
+        """Enabled, live hosts whose free capacity covers the request."""
+        query = sa.select(NODES).join(SERVICES, sa.and_(
+            SERVICES.c.host == NODES.c.host, SERVICES.c.binary == 'nova-compute')).where(
+            SERVICES.c.disabled == sa.false(), SERVICES.c.forced_down == sa.false(),
+            SERVICES.c.last_seen_up >= up_since, *_room_clauses(vcpus, memory_mb, disk_gb))
+        with self.engine.connect() as conn:
+            return [_decode(NODES, r) for r in conn.execute(query)]
+
+    def compute_node_claim(self, host, vcpus, memory_mb, disk_gb):
+        """Atomically add usage if it still fits; False when another claim won."""
+        with self.engine.begin() as conn:
+            return bool(conn.execute(NODES.update().where(
+                NODES.c.host == host, *_room_clauses(vcpus, memory_mb, disk_gb)).values(
+                vcpus_used=NODES.c.vcpus_used + vcpus,
+                memory_mb_used=NODES.c.memory_mb_used + memory_mb,
+                local_gb_used=NODES.c.local_gb_used + disk_gb)).rowcount)
+
+    def compute_node_release(self, host, vcpus, memory_mb, disk_gb):
+        with self.engine.begin() as conn:
+            conn.execute(NODES.update().where(NODES.c.host == host).values(
+                vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
+                memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
+                local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
+
+    def compute_node_get(self, host):
+        with self.engine.connect() as conn:
+            return self._one(conn, NODES, NODES.c.host == host)
+
+
+def _floor0(db, expr):
+    fn = sa.func.max if db.engine.dialect.name == 'sqlite' else sa.func.greatest
+    return fn(expr, 0)
+
+
+def _room_clauses(vcpus, memory_mb, disk_gb):
+    return (
+        NODES.c.vcpus_used + vcpus <= NODES.c.vcpus * NODES.c.cpu_allocation_ratio,
+        NODES.c.memory_mb_used + memory_mb
+        <= (NODES.c.memory_mb - NODES.c.reserved_memory_mb) * NODES.c.ram_allocation_ratio,
+        NODES.c.local_gb_used + disk_gb
+        <= (NODES.c.local_gb - NODES.c.reserved_disk_mb / 1024) * NODES.c.disk_allocation_ratio,
+    )
+
+
+def _after_marker(marker, sort_keys, sort_dirs):
+    """Keyset pagination: rows strictly after ``marker`` in the sort order."""
+    clauses = []
+    for i, (key, direction) in enumerate(zip(sort_keys, sort_dirs)):
+        col = INSTANCES.c[key]
+        equal = [INSTANCES.c[k] == marker[k] for k in sort_keys[:i]]
+        value = marker[key]
+        cmp = col < value if direction == 'desc' else col > value
+        clauses.append(sa.and_(*equal, cmp))
+    return sa.or_(*clauses)
+
+
+def utcnow_minus(seconds):
+    return _now() - datetime.timedelta(seconds=seconds)

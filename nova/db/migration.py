@@ -1,0 +1,27 @@
+"""Schema migrations: `nova-manage db sync` runs alembic on the configured database."""
+
+import os
+
+from alembic import command as alembic_command
+from alembic.config import Config as AlembicConfig
+from alembic import migration as alembic_migration
+
+_INI = os.path.join(os.path.dirname(__file__), 'alembic.ini')
+
+
+def _config(connection=None):
+    cfg = AlembicConfig(_INI)
+    if connection is not None:
+        cfg.attributes['connection'] = connection
+    return cfg
+
+
+def db_sync(engine, version='heads'):
+    """Upgrade the schema behind ``engine`` to ``version``."""
+    with engine.begin() as conn:
+        alembic_command.upgrade(_config(conn), version)
+
+
+def db_version(engine):
+    with engine.connect() as conn:
+        return alembic_migration.MigrationContext.configure(conn).get_current_revision()

@@ -1,0 +1,184 @@
+"""SQLAlchemy models: the schema the alembic migrations build."""
+
+from sqlalchemy import (Boolean, Column, DateTime, Float, ForeignKey, Index,
+                        Integer, String, Text, UniqueConstraint)
+from sqlalchemy.orm import declarative_base
+
+BASE = declarative_base()
+
+
+class Service(BASE):
+    __tablename__ = 'services'
+    __table_args__ = (UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    host = Column(String(255), nullable=False)
+    binary = Column(String(255), nullable=False)
+    topic = Column(String(255))
+    disabled = Column(Boolean, nullable=False, default=False)
+    disabled_reason = Column(String(255))
+    forced_down = Column(Boolean, nullable=False, default=False)
+    last_seen_up = Column(DateTime)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class ComputeNode(BASE):
+    """One hypervisor: capacity, usage and the ratios claims are checked against."""
+
+    __tablename__ = 'compute_nodes'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    host = Column(String(255), nullable=False, unique=True)
+    hypervisor_hostname = Column(String(255), nullable=False)
+    hypervisor_type = Column(String(255))
+    hypervisor_version = Column(Integer)
+    vcpus = Column(Integer, nullable=False, default=0)
+    memory_mb = Column(Integer, nullable=False, default=0)
+    local_gb = Column(Integer, nullable=False, default=0)
+    vcpus_used = Column(Integer, nullable=False, default=0)
+    memory_mb_used = Column(Integer, nullable=False, default=0)
+    local_gb_used = Column(Integer, nullable=False, default=0)
+    cpu_allocation_ratio = Column(Float, nullable=False, default=4.0)
+    ram_allocation_ratio = Column(Float, nullable=False, default=1.0)
+    disk_allocation_ratio = Column(Float, nullable=False, default=1.0)
+    reserved_memory_mb = Column(Integer, nullable=False, default=0)
+    reserved_disk_mb = Column(Integer, nullable=False, default=0)
+    capabilities = Column(Text)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class Flavor(BASE):
+    __tablename__ = 'flavors'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    flavorid = Column(String(255), nullable=False, unique=True)
+    name = Column(String(255), nullable=False, unique=True)
+    vcpus = Column(Integer, nullable=False)
+    memory_mb = Column(Integer, nullable=False)
+    root_gb = Column(Integer, nullable=False, default=0)
+    ephemeral_gb = Column(Integer, nullable=False, default=0)
+    swap = Column(Integer, nullable=False, default=0)
+    rxtx_factor = Column(Float, nullable=False, default=1.0)
+    is_public = Column(Boolean, nullable=False, default=True)
+    disabled = Column(Boolean, nullable=False, default=False)
+    description = Column(Text)
+    extra_specs = Column(Text, nullable=False, default='{}')
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class Instance(BASE):
+    """A server; small dict-like attributes are JSON text so a list is one query."""
+
+    __tablename__ = 'instances'
+    __table_args__ = (
+        Index('instances_project_id_deleted_idx', 'project_id', 'deleted', 'created_at'),
+        Index('instances_host_deleted_idx', 'host', 'deleted'),
+    )
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    project_id = Column(String(255))
+    user_id = Column(String(255))
+    display_name = Column(String(255))
+    display_description = Column(Text)
+    hostname = Column(String(255))
+    host = Column(String(255))
+    node = Column(String(255))
+    vm_state = Column(String(255))
+    task_state = Column(String(255))
+    power_state = Column(Integer, nullable=False, default=0)
+    image_ref = Column(String(255))
+    kernel_id = Column(String(255))
+    ramdisk_id = Column(String(255))
+    flavor = Column(Text)
+    vcpus = Column(Integer)
+    memory_mb = Column(Integer)
+    root_gb = Column(Integer)
+    ephemeral_gb = Column(Integer)
+    key_name = Column(String(255))
+    user_data = Column(Text)
+    config_drive = Column(String(255))
+    availability_zone = Column(String(255))
+    access_ip_v4 = Column(String(39))
+    access_ip_v6 = Column(String(39))
+    root_device_name = Column(String(255))
+    launch_index = Column(Integer, nullable=False, default=0)
+    reservation_id = Column(String(255))
+    progress = Column(Integer, nullable=False, default=0)
+    locked = Column(Boolean, nullable=False, default=False)
+    locked_by = Column(String(255))
+    locked_reason = Column(Text)
+    metadata_ = Column('metadata', Text, nullable=False, default='{}')
+    system_metadata = Column(Text, nullable=False, default='{}')
+    tags = Column(Text, nullable=False, default='[]')
+    image_props_override = Column(Text)
+    launched_at = Column(DateTime)
+    terminated_at = Column(DateTime)
+    created_at = Column(DateTime, nullable=False)
+    updated_at = Column(DateTime)
+    deleted_at = Column(DateTime)
+    deleted = Column(Integer, nullable=False, default=0)
+
+
+class InstanceFault(BASE):
+    __tablename__ = 'instance_faults'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    instance_uuid = Column(String(36), ForeignKey('instances.uuid'), nullable=False, index=True)
+    code = Column(Integer, nullable=False)
+    message = Column(String(255))
+    details = Column(Text)
+    host = Column(String(255))
+    created_at = Column(DateTime, nullable=False)
+
+
+class InstanceAction(BASE):
+    __tablename__ = 'instance_actions'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    instance_uuid = Column(String(36), ForeignKey('instances.uuid'), nullable=False, index=True)
+    action = Column(String(255), nullable=False)
+    request_id = Column(String(255), index=True)
+    user_id = Column(String(255))
+    project_id = Column(String(255))
+    message = Column(String(255))
+    start_time = Column(DateTime)
+    finish_time = Column(DateTime)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class InstanceActionEvent(BASE):
+    __tablename__ = 'instance_actions_events'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    action_id = Column(Integer, ForeignKey('instance_actions.id'), nullable=False, index=True)
+    event = Column(String(255), nullable=False)
+    result = Column(String(255))
+    traceback = Column(Text)
+    host = Column(String(255))
+    details = Column(Text)
+    start_time = Column(DateTime)
+    finish_time = Column(DateTime)
+
+
+class BlockDeviceMapping(BASE):
+    __tablename__ = 'block_device_mapping'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    instance_uuid = Column(String(36), ForeignKey('instances.uuid'), nullable=False, index=True)
+    source_type = Column(String(255), nullable=False)
+    destination_type = Column(String(255), nullable=False)
+    device_name = Column(String(255))
+    device_type = Column(String(255))
+    disk_bus = Column(String(255))
+    boot_index = Column(Integer)
+    delete_on_termination = Column(Boolean, nullable=False, default=False)
+    guest_format = Column(String(255))
+    image_id = Column(String(36))
+    volume_id = Column(String(36))
+    snapshot_id = Column(String(36))
+    volume_size = Column(Integer)
+    volume_type = Column(String(255))
+    attachment_id = Column(String(36))
+    connection_info = Column(Text)
+    tag = Column(String(255))
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)

@@ -1,0 +1,31 @@
+"""The policy enforcer (oslo.policy) built from the rules in nova/policies."""
+
+import threading
+
+from oslo_config import cfg
+from oslo_policy import policy as oslo_policy
+
+from nova import policies
+
+_ENFORCER = None
+_LOCK = threading.Lock()
+
+
+def get_enforcer(conf=None):
+    """Enforcer for ``conf`` (the oslo.policy generator entry point, too)."""
+    global _ENFORCER
+    with _LOCK:
+        if _ENFORCER is None or (conf is not None and _ENFORCER.conf is not conf):
+            _ENFORCER = oslo_policy.Enforcer(conf or cfg.CONF)
+            _ENFORCER.register_defaults(policies.list_rules())
+        return _ENFORCER
+
+
+def init(conf):
+    return get_enforcer(conf)
+
+
+def authorize(context, action, target):
+    enforcer = get_enforcer()
+    credentials = context.to_policy_values()
+    return enforcer.authorize(action, target, credentials, do_raise=False)

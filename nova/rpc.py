@@ -1,0 +1,49 @@
+"""oslo.messaging plumbing: transports, serializer carrying the context, servers, clients."""
+
+import oslo_messaging as messaging
+
+from nova import context as nova_context
+from nova.objects import base as obj_base
+
+
+class RequestContextSerializer(messaging.Serializer):
+    """Serialises objects in payloads and the RequestContext beside them."""
+
+    def __init__(self):
+        self._base = obj_base.NovaObjectSerializer()
+
+    def serialize_entity(self, context, entity):
+        return self._base.serialize_entity(context, entity)
+
+    def deserialize_entity(self, context, entity):
+        return self._base.deserialize_entity(context, entity)
+
+    def serialize_context(self, context):
+        return context.to_dict()
+
+    def deserialize_context(self, context):
+        return nova_context.RequestContext.from_dict(context)
+
+
+_TRANSPORTS = {}
+
+
+def get_transport(conf):
+    """One transport per URL per process (the fake driver must be shared)."""
+    url = conf.transport_url or 'fake:/'
+    if url not in _TRANSPORTS:
+        _TRANSPORTS[url] = messaging.get_rpc_transport(conf, url=url)
+    return _TRANSPORTS[url]
+
+
+def get_client(conf, topic, version, server=None):
+    target = messaging.Target(topic=topic, version=version, server=server)
+    return messaging.get_rpc_client(get_transport(conf), target,
+                                    serializer=RequestContextSerializer())
+
+
+def get_server(conf, topic, server, endpoints):
+    target = messaging.Target(topic=topic, server=server)
+    return messaging.get_rpc_server(get_transport(conf), target, endpoints,
+                                    executor='threading',
+                                    serializer=RequestContextSerializer())

@@ -1,0 +1,65 @@
+"""Service runner: an RPC server plus heartbeat and periodic threads for one manager."""
+
+import logging
+import threading
+
+from nova import rpc
+
+LOG = logging.getLogger(__name__)
+
+
+class PeriodicThread(threading.Thread):
+    """Calls ``func`` every ``interval`` seconds until stopped; errors are logged."""
+
+    def __init__(self, func, interval, name):
+        super().__init__(name=name, daemon=True)
+        self.func = func
+        self.interval = interval
+        self._stop_event = threading.Event()
+
+    def run(self):
+        while not self._stop_event.wait(self.interval):
+            try:
+                self.func()
+            except Exception:  # noqa: BLE001 - a periodic task must keep running.
+                LOG.exception('Periodic task %s failed', self.name)
+
+    def stop(self):
+        self._stop_event.set()
+
+
+class Service:
+    """Serves ``manager`` on ``topic``/``host`` and reports liveness in the DB."""
+
+    def __init__(self, conf, db, binary, topic, host, manager, periodic=()):
+        self.conf = conf
+        self.db = db
+        self.binary = binary
+        self.topic = topic
+        self.host = host
+        self.manager = manager
+        self.periodic = list(periodic)
+        self.rpcserver = None
+        self._threads = []
+
+    def start(self):
+        if hasattr(self.manager, 'init_host'):
+            self.manager.init_host()
+        self.db.service_heartbeat(self.host, self.binary, self.topic)
+        self.rpcserver = rpc.get_server(self.conf, self.topic, self.host, [self.manager])
+        self.rpcserver.start()
+        tasks = [(lambda: self.db.service_heartbeat(self.host, self.binary, self.topic),
+                  self.conf.report_interval, 'heartbeat')] + self.periodic
+        for func, interval, name in tasks:
+            if interval and interval > 0:
+                thread = PeriodicThread(func, interval, '%s-%s' % (self.binary, name))
+                thread.start()
+                self._threads.append(thread)
+        LOG.info('%s started on %s (topic %s)', self.binary, self.host, self.topic)
+
+    def stop(self):
+        for thread in self._threads:
+            thread.stop()
+        if self.rpcserver is not None:
+            self.rpcserver.stop()
+            self.rpcserver.wait()

@@ -1,0 +1,44 @@
+"""Build each service's object graph from configuration (no hidden globals)."""
+
+from nova import policy
+from nova.compute import api as compute_api_mod
+from nova.compute import rpcapi as compute_rpcapi
+from nova.conductor import rpcapi as conductor_rpcapi
+from nova.db import api as db_api
+from nova.image import glance
+
+
+def database(conf):
+    return db_api.Database.from_conf(conf)
+
+
+def compute_api(conf, db):
+    policy.init(conf)
+    return compute_api_mod.API(conf, db, glance.GlanceClient(conf),
+                               conductor_rpcapi.ConductorAPI(conf),
+                               compute_rpcapi.ComputeAPI(conf))
+
+
+def api_app(conf, db):
+    from nova.api import deploy
+    return deploy.build_app(conf, compute_api(conf, db), db)
+
+
+def conductor_service(conf, db):
+    from nova import service
+    from nova.conductor import manager
+    mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf))
+    return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr)
+
+
+def compute_service(conf, db):
+    from nova import service
+    from nova.compute import manager
+    from nova.virt.libvirt import driver as libvirt_driver
+    image_api = glance.GlanceClient(conf)
+    driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
+    mgr = manager.ComputeManager(conf, db, driver, host=conf.host)
+    periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
+                (mgr.update_available_resource, 60, 'resources')]
+    return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,
+                           periodic=periodic)

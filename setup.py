@@ -1,0 +1,4 @@
+"""Packaging shim: everything is declared in setup.cfg (pbr)."""
+import setuptools
+
+setuptools.setup(setup_requires=['pbr>=6.0'], pbr=True)
