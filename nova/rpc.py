@@ -29,11 +29,18 @@ _TRANSPORTS = {}
 
 
 def get_transport(conf):
-    """One transport per URL per process (the fake driver must be shared)."""
-    url = conf.transport_url or 'fake:/'
-    if url not in _TRANSPORTS:
-        _TRANSPORTS[url] = messaging.get_rpc_transport(conf, url=url)
-    return _TRANSPORTS[url]
+    """One transport per configuration: the in-process fake driver only
+    connects clients and servers that share it, and two all-in-one instances
+    in one test process must not hear each other."""
+    key = (id(conf), conf.transport_url or 'fake:/')
+    if key not in _TRANSPORTS:
+        _TRANSPORTS[key] = messaging.get_rpc_transport(conf, url=key[1])
+    return _TRANSPORTS[key]
+
+
+def cleanup(conf):
+    for key in [k for k in _TRANSPORTS if k[0] == id(conf)]:
+        _TRANSPORTS.pop(key).cleanup()
 
 
 def get_client(conf, topic, version, server=None):

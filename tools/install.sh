@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the system packages and a virtualenv with the service (idempotent).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES="libvirt-daemon-system libvirt-clients libvirt-dev qemu-system-x86 qemu-utils
+  pkg-config seabios ovmf libxml2-utils tini xorriso busybox-static cpio python3-venv
+  python3-dev gcc git ca-certificates"
+
+missing=""
+for pkg in $APT_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing
+fi
+
+VENV=${NOVA_VENV:-.venv}
+if [ ! -x "$VENV/bin/python" ]; then
+  python3 -m venv "$VENV"
+fi
+"$VENV/bin/pip" install -q -U pip wheel
+"$VENV/bin/pip" install -q -r requirements.txt -r test-requirements.txt
+"$VENV/bin/pip" install -q --no-deps -e .

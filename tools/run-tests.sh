@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Install everything, start libvirtd, then run lint, unit and functional tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install.sh
+tools/start-libvirtd.sh
+.venv/bin/ruff check nova
+# Unit tests in parallel; functional tests (real libvirtd/QEMU, RabbitMQ,
+# PostgreSQL/MariaDB where present) serially.
+.venv/bin/python -m pytest -q -n 2 nova/tests/unit
+.venv/bin/python -m pytest -q nova/tests/functional "$@"
