@@ -9,7 +9,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
 from nova.compute import vm_states as vs
-from nova.image import sysmeta
+from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
 
@@ -127,7 +127,7 @@ class API:
             raise exception.Invalid(reason='Missing imageRef attribute')
         image = self._get_image(context, image_ref)
         self._check_image_fits(image, flavor)
-        internal = self.image_api.image_dict_to_internal(image)
+        internal = glance.image_dict_to_internal(image)
         # Fail now, not on the compute host, when the image carries bad props.
         image_meta_obj.ImageMetaProps.from_dict(internal.get('properties', {}))
         if networks not in (None, 'none', 'auto'):

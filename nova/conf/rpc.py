@@ -19,6 +19,13 @@ def register_opts(conf):
     from oslo_messaging import opts as msg_opts
     for group, group_opts in msg_opts.list_opts():
         conf.register_opts(list(group_opts), group=group)
+    # The RPC client reads the tracing and metrics groups, which
+    # oslo.messaging registers only on the global CONF; tests and tools use
+    # their own ConfigOpts.
+    from oslo_messaging._metrics import client as metrics
+    from oslo_messaging._tracing import client as tracing
+    conf.register_opts(tracing.oslo_messaging_tracing, group='oslo_messaging_tracing')
+    conf.register_opts(metrics.oslo_messaging_metrics, group='oslo_messaging_metrics')
 
 
 def list_opts():

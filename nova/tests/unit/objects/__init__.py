@@ -1,0 +1,1 @@
+"""Unit tests for the versioned objects and their field types."""
