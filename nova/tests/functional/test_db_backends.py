@@ -1,0 +1,56 @@
+"""The schema migrations and the claim/CAS queries on PostgreSQL and MariaDB."""
+
+import concurrent.futures
+
+import pytest
+
+from nova import exception
+from nova.db import api as db_api
+from nova.db import migration
+from nova.tests.functional import services
+
+BACKENDS = [pytest.param(services.PG_URL, id='postgresql', marks=pytest.mark.postgresql),
+            pytest.param(services.MYSQL_URL, id='mysql', marks=pytest.mark.mysql)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend_db(request):
+    services.require(request.param, request.node.callspec.id)
+    with services.ThrowawayDatabase(request.param) as tmp:
+        database = db_api.Database(tmp.url)
+        database.sync()
+        yield database
+        database.dispose()
+
+
+def test_migrations_reach_head(backend_db):
+    assert migration.db_version(backend_db.engine) == '0001_initial'
+    backend_db.sync()  # idempotent
+
+
+def test_concurrent_claims_never_overcommit(backend_db):
+    backend_db.service_heartbeat('h1', 'nova-compute', 'compute')
+    backend_db.compute_node_update('h1', dict(
+        hypervisor_hostname='h1', vcpus=64, memory_mb=3 * 1024, local_gb=100,
+        cpu_allocation_ratio=1.0, ram_allocation_ratio=1.0, disk_allocation_ratio=1.0))
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda _: backend_db.compute_node_claim('h1', 1, 1024, 1),
+                                range(12)))
+    assert results.count(True) == 3
+    assert backend_db.compute_node_get('h1')['memory_mb_used'] == 3 * 1024
+    backend_db.compute_node_release('h1', 10, 10 * 1024, 10)
+    assert backend_db.compute_node_get('h1')['memory_mb_used'] == 0
+
+
+def test_compare_and_swap_and_json(backend_db):
+    inst = backend_db.instance_create(dict(
+        project_id='p', vm_state='building', task_state='scheduling',
+        created_at=db_api._now(), system_metadata={'image_hw_disk_bus': 'virtio'}))
+    backend_db.instance_update(inst['uuid'], {'task_state': None},
+                               expected_task_state=['scheduling'])
+    with pytest.raises(exception.UnexpectedTaskStateError):
+        backend_db.instance_update(inst['uuid'], {'task_state': 'x'},
+                                   expected_task_state=['scheduling'])
+    got = backend_db.instance_get(inst['uuid'])
+    assert got['system_metadata'] == {'image_hw_disk_bus': 'virtio'}
+    assert got['task_state'] is None

@@ -1,0 +1,152 @@
+"""nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ + PostgreSQL."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+from nova import wsgi_server
+from nova.embedded.image import app as image_app
+from nova.tests.functional import fixtures
+from nova.tests.functional import services
+
+pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
+BIN = os.path.dirname(sys.executable)
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _call(method, url, body=None, token='demo:demo'):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method)
+    req.add_header('X-Auth-Token', token)
+    req.add_header('OpenStack-API-Version', 'compute 2.100')
+    if data:
+        req.add_header('Content-Type', 'application/json')
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            payload = resp.read()
+            return resp.status, json.loads(payload) if payload else None
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b'null')
+
+
+def _write_conf(path, db_url, image_url, api_port, state):
+    path.write_text(
+        '[DEFAULT]\n'
+        'transport_url = %s\n'
+        # A private exchange keeps this test's topics apart on a shared broker.
+        'control_exchange = nova-test-%s\n'
+        'host = mp-compute\n'
+        'state_path = %s\n'
+        'api_listen = 127.0.0.1\n'
+        'api_listen_port = %d\n'
+        'report_interval = 1\n'
+        '[database]\nconnection = %s\n'
+        '[api]\nauth_strategy = noauth2\n'
+        '[glance]\nauth_type = none\nendpoint_override = %s\n'
+        '[libvirt]\nconnection_uri = test:///default\n'
+        % (services.RABBIT_URL, uuid.uuid4().hex[:8], state, api_port, db_url, image_url))
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    services.require(services.RABBIT_URL, 'RabbitMQ')
+    services.require(services.PG_URL, 'PostgreSQL')
+    server, _t, image_url = wsgi_server.serve_in_thread(
+        image_app.make_app(str(tmp_path / 'images')))
+    api_port = _free_port()
+    conf = tmp_path / 'nova.conf'
+    procs = []
+    with services.ThrowawayDatabase(services.PG_URL) as database:
+        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state')
+        manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(conf)]
+        subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
+        subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)
+        try:
+            for binary in ('nova-conductor', 'nova-compute', 'nova-api'):
+                log = open(tmp_path / ('%s.log' % binary), 'wb')
+                procs.append(subprocess.Popen(
+                    [os.path.join(BIN, binary), '--config-file', str(conf)],
+                    stdout=log, stderr=subprocess.STDOUT))
+            yield {'api': 'http://127.0.0.1:%d/v2.1' % api_port, 'image': image_url,
+                   'tmp': tmp_path, 'procs': procs}
+        finally:
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+            server.shutdown()
+
+
+def _wait(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(0.2)
+    raise AssertionError('timed out waiting for %s' % what)
+
+
+def _api_up(api):
+    try:
+        return _call('GET', api + '/')[0] == 200
+    except OSError:
+        return False
+
+
+def test_boot_through_three_processes(cluster):
+    api = cluster['api']
+    _wait(lambda: _api_up(api), 30, 'nova-api')
+    for proc in cluster['procs']:
+        assert proc.poll() is None, 'a service exited early'
+    disk = fixtures.tiny_disk(cluster['tmp'] / 'disk.img')
+    status, image = _call('POST', cluster['image'] + '/v2/images',
+                          {'name': 'img', 'disk_format': 'raw', 'container_format': 'bare'})
+    assert status == 201
+    with open(disk, 'rb') as handle:
+        req = urllib.request.Request(cluster['image'] + '/v2/images/%s/file' % image['id'],
+                                     data=handle.read(), method='PUT')
+    req.add_header('Content-Type', 'application/octet-stream')
+    urllib.request.urlopen(req, timeout=10).close()
+
+    def created():
+        # The compute service may still be registering its node.
+        status, body = _call('POST', api + '/servers', {'server': {
+            'name': 'mp1', 'imageRef': image['id'], 'flavorRef': '1', 'networks': 'none'}})
+        assert status == 202, body
+        sid = body['server']['id']
+        server = _wait(lambda: _terminal(api, sid), 30, 'build')
+        if server['status'] == 'ERROR':
+            _call('DELETE', api + '/servers/' + sid)
+            return None
+        return server
+    server = _wait(created, 40, 'an ACTIVE server')
+    assert server['status'] == 'ACTIVE'
+    assert server['OS-EXT-STS:power_state'] == 1
+    status, admin_view = _call('GET', api + '/servers/' + server['id'], token='admin:admin')
+    assert admin_view['server']['OS-EXT-SRV-ATTR:host'] == 'mp-compute'
+    assert _call('DELETE', api + '/servers/' + server['id'])[0] == 204
+    _wait(lambda: _call('GET', api + '/servers/' + server['id'])[0] == 404, 30, 'delete')
+
+
+def _terminal(api, sid):
+    status, body = _call('GET', api + '/servers/' + sid)
+    if status == 200 and body['server']['status'] in ('ACTIVE', 'ERROR'):
+        return body['server']
+    return None
