@@ -1,0 +1,52 @@
+"""[libvirt] options: hypervisor connection, guest type and disk backend."""
+
+from oslo_config import cfg
+
+GROUP = 'libvirt'
+
+opts = [
+    cfg.StrOpt('virt_type',
+               default='qemu',
+               choices=('qemu', 'kvm', 'lxc'),
+               help='Libvirt domain type. "qemu" is pure emulation (TCG) '
+                    'and works everywhere; "kvm" needs /dev/kvm; "lxc" runs '
+                    'containers.'),
+    cfg.StrOpt('connection_uri',
+               default='',
+               help='Libvirt connection URI. Empty means derive it from '
+                    'virt_type (qemu:///system for qemu and kvm, '
+                    'lxc:///system for lxc). "test:///default" selects '
+                    "libvirt's in-process test hypervisor for fast tests."),
+    cfg.StrOpt('images_type',
+               default='default',
+               choices=('default', 'qcow2'),
+               help='Backend for instance disks. "qcow2" (and "default", '
+                    'which means the same here) makes each disk a qcow2 '
+                    'overlay on a cached base image.'),
+    cfg.ListOpt('hw_machine_type',
+                default=[],
+                help='Machine type per guest architecture, as '
+                     'ARCH=MACHINE pairs, e.g. "x86_64=q35". The image '
+                     'property hw_machine_type wins over this. Unset means '
+                     "libvirt's default for the architecture."),
+    cfg.StrOpt('disk_cachemode',
+               default=None,
+               choices=('none', 'writethrough', 'writeback', 'directsync',
+                        'unsafe'),
+               help='Cache mode for file-backed guest disks. Unset means '
+                    '"none" when the instances filesystem supports O_DIRECT '
+                    'and "writeback" otherwise.'),
+    cfg.IntOpt('console_log_max_bytes',
+               default=100 * 1024,
+               min=1024,
+               help='Most bytes of the serial console log returned by the '
+                    'console output API (the tail of the log).'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group=GROUP)
+
+
+def list_opts():
+    return {GROUP: opts}

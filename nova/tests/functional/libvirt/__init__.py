@@ -1,0 +1,1 @@
+"""Functional tests booting real QEMU guests through libvirtd."""

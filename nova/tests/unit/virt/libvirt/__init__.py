@@ -1,0 +1,1 @@
+"""Unit tests for the libvirt driver (libvirt test:///default, real qemu-img)."""

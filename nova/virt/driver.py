@@ -1,0 +1,119 @@
+"""The compute driver interface the compute manager programs against."""
+
+import dataclasses
+
+from nova import exception
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceInfo:
+    """What the hypervisor says about one guest (a nova.compute.power_state)."""
+
+    state: int
+    internal_id: object = None
+
+
+class ComputeDriver:
+    """Base class: every hypervisor driver implements these methods.
+
+    ``instance`` arguments are Instance objects (uuid, name, flavor,
+    image_ref, ...); ``image_meta`` is an ImageMeta.  Methods a driver does
+    not support raise NotImplementedError so the manager can say so.
+    """
+
+    capabilities = {
+        'supports_pause': False,
+        'supports_suspend': False,
+        'supports_console_output': False,
+    }
+
+    # ------------------------------------------------------------- host
+    def init_host(self, host):
+        """Prepare the driver on service start (connect, check the host)."""
+        raise NotImplementedError()
+
+    def cleanup_host(self, host):
+        """Release what init_host acquired (on service stop)."""
+
+    def get_available_resource(self, nodename=None):
+        """Host inventory and usage.
+
+        Returns a dict with vcpus, memory_mb, local_gb, vcpus_used,
+        memory_mb_used, local_gb_used, hypervisor_type,
+        hypervisor_version, hypervisor_hostname and cpu_info (JSON text).
+        """
+        raise NotImplementedError()
+
+    # -------------------------------------------------------- lifecycle
+    def spawn(self, context, instance, image_meta, injected_files,
+              admin_password, allocations, network_info=None,
+              block_device_info=None):
+        """Create the disks, define and start the guest."""
+        raise NotImplementedError()
+
+    def destroy(self, context, instance, network_info=None,
+                block_device_info=None, destroy_disks=True):
+        """Stop and undefine the guest; remove its disks if asked.
+
+        Must succeed when the guest or its files are already gone.
+        """
+        raise NotImplementedError()
+
+    def reboot(self, context, instance, network_info, reboot_type,
+               block_device_info=None, bad_volumes_callback=None,
+               accel_info=None):
+        """Reboot; reboot_type is 'SOFT' (guest-cooperative) or 'HARD'."""
+        raise NotImplementedError()
+
+    def power_off(self, instance, timeout=0, retry_interval=0):
+        """Stop the guest; with timeout > 0 ask it to shut down first."""
+        raise NotImplementedError()
+
+    def power_on(self, context, instance, network_info,
+                 block_device_info=None, accel_info=None):
+        """Start a stopped guest."""
+        raise NotImplementedError()
+
+    def pause(self, instance):
+        """Freeze the guest's vCPUs in memory."""
+        raise NotImplementedError()
+
+    def unpause(self, instance):
+        raise NotImplementedError()
+
+    def suspend(self, context, instance):
+        """Save the guest's memory to disk and stop it."""
+        raise NotImplementedError()
+
+    def resume(self, context, instance, network_info,
+               block_device_info=None):
+        """Restore a suspended guest."""
+        raise NotImplementedError()
+
+    # ------------------------------------------------------------ query
+    def get_info(self, instance, use_cache=True):
+        """InstanceInfo for the guest; InstanceNotFound if it is absent."""
+        raise NotImplementedError()
+
+    def instance_exists(self, instance):
+        try:
+            self.get_info(instance)
+        except exception.InstanceNotFound:
+            return False
+        return True
+
+    def list_instances(self):
+        """Hypervisor names of the guests on this host."""
+        raise NotImplementedError()
+
+    def list_instance_uuids(self):
+        """UUIDs of the guests on this host."""
+        raise NotImplementedError()
+
+    def get_console_output(self, context, instance):
+        """Tail of the guest's serial console log, as bytes."""
+        raise NotImplementedError()
+
+    def get_instance_disk_path(self, instance):
+        """Host path of the instance's root disk (may not exist yet)."""
+        raise NotImplementedError()

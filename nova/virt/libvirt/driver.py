@@ -1,0 +1,504 @@
+"""Libvirt compute driver: decides the guest's shape and drives libvirt."""
+
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import time
+
+from nova import exception
+from nova.compute import power_state
+from nova.virt import driver
+from nova.virt.libvirt import blockinfo, imagebackend
+from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import host as libvirt_host
+
+LOG = logging.getLogger(__name__)
+
+GiB = 1024 ** 3
+
+CONSOLE_LOG = 'console.log'
+# Upstream's kernel command line tail when the image gives none.
+DEFAULT_CONSOLES = 'console=tty0 console=ttyS0 console=hvc0'
+
+# Disk names in a disk mapping that are files in the instance directory,
+# with the format each file is created in.
+LOCAL_DISK_FORMATS = {
+    'disk': 'qcow2',
+    'disk.local': 'qcow2',
+    'disk.swap': 'qcow2',
+    'disk.config': 'raw',
+    'disk.rescue': 'qcow2',
+}
+
+_X86_ARCHES = ('i686', 'x86_64')
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestSettings:
+    """Host-derived inputs to the domain XML, fixed for a driver's life."""
+
+    domain_type: str            # qemu | kvm | lxc | test
+    arch: str
+    instances_path: str
+    disk_cachemode: str = 'none'
+    machine_types: tuple = ()   # (('x86_64', 'q35'), ...) from config
+
+
+@dataclasses.dataclass(frozen=True)
+class BootFiles:
+    """Direct kernel boot inputs (all None for firmware boot)."""
+
+    kernel: str = None
+    ramdisk: str = None
+    cmdline: str = None
+
+
+# ------------------------------------------------ decisions (pure functions)
+
+def parse_machine_types(values):
+    """['x86_64=q35', ...] -> (('x86_64', 'q35'), ...); bad entries raise."""
+    pairs = []
+    for value in values or ():
+        arch, sep, machine = value.partition('=')
+        if not sep or not arch.strip() or not machine.strip():
+            raise exception.Invalid(
+                reason='[libvirt]hw_machine_type entry %r is not ARCH=MACHINE'
+                       % value)
+        pairs.append((arch.strip(), machine.strip()))
+    return tuple(pairs)
+
+
+def machine_type_for(settings, image_props):
+    """Image property first, then config for the arch; None = libvirt's."""
+    if settings.domain_type == 'test':
+        return None
+    machine = image_props.get('hw_machine_type')
+    if machine:
+        return machine
+    return dict(settings.machine_types).get(settings.arch)
+
+
+def image_attr(image_meta, name):
+    """An ImageMeta field or None: unset o.vo fields raise on access."""
+    is_set = getattr(image_meta, 'obj_attr_is_set', None)
+    if is_set is not None and not is_set(name):
+        return None
+    return getattr(image_meta, name, None)
+
+
+def instance_dir(settings, instance):
+    return os.path.join(settings.instances_path, instance.uuid)
+
+
+def get_disk_mapping(virt_type, settings, instance, image_meta):
+    """Disk mapping for an image-backed guest (root disk only for now)."""
+    props = image_meta.properties
+    return blockinfo.get_disk_mapping(
+        virt_type, props,
+        disk_format=image_attr(image_meta, 'disk_format'),
+        machine_type=machine_type_for(settings, props),
+        arch=settings.arch,
+        root_device_name=getattr(instance, 'root_device_name', None))
+
+
+def guest_disk(info, path, fmt, cachemode):
+    """A file-backed <disk> for one disk mapping entry."""
+    return vconfig.GuestDisk(
+        source_type='file', source_device=info['type'],
+        driver_name='qemu', driver_format=fmt, driver_cache=cachemode,
+        source_path=path, target_dev=info['dev'], target_bus=info['bus'],
+        boot_order=info['boot_index'],
+        readonly=info['type'] == 'cdrom')
+
+
+def guest_disks(settings, instance, disk_mapping):
+    inst_dir = instance_dir(settings, instance)
+    disks = []
+    for name, info in disk_mapping.items():
+        if name == 'root' or name not in LOCAL_DISK_FORMATS:
+            continue
+        disks.append(guest_disk(info, os.path.join(inst_dir, name),
+                                LOCAL_DISK_FORMATS[name],
+                                settings.disk_cachemode))
+    return disks
+
+
+def guest_os(settings, image_props, boot_files):
+    """<os>: firmware or kernel boot; boot order lives on the devices so a
+    rescue disk can later claim boot order 1 without touching <os>."""
+    os_cfg = vconfig.GuestOS(
+        type='hvm', arch=settings.arch,
+        machine=machine_type_for(settings, image_props))
+    if image_props.get('hw_firmware_type') == 'uefi':
+        os_cfg.firmware = 'efi'
+    if boot_files is not None and boot_files.kernel:
+        os_cfg.kernel = boot_files.kernel
+        os_cfg.initrd = boot_files.ramdisk
+        os_cfg.cmdline = boot_files.cmdline
+    return os_cfg
+
+
+def kernel_cmdline(image_props, disk_mapping):
+    """os_command_line as given, else root=<root dev> plus the consoles."""
+    cmdline = image_props.get('os_command_line')
+    if cmdline:
+        return cmdline
+    return 'root=/dev/%s %s' % (disk_mapping['root']['dev'], DEFAULT_CONSOLES)
+
+
+def get_guest_config(settings, instance, image_meta, disk_mapping,
+                     boot_files=None):
+    """The whole config.Guest for an instance; no I/O, no libvirt calls."""
+    flavor = instance.flavor
+    props = image_meta.properties
+    guest = vconfig.Guest(
+        virt_type=settings.domain_type, name=instance.name,
+        uuid=instance.uuid, memory_kib=flavor.memory_mb * 1024,
+        vcpus=flavor.vcpus,
+        os=guest_os(settings, props, boot_files),
+        clock=vconfig.GuestClock(offset='utc'))
+    if settings.arch in _X86_ARCHES:
+        guest.features = [vconfig.GuestFeatureACPI(),
+                          vconfig.GuestFeatureAPIC()]
+    devices = guest_disks(settings, instance, disk_mapping)
+    # A file-backed serial port: the console log survives the guest and
+    # needs no reader attached (libvirt adds the matching <console>).
+    # QEMU truncates the file on every start unless told to append; keep
+    # the history across power cycles, as a console log should.
+    devices.append(vconfig.GuestSerial(
+        type='file', target_port=0, source_append=True,
+        source_path=os.path.join(instance_dir(settings, instance),
+                                 CONSOLE_LOG)))
+    guest.devices = devices
+    return guest
+
+
+def cpu_info_json(caps, node_info):
+    """The cpu_info text os-hypervisors reports (upstream's JSON shape)."""
+    return json.dumps({
+        'arch': caps.arch,
+        'model': caps.cpu_model,
+        'vendor': caps.cpu_vendor,
+        'topology': {
+            'cells': caps.numa_cells,
+            'sockets': caps.sockets or node_info[5],
+            'cores': caps.cores or node_info[6],
+            'threads': caps.threads or node_info[7],
+        },
+        'features': sorted(caps.features),
+    })
+
+
+def read_tail(path, max_bytes):
+    """Last ``max_bytes`` of a file; b'' if it does not exist yet."""
+    try:
+        with open(path, 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - max_bytes))
+            return f.read()
+    except FileNotFoundError:
+        return b''
+
+
+# ----------------------------------------------------------------- the driver
+
+class LibvirtDriver(driver.ComputeDriver):
+    """ComputeDriver on libvirt (qemu:///system, or test:///default).
+
+    ``conf`` is a ConfigOpts with the [DEFAULT] paths and [libvirt] groups
+    registered; ``image_fetcher(context, image_id, dest_path)`` writes an
+    image's bytes to a file.  ``host`` may be injected (tests).
+    """
+
+    capabilities = {
+        'supports_pause': True,
+        'supports_suspend': True,
+        'supports_console_output': True,
+    }
+
+    def __init__(self, conf, image_fetcher, host=None,
+                 soft_reboot_wait=120, shutdown_poll_interval=0.1):
+        self.conf = conf
+        self.virt_type = conf.libvirt.virt_type
+        self.host = host or libvirt_host.Host(libvirt_host.uri_for_virt_type(
+            self.virt_type, conf.libvirt.connection_uri))
+        self.instances_path = conf.instances_path
+        self.image_cache = imagebackend.ImageCache(
+            os.path.join(self.instances_path, '_base'), image_fetcher)
+        self.soft_reboot_wait = soft_reboot_wait
+        self.shutdown_poll_interval = shutdown_poll_interval
+        self._settings = None
+
+    # --------------------------------------------------------------- host
+    @property
+    def domain_type(self):
+        """libvirt's test driver only accepts its own domain type."""
+        return 'test' if self.host.is_test else self.virt_type
+
+    @property
+    def settings(self):
+        if self._settings is None:
+            self._settings = self._build_settings()
+        return self._settings
+
+    def _build_settings(self):
+        os.makedirs(self.instances_path, exist_ok=True)
+        cachemode = self.conf.libvirt.disk_cachemode
+        if not cachemode:
+            cachemode = ('none' if imagebackend.supports_direct_io(
+                self.instances_path) else 'writeback')
+        return GuestSettings(
+            domain_type=self.domain_type,
+            arch=self.host.get_capabilities().arch,
+            instances_path=self.instances_path,
+            disk_cachemode=cachemode,
+            machine_types=parse_machine_types(
+                self.conf.libvirt.hw_machine_type))
+
+    def init_host(self, host):
+        if self.virt_type == 'lxc':
+            raise exception.HypervisorError(
+                reason='virt_type=lxc is not implemented by this driver yet')
+        self.host.get_connection()
+        settings = self.settings
+        caps = self.host.get_capabilities()
+        supported = {t for types in caps.guest_domain_types.values()
+                     for t in types}
+        if settings.domain_type not in supported:
+            raise exception.HypervisorError(
+                reason='%s cannot run %r guests (it offers: %s)'
+                       % (self.host.uri, settings.domain_type,
+                          ', '.join(sorted(supported)) or 'none'))
+
+    def cleanup_host(self, host):
+        self.host.close()
+
+    def get_available_resource(self, nodename=None):
+        node = self.host.get_node_info()
+        caps = self.host.get_capabilities()
+        infos = [g.get_info()
+                 for g in self.host.list_guests(only_running=True)]
+        stats = self.host.get_memory_stats_kib()
+        if stats:
+            # Node memory stats read /proc/meminfo; virNodeGetInfo may
+            # count NUMA node memory only, which under-reports on VMs
+            # with hot-plugged memory, so take both numbers from one place.
+            memory_mb = stats['total'] // 1024
+            avail = stats['free'] + stats.get('buffers', 0) + \
+                stats.get('cached', 0)
+            memory_used = (stats['total'] - avail) // 1024
+        else:
+            memory_mb = node[1]
+            memory_used = sum(info[2] for info in infos) // 1024
+        fs = os.statvfs(self.instances_path)
+        return {
+            'vcpus': node[2],
+            'memory_mb': memory_mb,
+            'local_gb': fs.f_blocks * fs.f_frsize // GiB,
+            'vcpus_used': sum(info[3] for info in infos),
+            'memory_mb_used': memory_used,
+            'local_gb_used': (fs.f_blocks - fs.f_bfree) * fs.f_frsize // GiB,
+            'hypervisor_type': self.host.get_hypervisor_type(),
+            'hypervisor_version': self.host.get_hypervisor_version(),
+            'hypervisor_hostname': self.host.get_hostname(),
+            'cpu_info': cpu_info_json(caps, node),
+        }
+
+    # -------------------------------------------------------------- paths
+    def get_instance_dir(self, instance):
+        return os.path.join(self.instances_path, instance.uuid)
+
+    def get_instance_disk_path(self, instance):
+        return os.path.join(self.get_instance_dir(instance), 'disk')
+
+    def get_console_log_path(self, instance):
+        return os.path.join(self.get_instance_dir(instance), CONSOLE_LOG)
+
+    # -------------------------------------------------------------- build
+    def get_disk_mapping(self, instance, image_meta):
+        return get_disk_mapping(self.virt_type, self.settings, instance,
+                                image_meta)
+
+    def get_guest_xml(self, instance, image_meta, disk_mapping=None,
+                      boot_files=None):
+        if disk_mapping is None:
+            disk_mapping = self.get_disk_mapping(instance, image_meta)
+        return get_guest_config(self.settings, instance, image_meta,
+                                disk_mapping, boot_files).to_xml()
+
+    def spawn(self, context, instance, image_meta, injected_files,
+              admin_password, allocations, network_info=None,
+              block_device_info=None):
+        disk_mapping = self.get_disk_mapping(instance, image_meta)
+        inst_dir = self.get_instance_dir(instance)
+        created_dir = not os.path.isdir(inst_dir)
+        guest = None
+        try:
+            os.makedirs(inst_dir, exist_ok=True)
+            self._create_root_disk(context, instance, image_meta)
+            boot_files = self._fetch_boot_files(context, instance,
+                                                image_meta, disk_mapping)
+            xml = self.get_guest_xml(instance, image_meta, disk_mapping,
+                                     boot_files)
+            guest = self.host.define_guest(xml)
+            guest.launch()
+        except Exception:
+            # Leave nothing half-built: the manager can retry or reschedule.
+            self._rollback_spawn(guest, inst_dir if created_dir else None)
+            raise
+        LOG.info('Spawned %s (%s)', instance.uuid, instance.name)
+
+    def _create_root_disk(self, context, instance, image_meta):
+        image_id = image_attr(image_meta, 'id') or instance.image_ref
+        if not image_id:
+            raise exception.InstanceDeployFailure(
+                reason='booting from volume is not supported yet')
+        try:
+            imagebackend.create_root_disk(
+                context, self.image_cache, image_id,
+                self.get_instance_disk_path(instance),
+                instance.flavor.root_gb,
+                image_attr(image_meta, 'disk_format'))
+        except imagebackend.ProcessError as exc:
+            raise exception.InstanceDeployFailure(
+                reason=exc.format_message())
+
+    def _fetch_boot_files(self, context, instance, image_meta, disk_mapping):
+        """Kernel/ramdisk images named by the image (AMI-style), or None."""
+        props = image_meta.properties
+        kernel_id = props.get('kernel_id') or getattr(instance, 'kernel_id',
+                                                      None)
+        if not kernel_id:
+            return None
+        ramdisk_id = props.get('ramdisk_id') or getattr(
+            instance, 'ramdisk_id', None)
+        inst_dir = self.get_instance_dir(instance)
+        kernel = imagebackend.copy_from_cache(
+            context, self.image_cache, kernel_id,
+            os.path.join(inst_dir, 'kernel'))
+        ramdisk = None
+        if ramdisk_id:
+            ramdisk = imagebackend.copy_from_cache(
+                context, self.image_cache, ramdisk_id,
+                os.path.join(inst_dir, 'ramdisk'))
+        return BootFiles(kernel=kernel, ramdisk=ramdisk,
+                         cmdline=kernel_cmdline(props, disk_mapping))
+
+    def _rollback_spawn(self, guest, inst_dir):
+        try:
+            if guest is not None:
+                guest.poweroff()
+                guest.undefine()
+        except exception.NovaException:
+            LOG.exception('Could not remove the domain of a failed spawn')
+        if inst_dir:
+            shutil.rmtree(inst_dir, ignore_errors=True)
+
+    # ------------------------------------------------------------ destroy
+    def destroy(self, context, instance, network_info=None,
+                block_device_info=None, destroy_disks=True):
+        try:
+            guest = self.host.get_guest(instance.uuid)
+        except exception.InstanceNotFound:
+            guest = None
+        if guest is not None:
+            guest.poweroff()
+            guest.undefine()
+        if destroy_disks:
+            inst_dir = self.get_instance_dir(instance)
+            try:
+                shutil.rmtree(inst_dir)
+            except FileNotFoundError:
+                pass
+
+    # -------------------------------------------------------------- power
+    def _guest(self, instance):
+        return self.host.get_guest(instance.uuid)
+
+    def _wait_for_state(self, guest, state, timeout):
+        """Poll until the guest reaches ``state``; False on timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if guest.get_power_state() == state:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(self.shutdown_poll_interval)
+
+    def _clean_shutdown(self, guest, timeout, retry_interval):
+        """ACPI shutdown, re-sent every retry_interval; True if it worked."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if guest.get_power_state() != power_state.RUNNING:
+                return guest.get_power_state() == power_state.SHUTDOWN
+            try:
+                guest.shutdown()
+            except exception.HypervisorError:
+                # Raced with the guest stopping by itself.
+                pass
+            wait = min(retry_interval or timeout,
+                       max(0, deadline - time.monotonic()))
+            if self._wait_for_state(guest, power_state.SHUTDOWN, wait):
+                return True
+        return guest.get_power_state() == power_state.SHUTDOWN
+
+    def power_off(self, instance, timeout=0, retry_interval=0):
+        guest = self._guest(instance)
+        if timeout and self._clean_shutdown(guest, timeout, retry_interval):
+            return
+        guest.poweroff()
+
+    def power_on(self, context, instance, network_info,
+                 block_device_info=None, accel_info=None):
+        guest = self._guest(instance)
+        if not guest.is_active():
+            guest.launch()
+
+    def reboot(self, context, instance, network_info, reboot_type,
+               block_device_info=None, bad_volumes_callback=None,
+               accel_info=None):
+        guest = self._guest(instance)
+        if reboot_type == 'SOFT' and guest.is_active():
+            if self._clean_shutdown(guest, self.soft_reboot_wait, 0):
+                guest.launch()
+                return
+            LOG.info('Soft reboot of %s timed out; rebooting hard',
+                     instance.uuid)
+        guest.poweroff()
+        guest.launch()
+
+    def pause(self, instance):
+        self._guest(instance).pause()
+
+    def unpause(self, instance):
+        self._guest(instance).resume()
+
+    def suspend(self, context, instance):
+        self._guest(instance).save_memory_state()
+
+    def resume(self, context, instance, network_info,
+               block_device_info=None):
+        guest = self._guest(instance)
+        if not guest.is_active():
+            guest.launch()
+
+    # -------------------------------------------------------------- query
+    def get_info(self, instance, use_cache=True):
+        guest = self._guest(instance)
+        return driver.InstanceInfo(state=guest.get_power_state(),
+                                   internal_id=guest.id)
+
+    def list_instances(self):
+        return self.host.list_instance_names()
+
+    def list_instance_uuids(self):
+        return self.host.list_instance_uuids()
+
+    def get_console_output(self, context, instance):
+        # Raise InstanceNotFound for unknown guests, like upstream.
+        self._guest(instance)
+        return read_tail(self.get_console_log_path(instance),
+                         self.conf.libvirt.console_log_max_bytes)

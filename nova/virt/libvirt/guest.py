@@ -1,0 +1,148 @@
+"""One libvirt domain: lifecycle calls and power state, errors made uniform."""
+
+import libvirt
+
+from nova import exception
+from nova.compute import power_state
+
+# libvirt's virDomainState -> Nova power state.  A guest that is blocked on
+# I/O or in the middle of shutting down is still running as far as users
+# are concerned.
+LIBVIRT_POWER_STATE = {
+    libvirt.VIR_DOMAIN_NOSTATE: power_state.NOSTATE,
+    libvirt.VIR_DOMAIN_RUNNING: power_state.RUNNING,
+    libvirt.VIR_DOMAIN_BLOCKED: power_state.RUNNING,
+    libvirt.VIR_DOMAIN_PAUSED: power_state.PAUSED,
+    libvirt.VIR_DOMAIN_SHUTDOWN: power_state.RUNNING,
+    libvirt.VIR_DOMAIN_SHUTOFF: power_state.SHUTDOWN,
+    libvirt.VIR_DOMAIN_CRASHED: power_state.CRASHED,
+    libvirt.VIR_DOMAIN_PMSUSPENDED: power_state.SUSPENDED,
+}
+
+# Errors meaning "the thing you asked to stop is already stopped/gone".
+_ALREADY_GONE = (libvirt.VIR_ERR_NO_DOMAIN, libvirt.VIR_ERR_OPERATION_INVALID)
+
+
+class Guest:
+    """Wraps a virDomain; every method maps libvirtError to Nova errors."""
+
+    def __init__(self, domain):
+        self._domain = domain
+
+    def __repr__(self):
+        return '<Guest %s %s>' % (self.name, self.uuid)
+
+    @property
+    def domain(self):
+        return self._domain
+
+    @property
+    def uuid(self):
+        return self._domain.UUIDString()
+
+    @property
+    def name(self):
+        return self._domain.name()
+
+    @property
+    def id(self):
+        return self._domain.ID()
+
+    def launch(self, pause=False):
+        """Start the defined domain (restores a managed save if present)."""
+        flags = libvirt.VIR_DOMAIN_START_PAUSED if pause else 0
+        self._call('start', self._domain.createWithFlags, flags)
+
+    def poweroff(self, attempts=3):
+        """Pull the plug; a domain that is not running is fine.
+
+        QEMU can take longer than libvirt's SIGKILL grace period to exit
+        (e.g. while flushing a big disk cache); libvirt then reports EBUSY
+        and a retry succeeds, as upstream Nova found.
+        """
+        for attempt in range(attempts):
+            try:
+                self._domain.destroy()
+                return
+            except libvirt.libvirtError as exc:
+                if exc.get_error_code() in _ALREADY_GONE:
+                    return
+                busy = (exc.get_error_code() == libvirt.VIR_ERR_SYSTEM_ERROR
+                        and 'Device or resource busy' in str(exc))
+                if not busy or attempt == attempts - 1:
+                    raise _error('destroy', self, exc)
+
+    def shutdown(self):
+        """Ask the guest OS to shut down (ACPI); returns immediately."""
+        self._call('shutdown', self._domain.shutdown)
+
+    def pause(self):
+        self._call('pause', self._domain.suspend)
+
+    def resume(self):
+        self._call('resume', self._domain.resume)
+
+    def save_memory_state(self):
+        """libvirt managed save: memory to disk, domain stops."""
+        self._call('suspend', self._domain.managedSave, 0)
+
+    def has_managed_save(self):
+        return bool(self._call('query', self._domain.hasManagedSaveImage, 0))
+
+    def undefine(self):
+        """Remove the definition, its managed save image and UEFI NVRAM."""
+        flags = (libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE |
+                 libvirt.VIR_DOMAIN_UNDEFINE_NVRAM)
+        try:
+            self._domain.undefineFlags(flags)
+            return
+        except libvirt.libvirtError as exc:
+            code = exc.get_error_code()
+            if code == libvirt.VIR_ERR_NO_DOMAIN:
+                return
+            # Drivers without NVRAM support (e.g. test:///) reject the flag.
+            if code not in (libvirt.VIR_ERR_INVALID_ARG,
+                            libvirt.VIR_ERR_NO_SUPPORT):
+                raise _error('undefine', self, exc)
+        try:
+            self._domain.undefineFlags(
+                libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
+        except libvirt.libvirtError as exc:
+            if exc.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:
+                raise _error('undefine', self, exc)
+
+    def is_active(self):
+        return bool(self._call('query', self._domain.isActive))
+
+    def get_power_state(self):
+        state = self._call('query', self._domain.state)[0]
+        return LIBVIRT_POWER_STATE.get(state, power_state.NOSTATE)
+
+    def get_info(self):
+        """(power_state, max_mem_kib, mem_kib, vcpus, cpu_time_ns)."""
+        state, max_mem, mem, vcpus, cpu_time = self._call(
+            'query', self._domain.info)
+        return (LIBVIRT_POWER_STATE.get(state, power_state.NOSTATE),
+                max_mem, mem, vcpus, cpu_time)
+
+    def get_xml_desc(self, inactive=False):
+        flags = libvirt.VIR_DOMAIN_XML_INACTIVE if inactive else 0
+        return self._call('query', self._domain.XMLDesc, flags)
+
+    def _call(self, action, func, *args):
+        try:
+            return func(*args)
+        except libvirt.libvirtError as exc:
+            raise _error(action, self, exc)
+
+
+def _error(action, guest, exc):
+    """NO_DOMAIN -> InstanceNotFound, anything else -> HypervisorError."""
+    if exc.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
+        try:
+            uuid = guest.uuid
+        except libvirt.libvirtError:
+            uuid = '?'
+        return exception.InstanceNotFound(instance_id=uuid)
+    return exception.HypervisorError(
+        reason='%s of domain failed: %s' % (action, exc.get_error_message()))

@@ -1,0 +1,222 @@
+"""Instance disks: a cache of base images and qcow2 overlays, via qemu-img."""
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import threading
+import uuid as uuidlib
+
+from nova import exception
+
+LOG = logging.getLogger(__name__)
+
+GiB = 1024 ** 3
+
+# qemu-img parses untrusted images: cap its memory and CPU like upstream
+# does, so a crafted header cannot exhaust the host.
+QEMU_IMG_LIMITS = ('prlimit', '--as=%d' % (1 * GiB), '--cpu=30')
+
+# Base formats used as they are; anything else is converted to raw once.
+DIRECT_FORMATS = ('raw', 'qcow2')
+
+# Glance disk_format -> the name qemu-img reports for it.
+QEMU_FORMAT_NAME = {
+    'raw': 'raw', 'iso': 'raw', 'qcow2': 'qcow2', 'vmdk': 'vmdk',
+    'vdi': 'vdi', 'vhd': 'vpc', 'vhdx': 'vhdx', 'ploop': 'parallels',
+}
+
+
+class ProcessError(exception.NovaException):
+    msg_fmt = "Command %(cmd)s failed (exit %(code)s): %(stderr)s"
+
+
+def execute(*cmd, limits=False):
+    """Run a command, return its stdout; raise ProcessError on failure."""
+    argv = (QEMU_IMG_LIMITS + ('--',) + cmd) if limits else cmd
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env={'LC_ALL': 'C', 'PATH': os.environ.get(
+                              'PATH', '/usr/sbin:/usr/bin:/sbin:/bin')})
+    if proc.returncode != 0:
+        raise ProcessError(cmd=' '.join(cmd), code=proc.returncode,
+                           stderr=proc.stderr.strip())
+    return proc.stdout
+
+
+def qemu_img_info(path, fmt=None):
+    """``qemu-img info --output=json`` as a dict (limits applied)."""
+    cmd = ['qemu-img', 'info', '--output=json']
+    if fmt:
+        cmd += ['-f', fmt]
+    return json.loads(execute(*cmd, path, limits=True))
+
+
+def check_image_safe(image_id, path, info, disk_format=None):
+    """Refuse images that would make QEMU read other host files.
+
+    A "raw" upload that is really a qcow2 with a backing file (or a data
+    file, or VMDK extents) pointing at /etc/shadow is the classic attack.
+    """
+    detected = info.get('format')
+    expected = QEMU_FORMAT_NAME.get(disk_format)
+    if expected and detected != expected:
+        raise exception.ImageUnacceptable(
+            image_id=image_id,
+            reason='disk_format is %s but the data is %s'
+                   % (disk_format, detected))
+    if info.get('backing-filename') or info.get('full-backing-filename'):
+        raise exception.ImageUnacceptable(
+            image_id=image_id, reason='images with a backing file are not '
+                                      'accepted')
+    specific = (info.get('format-specific') or {}).get('data') or {}
+    if specific.get('data-file'):
+        raise exception.ImageUnacceptable(
+            image_id=image_id, reason='qcow2 images with an external data '
+                                      'file are not accepted')
+    for extent in specific.get('extents') or ():
+        if extent.get('filename') not in (None, path):
+            raise exception.ImageUnacceptable(
+                image_id=image_id, reason='VMDK extents outside the image '
+                                          'file are not accepted')
+
+
+def cache_name(image_id):
+    """Base file name: sha1 of the image id (upstream's _base naming)."""
+    return hashlib.sha1(image_id.encode('utf-8')).hexdigest()
+
+
+class CachedImage:
+    """A base image in the cache: path, qemu format, virtual size."""
+
+    __slots__ = ('path', 'format', 'virtual_size')
+
+    def __init__(self, path, fmt, virtual_size):
+        self.path = path
+        self.format = fmt
+        self.virtual_size = virtual_size
+
+    def __repr__(self):
+        return '<CachedImage %s %s %d>' % (self.path, self.format,
+                                           self.virtual_size)
+
+
+class ImageCache:
+    """``<instances_path>/_base``: each image fetched once, shared read-only.
+
+    ``fetcher(context, image_id, dest_path)`` writes the image bytes to
+    ``dest_path``.  Downloads land in a unique temporary name and are
+    renamed into place, so a concurrent process never sees half a file.
+    """
+
+    def __init__(self, base_dir, fetcher):
+        self.base_dir = base_dir
+        self._fetcher = fetcher
+        self._locks = {}
+        self._locks_lock = threading.Lock()
+        self._known = {}
+
+    def _lock_for(self, image_id):
+        with self._locks_lock:
+            return self._locks.setdefault(image_id, threading.Lock())
+
+    def path_for(self, image_id):
+        return os.path.join(self.base_dir, cache_name(image_id))
+
+    def get(self, context, image_id, disk_format=None):
+        """CachedImage for ``image_id``, fetching and checking it once."""
+        path = self.path_for(image_id)
+        with self._lock_for(image_id):
+            cached = self._known.get(path)
+            if cached is not None and os.path.exists(path):
+                return cached
+            if not os.path.exists(path):
+                self._fetch(context, image_id, path, disk_format)
+            info = qemu_img_info(path)
+            cached = CachedImage(path, info['format'], info['virtual-size'])
+            self._known[path] = cached
+            return cached
+
+    def _fetch(self, context, image_id, path, disk_format):
+        os.makedirs(self.base_dir, exist_ok=True)
+        part = '%s.part-%s' % (path, uuidlib.uuid4().hex)
+        try:
+            self._fetcher(context, image_id, part)
+            # Probe once, then pin the format: never let QEMU probe again.
+            info = qemu_img_info(part)
+            check_image_safe(image_id, part, info, disk_format)
+            if info['format'] not in DIRECT_FORMATS:
+                raw = part + '.raw'
+                execute('qemu-img', 'convert', '-f', info['format'],
+                        '-O', 'raw', part, raw)
+                os.replace(raw, part)
+            os.chmod(part, 0o644)
+            os.replace(part, path)
+        except ProcessError as exc:
+            raise exception.ImageUnacceptable(image_id=image_id,
+                                              reason=exc.format_message())
+        finally:
+            for leftover in (part, part + '.raw'):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
+        LOG.info('Cached image %s as %s', image_id, path)
+
+
+def create_qcow2_overlay(base, dest, size_bytes=None):
+    """qcow2 ``dest`` backed by ``base`` (a CachedImage), optionally larger.
+
+    The backing format is always given explicitly so QEMU never probes the
+    base image.
+    """
+    cmd = ['qemu-img', 'create', '-q', '-f', 'qcow2',
+           '-b', base.path, '-F', base.format, dest]
+    if size_bytes:
+        cmd.append(str(size_bytes))
+    execute(*cmd)
+
+
+def root_disk_size(image_id, base, root_gb):
+    """Bytes for the root overlay: flavor root_gb, or the image's own size.
+
+    root_gb == 0 means "as big as the image" (upstream semantics).
+    """
+    if not root_gb:
+        return None
+    size = root_gb * GiB
+    if size < base.virtual_size:
+        raise exception.ImageUnacceptable(
+            image_id=image_id,
+            reason='flavor root disk (%d GiB) is smaller than the image '
+                   'virtual size (%d bytes)' % (root_gb, base.virtual_size))
+    return size if size > base.virtual_size else None
+
+
+def create_root_disk(context, cache, image_id, dest, root_gb,
+                     disk_format=None):
+    """Fetch (once) the image and build the instance's root overlay."""
+    base = cache.get(context, image_id, disk_format)
+    create_qcow2_overlay(base, dest, root_disk_size(image_id, base, root_gb))
+    return base
+
+
+def copy_from_cache(context, cache, image_id, dest):
+    """Kernel/ramdisk: a private copy in the instance directory."""
+    base = cache.get(context, image_id)
+    shutil.copyfile(base.path, dest)
+    return dest
+
+
+def supports_direct_io(dirpath):
+    """Whether files in ``dirpath`` can be opened O_DIRECT (tmpfs cannot),
+    which decides if cache='none' is usable."""
+    if not hasattr(os, 'O_DIRECT'):
+        return False
+    probe = os.path.join(dirpath, '.directio.test.%s' % uuidlib.uuid4().hex)
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_DIRECT, 0o600)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(probe)
+    return True
