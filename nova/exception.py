@@ -106,3 +106,11 @@ class HypervisorError(NovaException):
 
 class InstanceDeployFailure(NovaException):
     msg_fmt = "Failed to deploy instance: %(reason)s"
+
+
+class InstanceNotReady(Conflict):
+    msg_fmt = "Instance %(instance_id)s is not ready"
+
+
+class ConsoleNotAvailable(Conflict):
+    msg_fmt = "Guest does not have a console available."

@@ -37,7 +37,7 @@ def compute_service(conf, db):
     from nova.virt.libvirt import driver as libvirt_driver
     image_api = glance.GlanceClient(conf)
     driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
-    mgr = manager.ComputeManager(conf, db, driver, host=conf.host)
+    mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api)
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,

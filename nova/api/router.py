@@ -6,6 +6,10 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import flavors
+from nova.api.handlers import instance_actions
+from nova.api.handlers import server_actions
+from nova.api.handlers import server_metadata
+from nova.api.handlers import server_tags
 from nova.api.handlers import servers
 from nova.api.handlers import versions
 
@@ -15,6 +19,8 @@ Method = collections.namedtuple('Method', 'handler min_version max_version')
 def m(handler, min_version=mv.MIN, max_version=mv.MAX):
     return Method(handler, min_version, max_version)
 
+
+TAGS = mv.TAGS
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -28,6 +34,22 @@ ROUTES = [
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
                               'DELETE': m(servers.delete)}),
+    ('/servers/{server_id}/action', {'POST': m(server_actions.action)}),
+    ('/servers/{server_id}/metadata', {'GET': m(server_metadata.index),
+                                       'POST': m(server_metadata.create),
+                                       'PUT': m(server_metadata.update_all)}),
+    ('/servers/{server_id}/metadata/{key}', {'GET': m(server_metadata.show),
+                                             'PUT': m(server_metadata.update),
+                                             'DELETE': m(server_metadata.delete)}),
+    ('/servers/{server_id}/tags', {'GET': m(server_tags.index, TAGS),
+                                   'PUT': m(server_tags.update_all, TAGS),
+                                   'DELETE': m(server_tags.delete_all, TAGS)}),
+    ('/servers/{server_id}/tags/{tag}', {'GET': m(server_tags.show, TAGS),
+                                         'PUT': m(server_tags.update, TAGS),
+                                         'DELETE': m(server_tags.delete, TAGS)}),
+    ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
+    ('/servers/{server_id}/os-instance-actions/{request_id}',
+     {'GET': m(instance_actions.show)}),
 ]
 
 

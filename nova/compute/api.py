@@ -8,6 +8,7 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
+from nova.compute import api_actions
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -34,7 +35,7 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API:
+class API(api_actions.ServerActionsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi):

@@ -9,6 +9,8 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception
 from nova.compute import actions
+from nova.compute import manager_image
+from nova.compute import manager_power
 from nova.compute import power_state
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
@@ -24,11 +26,12 @@ _RESET_ON_START = {
 }
 
 
-class ComputeManager:
+class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
     target = messaging.Target(version='1.0')
 
-    def __init__(self, conf, db, driver, host=None):
+    def __init__(self, conf, db, driver, host=None, image_api=None):
         self.conf = conf
+        self.image_api = image_api
         self.db = db
         self.driver = driver
         self.host = host or conf.host
@@ -39,6 +42,10 @@ class ComputeManager:
         """One operation at a time per instance on this host."""
         with self._locks_guard:
             return self._locks.setdefault(uuid, threading.Lock())
+
+    def block_device_info(self, context, instance):
+        """The driver's view of the instance's disks (volumes come later)."""
+        return None
 
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):

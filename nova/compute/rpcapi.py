@@ -8,7 +8,9 @@ TOPIC = 'compute'
 class ComputeAPI:
     """Version history:
 
-    * 1.0 - Initial version: build_and_run_instance, terminate_instance.
+    * 1.0 - Initial version: build_and_run_instance, terminate_instance,
+            power_action, get_console_output, snapshot_instance,
+            rebuild_instance.
     """
 
     VERSION = '1.0'
@@ -17,8 +19,8 @@ class ComputeAPI:
         self.conf = conf
         self.client = rpc.get_client(conf, TOPIC, self.VERSION)
 
-    def _prepare(self, host, version='1.0'):
-        return self.client.prepare(server=host, version=version)
+    def _prepare(self, host, version='1.0', timeout=None):
+        return self.client.prepare(server=host, version=version, timeout=timeout)
 
     def build_and_run_instance(self, context, instance, host, image, request_spec,
                                admin_password=None):
@@ -28,3 +30,19 @@ class ComputeAPI:
 
     def terminate_instance(self, context, instance, host):
         self._prepare(host).cast(context, 'terminate_instance', instance=instance)
+
+    def power_action(self, context, instance, host, action, **kwargs):
+        self._prepare(host).cast(context, 'power_action', instance=instance, action=action,
+                                 **kwargs)
+
+    def get_console_output(self, context, instance, host):
+        return self._prepare(host, timeout=30).call(context, 'get_console_output',
+                                                    instance=instance)
+
+    def snapshot_instance(self, context, instance, host, image_id):
+        self._prepare(host).cast(context, 'snapshot_instance', instance=instance,
+                                 image_id=image_id)
+
+    def rebuild_instance(self, context, instance, host, image, admin_password=None):
+        self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
+                                 admin_password=admin_password)

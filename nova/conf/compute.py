@@ -9,6 +9,9 @@ opts = [
     cfg.IntOpt('sync_power_state_interval', default=600,
                help='Seconds between power state syncs with the hypervisor; '
                     'a negative value disables the periodic sync.'),
+    cfg.IntOpt('shutdown_timeout', default=60, min=0,
+               help='Seconds to wait for a guest to shut down cleanly (ACPI) on '
+                    'stop before it is powered off; 0 powers off at once.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,

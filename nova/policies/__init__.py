@@ -4,9 +4,10 @@ import itertools
 
 from nova.policies import base
 from nova.policies import flavors
+from nova.policies import server_actions
 from nova.policies import servers
 
 
 def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
-                                flavors.list_rules()))
+                                flavors.list_rules(), server_actions.list_rules()))

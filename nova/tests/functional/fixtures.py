@@ -21,8 +21,9 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
     conf.set_override('connection_uri', connection_uri, group='libvirt')
     conf.set_override('host', 'testhost')
     conf.set_override('sync_power_state_interval', -1)
+    conf.set_override('shutdown_timeout', 0)
     for (group, key), value in (extra or {}).items():
-        conf.set_override(key, value, group=group)
+        conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf
 
 

@@ -1,0 +1,77 @@
+"""Handlers of /servers/{id}/os-instance-actions: the recorded actions and events."""
+
+import hashlib
+
+from nova.api import wsgi
+
+
+def _time(value):
+    return value.strftime('%Y-%m-%dT%H:%M:%S.%f') if value is not None else None
+
+
+def _action_view(req, action):
+    body = {'action': action['action'], 'instance_uuid': action['instance_uuid'],
+            'request_id': action['request_id'], 'user_id': action['user_id'],
+            'project_id': action['project_id'], 'start_time': _time(action['start_time']),
+            'message': action['message']}
+    if req.is_at_least((2, 58)):
+        body['updated_at'] = _time(action['updated_at'] or action['start_time'])
+    return body
+
+
+def _event_view(req, event, project_id, show_traceback, show_details):
+    body = {'event': event['event'], 'start_time': _time(event['start_time']),
+            'finish_time': _time(event['finish_time']), 'result': event['result']}
+    if show_traceback:
+        body['traceback'] = event['traceback']
+    if req.is_at_least((2, 62)):
+        host = event['host'] or ''
+        body['hostId'] = hashlib.sha224((project_id + host).encode()).hexdigest() \
+            if host else ''
+        if req.context.is_admin:
+            body['host'] = host
+    if req.is_at_least((2, 84)) and show_details:
+        body['details'] = event['details']
+    return body
+
+
+def _instance(req, server_id, policy):
+    # Deleted servers keep their actions readable, as upstream from 2.21.
+    instance = req.app.db.instance_get(server_id, read_deleted=req.is_at_least((2, 21)),
+                                       project_id=None if req.context.is_admin
+                                       else req.context.project_id) \
+        if _is_uuid(server_id) else req.app.compute_api.get(req.context, server_id)
+    req.context.can(policy, target={'project_id': instance['project_id']})
+    return instance
+
+
+def _is_uuid(value):
+    from oslo_utils import uuidutils
+    return uuidutils.is_uuid_like(value)
+
+
+def index(req, server_id):
+    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:list')
+    actions = req.app.db.actions_get(instance['uuid'])
+    return wsgi.json_response({'instanceActions': [_action_view(req, a) for a in actions]})
+
+
+def show(req, server_id, request_id):
+    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:show')
+    action = next((a for a in req.app.db.actions_get(instance['uuid'])
+                   if a['request_id'] == request_id), None)
+    if action is None:
+        raise wsgi.fault(404, 'Action %s not found' % request_id)
+    body = _action_view(req, action)
+    ctx = req.context
+    target = {'project_id': instance['project_id']}
+    show_traceback = ctx.can('os_compute_api:os-instance-actions:events', target=target,
+                             fatal=False)
+    show_details = ctx.can('os_compute_api:os-instance-actions:events:details',
+                           target=target, fatal=False)
+    # Upstream shows events to everyone from 2.51; tracebacks stay admin-only.
+    if show_traceback or req.is_at_least((2, 51)):
+        body['events'] = [_event_view(req, e, instance['project_id'], show_traceback,
+                                      show_details)
+                          for e in req.app.db.events_get(action['id'])]
+    return wsgi.json_response({'instanceAction': body})

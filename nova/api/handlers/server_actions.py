@@ -1,0 +1,115 @@
+"""POST /servers/{id}/action: one small handler per action key."""
+
+from nova.api import microversion as mv
+from nova.api import validation
+from nova.api import wsgi
+from nova.api.schemas import server_actions as schemas
+from nova.api.views import servers as views
+
+
+def _instance(req, server_id, policy):
+    instance = req.app.compute_api.get(req.context, server_id)
+    req.context.can(policy, target={'project_id': instance['project_id'],
+                                    'user_id': instance['user_id']})
+    return instance
+
+
+def _null_action(policy, spec_key):
+    def handler(req, server_id, body):
+        instance = _instance(req, server_id, policy)
+        req.app.compute_api.power_action(req.context, instance, spec_key)
+        return wsgi.empty_response(202)
+    return handler
+
+
+def reboot(req, server_id, body):
+    validation.validate(schemas.reboot, body)
+    instance = _instance(req, server_id, 'os_compute_api:servers:reboot')
+    kind = body['reboot']['type'].upper()
+    req.app.compute_api.power_action(req.context, instance,
+                                     'reboot_hard' if kind == 'HARD' else 'reboot_soft')
+    return wsgi.empty_response(202)
+
+
+def lock(req, server_id, body):
+    reason = None
+    if req.is_at_least(mv.LOCKED_REASON):
+        validation.validate(schemas.lock_v2_73, body['lock'])
+        reason = (body['lock'] or {}).get('locked_reason')
+    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:lock')
+    req.app.compute_api.lock(req.context, instance, reason=reason)
+    return wsgi.empty_response(202)
+
+
+def unlock(req, server_id, body):
+    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:unlock')
+    if instance['locked_by'] == 'admin' and not req.context.is_admin:
+        req.context.can('os_compute_api:os-lock-server:unlock:unlock_override', target={
+            'project_id': instance['project_id']})
+    req.app.compute_api.unlock(req.context, instance)
+    return wsgi.empty_response(202)
+
+
+def console_output(req, server_id, body):
+    validation.validate(schemas.console_output, body)
+    instance = _instance(req, server_id, 'os_compute_api:os-console-output')
+    length = body['os-getConsoleOutput'].get('length')
+    length = None if length in (None, -1, '-1') else int(length)
+    output = req.app.compute_api.get_console_output(req.context, instance, length=length)
+    return wsgi.json_response({'output': output})
+
+
+def create_image(req, server_id, body):
+    validation.validate(schemas.create_image, body)
+    instance = _instance(req, server_id, 'os_compute_api:servers:create_image')
+    spec = body['createImage']
+    image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
+                                            spec.get('metadata', {}))
+    if req.is_at_least((2, 45)):
+        return wsgi.json_response({'image_id': image_id}, status=202)
+    resp = wsgi.empty_response(202)
+    resp.headers['Location'] = req.url_for('images', image_id)
+    return resp
+
+
+def rebuild(req, server_id, body):
+    validation.validate(schemas.rebuild_schema(req.api_version), body)
+    instance = _instance(req, server_id, 'os_compute_api:servers:rebuild')
+    instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
+    from nova.api.handlers import servers as servers_handlers
+    server = views.show(servers_handlers._view_context(req, [instance]), instance)
+    if password is not None:
+        server['adminPass'] = password
+    return wsgi.json_response({'server': server}, status=202)
+
+
+ACTIONS = {
+    'reboot': reboot,
+    'os-stop': _null_action('os_compute_api:servers:stop', 'stop'),
+    'os-start': _null_action('os_compute_api:servers:start', 'start'),
+    'pause': _null_action('os_compute_api:os-pause-server:pause', 'pause'),
+    'unpause': _null_action('os_compute_api:os-pause-server:unpause', 'unpause'),
+    'suspend': _null_action('os_compute_api:os-suspend-server:suspend', 'suspend'),
+    'resume': _null_action('os_compute_api:os-suspend-server:resume', 'resume'),
+    'lock': lock,
+    'unlock': unlock,
+    'os-getConsoleOutput': console_output,
+    'createImage': create_image,
+    'rebuild': rebuild,
+}
+
+
+def register(name, handler):
+    """Let other modules (rescue, volumes) add their action keys."""
+    ACTIONS[name] = handler
+
+
+def action(req, server_id):
+    body = req.json_body()
+    if not isinstance(body, dict) or len(body) != 1:
+        raise wsgi.fault(400, 'Malformed request body: exactly one action is required.')
+    name = next(iter(body))
+    handler = ACTIONS.get(name)
+    if handler is None:
+        raise wsgi.fault(400, 'There is no such action: %s' % name)
+    return handler(req, server_id, body)

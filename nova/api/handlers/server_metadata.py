@@ -1,0 +1,80 @@
+"""Handlers of /servers/{id}/metadata and /servers/{id}/metadata/{key}."""
+
+from nova.api import validation
+from nova.api import wsgi
+from nova.api.schemas import types
+from nova.compute import api_actions
+from nova.compute import vm_states as vs
+
+MAX_ITEMS = 128
+_SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
+                                                   vs.STOPPED), (None,), None)
+_metadata_body = {'type': 'object', 'properties': {'metadata': types.metadata},
+                  'required': ['metadata'], 'additionalProperties': False}
+_meta_body = {'type': 'object', 'properties': {'meta': dict(types.metadata, minProperties=1,
+                                                            maxProperties=1)},
+              'required': ['meta'], 'additionalProperties': False}
+
+
+def _instance(req, server_id, policy, writing=False):
+    instance = req.app.compute_api.get(req.context, server_id)
+    req.context.can('os_compute_api:server-metadata:' + policy,
+                    target={'project_id': instance['project_id']})
+    if writing:
+        req.app.compute_api.check_locked(req.context, instance)
+        if instance['vm_state'] not in _SPEC.vm_states or instance['task_state'] is not None:
+            api_actions.check_state(instance, _SPEC)
+    return instance
+
+
+def _save(req, instance, metadata):
+    if len(metadata) > MAX_ITEMS:
+        raise wsgi.fault(403, 'Quota exceeded for metadata_items: at most %d items.'
+                         % MAX_ITEMS)
+    return req.app.compute_api.update(req.context, instance, {'metadata': metadata})
+
+
+def index(req, server_id):
+    instance = _instance(req, server_id, 'index')
+    return wsgi.json_response({'metadata': instance['metadata']})
+
+
+def create(req, server_id):
+    body = validation.validate(_metadata_body, req.json_body())
+    instance = _instance(req, server_id, 'create', writing=True)
+    merged = dict(instance['metadata'], **body['metadata'])
+    return wsgi.json_response({'metadata': _save(req, instance, merged)['metadata']})
+
+
+def update_all(req, server_id):
+    body = validation.validate(_metadata_body, req.json_body())
+    instance = _instance(req, server_id, 'update_all', writing=True)
+    return wsgi.json_response({'metadata': _save(req, instance, body['metadata'])['metadata']})
+
+
+def show(req, server_id, key):
+    instance = _instance(req, server_id, 'show')
+    if key not in instance['metadata']:
+        raise wsgi.fault(404, 'Metadata item was not found')
+    return wsgi.json_response({'meta': {key: instance['metadata'][key]}})
+
+
+def update(req, server_id, key):
+    body = validation.validate(_meta_body, req.json_body())
+    if key not in body['meta']:
+        raise wsgi.fault(400, 'Request body and URI mismatch')
+    instance = _instance(req, server_id, 'update', writing=True)
+    _save(req, instance, dict(instance['metadata'], **body['meta']))
+    return wsgi.json_response({'meta': body['meta']})
+
+
+def delete(req, server_id, key):
+    instance = _instance(req, server_id, 'delete', writing=True)
+    if key not in instance['metadata']:
+        raise wsgi.fault(404, 'Metadata item was not found')
+    metadata = dict(instance['metadata'])
+    del metadata[key]
+    _save(req, instance, metadata)
+    return wsgi.empty_response(204)
+
+

@@ -1,0 +1,154 @@
+"""Server actions in the compute API: state checks exactly as upstream, then a cast."""
+
+import collections
+
+from nova import exception
+from nova.compute import vm_states as vs
+from nova.objects import instance as instance_obj
+
+ActionSpec = collections.namedtuple('ActionSpec', 'name vm_states task_states new_task')
+
+_ANY_TASK = None  # sentinel: do not check task_state
+
+# The states upstream allows each action from, and the task_state it sets.
+SPECS = {
+    'stop': ActionSpec('stop', (vs.ACTIVE, vs.ERROR), (None,), vs.POWERING_OFF),
+    'start': ActionSpec('start', (vs.STOPPED,), (None,), vs.POWERING_ON),
+    'reboot_soft': ActionSpec('reboot', (vs.ACTIVE,), (None,), vs.REBOOTING),
+    'reboot_hard': ActionSpec('reboot', (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED,
+                                         vs.ERROR),
+                              (None, vs.REBOOTING, 'reboot_pending', 'reboot_started',
+                               vs.REBOOTING_HARD, 'reboot_pending_hard',
+                               'reboot_started_hard'), vs.REBOOTING_HARD),
+    'pause': ActionSpec('pause', (vs.ACTIVE,), (None,), 'pausing'),
+    'unpause': ActionSpec('unpause', (vs.PAUSED,), (None,), 'unpausing'),
+    'suspend': ActionSpec('suspend', (vs.ACTIVE,), (None,), 'suspending'),
+    'resume': ActionSpec('resume', (vs.SUSPENDED,), (None,), 'resuming'),
+    'createImage': ActionSpec('createImage', (vs.ACTIVE, vs.STOPPED, vs.PAUSED,
+                                              vs.SUSPENDED), (None,), 'image_snapshot'),
+    'rebuild': ActionSpec('rebuild', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,),
+                          'rebuilding'),
+    'rescue': ActionSpec('rescue', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,), vs.RESCUING),
+    'unrescue': ActionSpec('unrescue', (vs.RESCUED,), (None,), vs.UNRESCUING),
+}
+
+
+def check_state(instance, spec):
+    """409 with upstream's message when the instance is in the wrong state."""
+    if spec.vm_states is not None and instance['vm_state'] not in spec.vm_states:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='vm_state', state=instance['vm_state'])
+    if spec.task_states is not _ANY_TASK and instance['task_state'] not in spec.task_states:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='task_state', state=instance['task_state'])
+    if not instance['host']:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='host', state='None')
+
+
+class ServerActionsMixin:
+    """Mixed into compute.api.API; needs self.db and self.compute_rpcapi."""
+
+    def begin_action(self, context, instance, spec_key, extra_values=None):
+        """Check lock and state, record the action, and claim the task_state.
+
+        Returns the updated instance as an object ready to cast.
+        """
+        spec = SPECS[spec_key]
+        self.check_locked(context, instance)
+        check_state(instance, spec)
+        values = {'task_state': spec.new_task}
+        values.update(extra_values or {})
+        try:
+            row = self.db.instance_update(
+                instance['uuid'], values,
+                expected_task_state=list(spec.task_states) if spec.task_states else (),
+                expected_vm_state=list(spec.vm_states) if spec.vm_states else ())
+        except exception.UnexpectedTaskStateError:
+            # Someone else won the race: report it like a wrong state.
+            current = self.db.instance_get(instance['uuid'])
+            check_state(current, spec)
+            raise
+        self.db.action_start(context, instance['uuid'], spec.name)
+        return instance_obj.Instance.from_db(row)
+
+    def power_action(self, context, instance, spec_key, **kwargs):
+        inst = self.begin_action(context, instance, spec_key)
+        self.compute_rpcapi.power_action(context, inst, inst.host, spec_key, **kwargs)
+
+    def lock(self, context, instance, reason=None):
+        self.db.action_start(context, instance['uuid'], 'lock')
+        values = {'locked': True, 'locked_by': 'admin' if context.is_admin and
+                  context.project_id != instance['project_id'] else 'owner'}
+        if reason is not None:
+            values['locked_reason'] = reason
+        return self.db.instance_update(instance['uuid'], values)
+
+    def unlock(self, context, instance):
+        self.db.action_start(context, instance['uuid'], 'unlock')
+        return self.db.instance_update(instance['uuid'], {
+            'locked': False, 'locked_by': None, 'locked_reason': None})
+
+    def get_console_output(self, context, instance, length=None):
+        if not instance['host'] or instance['vm_state'] == vs.BUILDING:
+            raise exception.InstanceNotReady(instance_id=instance['uuid'])
+        output = self.compute_rpcapi.get_console_output(
+            context, instance_obj.Instance.from_db(instance), instance['host'])
+        if length is not None:
+            lines = output.splitlines()
+            output = '\n'.join(lines[-length:] if length else [])
+        return output
+
+    def snapshot(self, context, instance, name, metadata):
+        """Create the image record now, then let the compute host fill it."""
+        self.check_locked(context, instance)
+        check_state(instance, SPECS['createImage'])
+        from nova.image import sysmeta
+        props = dict(sysmeta.sysmeta_to_image(instance['system_metadata']).get('properties',
+                                                                                 {}))
+        props.update(metadata)
+        props.update({'image_type': 'snapshot', 'instance_uuid': instance['uuid'],
+                      'base_image_ref': instance['image_ref'] or '',
+                      'owner_specified.openstack.object': 'images/%s' % name})
+        props = {k: str(v) for k, v in props.items()
+                 if k not in ('min_ram', 'min_disk', 'disk_format', 'container_format')}
+        image = self.image_api.create(context, dict(
+            name=name, disk_format='qcow2', container_format='bare', visibility='private',
+            min_disk=instance['root_gb'] or 0, min_ram=0, **props))
+        try:
+            inst = self.begin_action(context, instance, 'createImage')
+        except Exception:
+            self.image_api.delete(context, image['id'])
+            raise
+        self.compute_rpcapi.snapshot_instance(context, inst, inst.host, image['id'])
+        return image['id']
+
+    def rebuild(self, context, instance, spec):
+        """Validate the new image fully, then rebuild on the same host."""
+        from nova.compute import api as api_mod
+        from nova.image import glance, sysmeta
+        from nova.objects import image_meta as image_meta_obj
+        self.check_locked(context, instance)
+        check_state(instance, SPECS['rebuild'])
+        image_id = api_mod.image_id_from_ref(spec['imageRef'])
+        image = self._get_image(context, image_id)
+        self._check_image_fits(image, instance['flavor'])
+        internal = glance.image_dict_to_internal(image)
+        image_meta_obj.ImageMetaProps.from_dict(internal.get('properties', {}))
+        password = spec.get('adminPass') or (
+            api_mod.generate_password() if self.conf.api.enable_instance_password else None)
+        system_metadata = {k: v for k, v in instance['system_metadata'].items()
+                           if not k.startswith(sysmeta.SYSMETA_PREFIX)}
+        system_metadata.update(sysmeta.properties_to_sysmeta(internal))
+        values = {'image_ref': image_id, 'system_metadata': system_metadata,
+                  'kernel_id': internal['properties'].get('kernel_id'),
+                  'ramdisk_id': internal['properties'].get('ramdisk_id')}
+        for key, column in (('name', 'display_name'), ('description', 'display_description'),
+                            ('metadata', 'metadata'), ('hostname', 'hostname'),
+                            ('user_data', 'user_data')):
+            if key in spec:
+                values[column] = spec[key]
+        inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
+        self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
+                                             admin_password=password)
+        return self.db.instance_get(instance['uuid']), password
