@@ -51,6 +51,6 @@ def get_client(conf, topic, version, server=None):
 
 def get_server(conf, topic, server, endpoints):
     target = messaging.Target(topic=topic, server=server)
+    # Threads are oslo.messaging's only executor now; no argument needed.
     return messaging.get_rpc_server(get_transport(conf), target, endpoints,
-                                    executor='threading',
                                     serializer=RequestContextSerializer())

@@ -1,0 +1,39 @@
+"""[glance] options: how the compute service reaches the image service (Glance v2)."""
+
+from oslo_config import cfg
+
+from nova import ksa_utils
+
+GROUP = 'glance'
+SERVICE_TYPE = 'image'
+
+GROUP_HELP = ("Configuration options for the Image service. Requests carry "
+              "the caller's token; the endpoint comes from the service "
+              "catalog or from endpoint_override (the all-in-one sets it to "
+              "its embedded image endpoint and needs no [glance] "
+              "credentials).")
+
+glance_opts = [
+    cfg.IntOpt('num_retries', default=3, min=0,
+               help='How many times to retry an image service call whose '
+                    'connection failed (download, upload and metadata '
+                    'calls alike). 0 disables retries. Used unless the '
+                    'keystoneauth connect_retries option is set.'),
+    cfg.IntOpt('download_chunk_size', default=1024 * 1024, min=4096,
+               help='Bytes read from the image service and written to '
+                    'disk at a time while downloading image data. Larger '
+                    'values use more memory and fewer system calls.'),
+]
+
+
+def register_opts(conf):
+    # A fresh OptGroup per ConfigOpts: oslo.config copies a registered group
+    # shallowly, so a shared one would leak overrides between instances.
+    conf.register_group(cfg.OptGroup(GROUP, title='Glance options',
+                                     help=GROUP_HELP))
+    conf.register_opts(glance_opts, group=GROUP)
+    ksa_utils.register_opts(conf, GROUP, SERVICE_TYPE)
+
+
+def list_opts():
+    return {GROUP: glance_opts + ksa_utils.list_opts(SERVICE_TYPE)}

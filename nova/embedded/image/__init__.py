@@ -1,0 +1,1 @@
+"""Embedded image endpoint: a file-backed subset of the Glance v2 API."""

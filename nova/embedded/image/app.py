@@ -1,0 +1,87 @@
+"""WSGI entry point and the single route table of the embedded Glance v2 endpoint."""
+
+import logging
+import re
+import uuid
+
+import webob.dec
+import webob.exc
+
+from nova.embedded.image import handlers as h
+from nova.embedded.image import listing, store
+
+LOG = logging.getLogger(__name__)
+
+_ID = r'(?P<image_id>[^/]+)'
+ROUTES = (
+    (r'/', {'GET': h.list_versions}),
+    (r'/versions', {'GET': h.list_versions_explicit}),
+    (r'/v2', {'GET': h.list_versions}),
+    (r'/v2/schemas/(?P<name>[^/]+)', {'GET': h.show_schema}),
+    (r'/v2/images', {'GET': h.list_images, 'POST': h.create_image}),
+    (r'/v2/images/' + _ID, {'GET': h.show_image, 'PATCH': h.update_image,
+                            'DELETE': h.delete_image}),
+    (r'/v2/images/' + _ID + '/file', {'GET': h.download_data,
+                                      'PUT': h.upload_data}),
+)
+# A trailing slash is tolerated everywhere, as Glance's router does.
+_COMPILED = tuple((re.compile('^' + path.rstrip('/') + '/?$'), methods)
+                  for path, methods in ROUTES)
+
+_STORE_ERRORS = (
+    (store.NotFound, webob.exc.HTTPNotFound),
+    (store.Conflict, webob.exc.HTTPConflict),
+    (store.Forbidden, webob.exc.HTTPForbidden),
+    (store.Gone, webob.exc.HTTPGone),
+    (store.BadRequest, webob.exc.HTTPBadRequest),
+)
+
+
+def _http_error(exc):
+    """Map a store or query error to the HTTP error Glance would send."""
+    if isinstance(exc, listing.BadQuery):
+        return webob.exc.HTTPBadRequest(explanation=str(exc))
+    for error_class, http_class in _STORE_ERRORS:
+        if isinstance(exc, error_class):
+            return http_class(explanation=str(exc))
+    raise TypeError(exc)
+
+
+class ImageAPI:
+    """The embedded image service as a WSGI application."""
+
+    def __init__(self, data_dir):
+        self.store = store.ImageStore(data_dir)
+
+    def _route(self, req):
+        for pattern, methods in _COMPILED:
+            match = pattern.match(req.path_info)
+            if match is None:
+                continue
+            handler = methods.get(req.method)
+            if handler is None:
+                raise webob.exc.HTTPMethodNotAllowed(
+                    headers={'Allow': ', '.join(sorted(methods))})
+            return handler, match.groupdict()
+        raise webob.exc.HTTPNotFound()
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        request_id = 'req-' + str(uuid.uuid4())
+        try:
+            handler, kwargs = self._route(req)
+            resp = handler(self, req, **kwargs)
+        except webob.exc.HTTPException as exc:
+            resp = exc
+        except (store.StoreError, listing.BadQuery) as exc:
+            resp = _http_error(exc)
+        except Exception:
+            LOG.exception('%s %s failed', req.method, req.path)
+            resp = webob.exc.HTTPInternalServerError()
+        resp.headers['x-openstack-request-id'] = request_id
+        return resp
+
+
+def make_app(data_dir):
+    """Build the embedded image endpoint storing everything under data_dir."""
+    return ImageAPI(data_dir)

@@ -1,0 +1,1 @@
+"""Unit tests for the embedded image and volume endpoints."""

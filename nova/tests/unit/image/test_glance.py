@@ -1,0 +1,310 @@
+"""GlanceClient over a real keystoneauth session against the embedded image endpoint."""
+
+import hashlib
+import os
+import socket
+
+import pytest
+from oslo_config import cfg
+
+from nova import context as nova_context
+from nova import exception
+from nova.conf import glance as glance_conf
+from nova.image import glance
+from nova.tests.unit.embedded import image_server
+
+KERNEL_ID = '8a1f3ffb-1f1a-4a4e-9d5b-0d0f3e0f3a11'
+RAMDISK_ID = '0b5e2b0e-9c8e-4a51-a0a8-2b8d0b3c7e21'
+
+
+@pytest.fixture
+def server(tmp_path):
+    srv = image_server.ImageServer(str(tmp_path / 'images'))
+    yield srv
+    srv.stop()
+
+
+def make_conf(**overrides):
+    conf = cfg.ConfigOpts()
+    glance_conf.register_opts(conf)
+    conf([])
+    for name, value in overrides.items():
+        conf.set_override(name, value, group='glance')
+    return conf
+
+
+@pytest.fixture
+def conf(server):
+    return make_conf(endpoint_override=server.url, num_retries=0)
+
+
+@pytest.fixture
+def client(conf):
+    return glance.GlanceClient(conf)
+
+
+@pytest.fixture
+def ctx():
+    return nova_context.RequestContext(user_id='u1', project_id='p1',
+                                       auth_token='user-token')
+
+
+@pytest.fixture
+def src(tmp_path):
+    path = tmp_path / 'src.img'
+    path.write_bytes(os.urandom(300 * 1024 + 11))
+    return str(path)
+
+
+def _new(client, ctx, **meta):
+    meta.setdefault('disk_format', 'raw')
+    meta.setdefault('container_format', 'bare')
+    return client.create(ctx, meta)
+
+
+def _leftovers(directory):
+    return [name for name in os.listdir(directory) if name.endswith('.part')]
+
+
+def test_create_show_and_internal_form(client, ctx):
+    created = _new(client, ctx, name='img', min_ram=128, properties={
+        'kernel_id': KERNEL_ID, 'ramdisk_id': RAMDISK_ID,
+        'hw_qemu_guest_agent': True, 'hw_video_ram': 64})
+    shown = client.show(ctx, created['id'])
+    assert shown == created
+    assert shown['status'] == 'queued'
+    assert shown['kernel_id'] == KERNEL_ID
+    assert shown['hw_qemu_guest_agent'] == 'true'
+    assert shown['hw_video_ram'] == '64'
+    internal = glance.image_dict_to_internal(shown)
+    assert internal['id'] == created['id']
+    assert internal['min_ram'] == 128
+    assert internal['properties'] == {
+        'kernel_id': KERNEL_ID, 'ramdisk_id': RAMDISK_ID,
+        'hw_qemu_guest_agent': 'true', 'hw_video_ram': '64'}
+    assert not {'self', 'file', 'schema'} & set(internal)
+
+
+def test_requests_carry_user_token_and_request_id(client, server, ctx):
+    client.show(ctx, _new(client, ctx)['id'])
+    calls = [h for h in server.recorder.headers if h['path'] != '/']
+    assert {h.get('HTTP_X_AUTH_TOKEN') for h in calls} == {'user-token'}
+    assert {h.get('HTTP_X_OPENSTACK_REQUEST_ID') for h in calls} == {
+        ctx.global_id}
+
+
+def test_anonymous_without_token_or_credentials(server):
+    client = glance.GlanceClient(make_conf(endpoint_override=server.url,
+                                           auth_type='none'))
+    anonymous = nova_context.RequestContext(auth_token=None)
+    _new(client, anonymous)
+    assert 'HTTP_X_AUTH_TOKEN' not in server.recorder.headers[-1]
+
+
+def test_endpoint_from_service_catalog(server):
+    client = glance.GlanceClient(make_conf(num_retries=0))
+    catalog = [{'type': 'image', 'name': 'glance', 'endpoints': [
+        {'interface': 'public', 'region': 'RegionOne', 'url': server.url}]}]
+    ctx = nova_context.RequestContext(auth_token='t', project_id='p',
+                                      service_catalog=catalog)
+    assert _new(client, ctx)['status'] == 'queued'
+
+
+def test_no_endpoint_is_service_error():
+    client = glance.GlanceClient(make_conf(num_retries=0))
+    ctx = nova_context.RequestContext(auth_token='t', project_id='p')
+    with pytest.raises(exception.ImageServiceError):
+        client.show(ctx, KERNEL_ID)
+
+
+def test_connection_refused_is_service_error(ctx):
+    sock = socket.socket()
+    sock.bind(('127.0.0.1', 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    client = glance.GlanceClient(make_conf(
+        endpoint_override='http://127.0.0.1:%d' % port, num_retries=0))
+    with pytest.raises(exception.ImageServiceError):
+        client.show(ctx, KERNEL_ID)
+
+
+def test_missing_image(client, ctx):
+    for call in (client.show, client.delete):
+        with pytest.raises(exception.ImageNotFound) as info:
+            call(ctx, KERNEL_ID)
+        assert info.value.kwargs['image_id'] == KERNEL_ID
+    with pytest.raises(exception.ImageNotFound):
+        client.download(ctx, KERNEL_ID, '/nonexistent/dest')
+
+
+def test_invalid_metadata_is_invalid(client, ctx):
+    with pytest.raises(exception.Invalid):
+        _new(client, ctx, properties={'kernel_id': 'not-a-uuid'})
+
+
+def test_upload_and_verified_download(client, server, ctx, src, tmp_path):
+    image = _new(client, ctx, name='disk')
+    client.upload(ctx, image['id'], src)
+    put = [h for h in server.recorder.headers if h['method'] == 'PUT'][0]
+    assert put['HTTP_X_OPENSTACK_IMAGE_SIZE'] == str(os.path.getsize(src))
+    dest = str(tmp_path / 'cache' / 'disk')
+    os.makedirs(os.path.dirname(dest))
+    meta = client.download(ctx, image['id'], dest)
+    data = open(src, 'rb').read()
+    assert open(dest, 'rb').read() == data
+    assert meta['status'] == 'active'
+    assert meta['os_hash_value'] == hashlib.sha512(data).hexdigest()
+    assert _leftovers(os.path.dirname(dest)) == []
+
+
+def test_download_rejects_corrupted_data(client, server, ctx, src, tmp_path):
+    image = _new(client, ctx)
+    client.upload(ctx, image['id'], src)
+    size = os.path.getsize(src)
+    with open(server.data_path(image['id']), 'wb') as fp:
+        fp.write(b'\0' * size)  # same size, different bytes
+    dest = str(tmp_path / 'dest')
+    with pytest.raises(exception.ImageServiceError) as info:
+        client.download(ctx, image['id'], dest)
+    assert 'sha512 mismatch' in str(info.value)
+    assert not os.path.exists(dest)
+    assert _leftovers(str(tmp_path)) == []
+
+
+def test_download_rejects_truncated_data(client, server, ctx, src, tmp_path):
+    image = _new(client, ctx)
+    client.upload(ctx, image['id'], src)
+    with open(server.data_path(image['id']), 'r+b') as fp:
+        fp.truncate(1000)
+    dest = str(tmp_path / 'dest')
+    with pytest.raises(exception.ImageServiceError):
+        client.download(ctx, image['id'], dest)
+    assert not os.path.exists(dest)
+    assert _leftovers(str(tmp_path)) == []
+
+
+def test_download_of_queued_image_is_unacceptable(client, ctx, tmp_path):
+    image = _new(client, ctx)
+    dest_dir = tmp_path / 'cache'
+    dest_dir.mkdir()
+    with pytest.raises(exception.ImageUnacceptable):
+        client.download(ctx, image['id'], str(dest_dir / 'dest'))
+    assert os.listdir(str(dest_dir)) == []
+
+
+def test_md5_only_verifier():
+    data = b'payload'
+    image = {'checksum': hashlib.md5(data).hexdigest(), 'size': len(data)}
+    good = glance._Verifier(image)
+    good.update(data)
+    assert good.problem() is None
+    bad = glance._Verifier(image)
+    bad.update(b'PAYLOAD')
+    assert 'md5 mismatch' in bad.problem()
+    header_only = glance._Verifier({}, content_md5=image['checksum'])
+    header_only.update(data)
+    assert header_only.problem() is None
+
+
+def test_upload_to_active_image_conflicts(client, ctx, src):
+    image = _new(client, ctx)
+    client.upload(ctx, image['id'], src)
+    with pytest.raises(exception.Conflict):
+        client.upload(ctx, image['id'], src)
+
+
+def test_update_sets_and_removes(client, ctx):
+    image = _new(client, ctx, name='before', properties={
+        'kernel_id': KERNEL_ID, 'ramdisk_id': RAMDISK_ID, 'drop_me': 'x'})
+    updated = client.update(ctx, image['id'],
+                            {'name': 'after', 'min_disk': 2,
+                             'properties': {'hw_rng_model': 'virtio'}},
+                            remove=['drop_me', 'never_there'])
+    assert updated['name'] == 'after'
+    assert updated['min_disk'] == 2
+    assert updated['hw_rng_model'] == 'virtio'
+    assert 'drop_me' not in updated
+    assert (updated['kernel_id'], updated['ramdisk_id']) == (KERNEL_ID,
+                                                             RAMDISK_ID)
+    assert client.show(ctx, image['id']) == updated
+
+
+def test_update_ignores_read_only_attributes(client, ctx):
+    image = _new(client, ctx, name='x')
+    again = dict(image, name='y')
+    assert client.update(ctx, image['id'], again)['name'] == 'y'
+
+
+def test_delete_and_protected_delete(client, ctx):
+    image = _new(client, ctx, protected=True)
+    with pytest.raises(exception.Forbidden):
+        client.delete(ctx, image['id'])
+    client.update(ctx, image['id'], {'protected': False})
+    client.delete(ctx, image['id'])
+    with pytest.raises(exception.ImageNotFound):
+        client.show(ctx, image['id'])
+
+
+def test_list_follows_next_links(client, ctx):
+    ids = [_new(client, ctx, name='n%d' % i, tags=['t'] if i % 2 else [])['id']
+           for i in range(5)]
+    listed = client.list(ctx, page_size=2)
+    assert [i['id'] for i in listed] == list(reversed(ids))
+    assert [i['name'] for i in client.list(ctx, tag='t', page_size=1)] == [
+        'n3', 'n1']
+    assert [i['name'] for i in client.list(ctx, name='n2')] == ['n2']
+    chosen = client.list(ctx, id='in:%s,%s' % (ids[0], ids[4]))
+    assert sorted(i['id'] for i in chosen) == sorted([ids[0], ids[4]])
+
+
+def test_list_opts_cover_keystoneauth_groups():
+    opts = glance_conf.list_opts()['glance']
+    names = {opt.dest for opt in opts}
+    assert {'num_retries', 'download_chunk_size', 'endpoint_override',
+            'auth_type', 'cafile', 'valid_interfaces'} <= names
+    assert 'min_version' not in names
+    assert all(opt.help for opt in opts if opt.dest in (
+        'num_retries', 'download_chunk_size'))
+
+
+class _FlakyDownloads:
+    """Middleware cutting the first ``failures`` image downloads in half."""
+
+    def __init__(self, app, failures):
+        self.app = app
+        self.failures = failures
+
+    def __call__(self, environ, start_response):
+        if (environ['REQUEST_METHOD'] == 'GET'
+                and environ['PATH_INFO'].endswith('/file') and self.failures):
+            self.failures -= 1
+            body = b''.join(self.app(environ, start_response))
+            return [body[:len(body) // 2]]
+        return self.app(environ, start_response)
+
+
+@pytest.mark.parametrize('retries,succeeds', [(1, True), (0, False)])
+def test_download_retries_broken_transfers(server, ctx, src, tmp_path,
+                                           retries, succeeds):
+    client = glance.GlanceClient(make_conf(endpoint_override=server.url,
+                                           num_retries=retries))
+    image = _new(client, ctx)
+    client.upload(ctx, image['id'], src)
+    server.recorder.app = _FlakyDownloads(server.app, failures=1)
+    dest_dir = tmp_path / 'cache'
+    dest_dir.mkdir()
+    dest = str(dest_dir / 'dest')
+    if succeeds:
+        client.download(ctx, image['id'], dest)
+        assert open(dest, 'rb').read() == open(src, 'rb').read()
+    else:
+        with pytest.raises(exception.ImageServiceError):
+            client.download(ctx, image['id'], dest)
+        assert os.listdir(str(dest_dir)) == []
+
+
+def test_versioned_endpoint_override(server, ctx):
+    client = glance.GlanceClient(make_conf(
+        endpoint_override=server.url + '/v2', num_retries=0))
+    image = _new(client, ctx, name='via-v2')
+    assert client.show(ctx, image['id'])['name'] == 'via-v2'
