@@ -109,6 +109,8 @@ VERSIONS = [
     ('2.102', 'Hypervisor list filtering.'),
     ('2.103', 'Console type list.'),
     ('2.104', 'Upstream master level.'),
+    # Our own microversions start here.
+    ('2.105', 'image_props_override on server create; shown in server show/detail.'),
 ]
 
 MIN_VERSION = VERSIONS[0][0]

@@ -9,6 +9,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
 from nova.compute import api_actions
+from nova.compute import image_props
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -93,6 +94,15 @@ class API(api_actions.ServerActionsMixin):
                                                "image.")
 
     @staticmethod
+    def validate_image_for_flavor(flavor, image):
+        """Effective image properties must parse and agree with the flavor."""
+        props = image_meta_obj.ImageMetaProps.from_dict(image.get('properties', {}))
+        from nova.virt import hardware
+        check = getattr(hardware, 'validate_image_request', None)
+        if check is not None:
+            check(flavor, props)
+
+    @staticmethod
     def _root_image_from_bdms(image_ref, bdms):
         """Resolve the boot source; only image-backed local roots in this cut."""
         roots = [b for b in bdms if str(b.get('boot_index', '')) == '0']
@@ -128,9 +138,12 @@ class API(api_actions.ServerActionsMixin):
             raise exception.Invalid(reason='Missing imageRef attribute')
         image = self._get_image(context, image_ref)
         self._check_image_fits(image, flavor)
-        internal = glance.image_dict_to_internal(image)
-        # Fail now, not on the compute host, when the image carries bad props.
-        image_meta_obj.ImageMetaProps.from_dict(internal.get('properties', {}))
+        overrides = server.get('image_props_override') or {}
+        if overrides:
+            image_props.validate_overrides(self.conf, overrides)
+        internal = image_props.effective_image(glance.image_dict_to_internal(image), overrides)
+        # Fail now, not on the compute host, when the effective props are bad.
+        self.validate_image_for_flavor(flavor, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
@@ -144,6 +157,7 @@ class API(api_actions.ServerActionsMixin):
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
+        base['image_props_override'] = overrides or None
         instances = []
         try:
             for index in range(max_count):

@@ -127,14 +127,16 @@ class ServerActionsMixin:
         """Validate the new image fully, then rebuild on the same host."""
         from nova.compute import api as api_mod
         from nova.image import glance, sysmeta
-        from nova.objects import image_meta as image_meta_obj
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = api_mod.image_id_from_ref(spec['imageRef'])
         image = self._get_image(context, image_id)
         self._check_image_fits(image, instance['flavor'])
-        internal = glance.image_dict_to_internal(image)
-        image_meta_obj.ImageMetaProps.from_dict(internal.get('properties', {}))
+        from nova.compute import image_props
+        # The server's boot-time overrides apply to the new image too.
+        internal = image_props.effective_image(glance.image_dict_to_internal(image),
+                                               instance['image_props_override'] or {})
+        self.validate_image_for_flavor(instance['flavor'], internal)
         password = spec.get('adminPass') or (
             api_mod.generate_password() if self.conf.api.enable_instance_password else None)
         system_metadata = {k: v for k, v in instance['system_metadata'].items()

@@ -62,6 +62,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
             reserved_memory_mb=self.conf.reserved_host_memory_mb,
             reserved_disk_mb=self.conf.reserved_host_disk_mb)
         resources.setdefault('hypervisor_hostname', self.host)
+        resources['capabilities'] = _capabilities(resources, self.driver)
         self.db.compute_node_update(self.host, resources)
 
     def _reconcile_on_start(self):
@@ -175,6 +176,19 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
         self.driver.destroy(context, instance, destroy_disks=True)
         self.db.instance_destroy(row['uuid'])
         self._release(row['flavor'])
+
+
+def _capabilities(resources, driver):
+    """What the scheduler's image-property filter needs to know about this host."""
+    import json
+    cpu_info = resources.get('cpu_info') or '{}'
+    if isinstance(cpu_info, str):
+        cpu_info = json.loads(cpu_info)
+    caps = {'arch': cpu_info.get('arch'), 'hypervisor_type': resources.get('hypervisor_type'),
+            'cpus': resources.get('vcpus')}
+    caps.update({k: v for k, v in getattr(driver, 'capabilities', {}).items()
+                 if isinstance(v, (bool, int, str))})
+    return caps
 
 
 def _obj(row):

@@ -34,7 +34,8 @@ class ConductorManager:
             with actions.event(self.db, context, instance.uuid,
                                'conductor_schedule_and_build_instances'):
                 node = self.scheduler.select_and_claim(
-                    flavor, force_host=request_spec.get('force_host'))
+                    flavor, force_host=request_spec.get('force_host'),
+                    image_props=(image or {}).get('properties'))
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return

@@ -3,6 +3,7 @@
 import math
 
 from nova import exception
+from nova.conductor import filters
 from nova.db import api as db_api
 
 
@@ -24,12 +25,13 @@ class Scheduler:
         self.conf = conf
         self.db = db
 
-    def select_and_claim(self, flavor, exclude=(), force_host=None):
+    def select_and_claim(self, flavor, exclude=(), force_host=None, image_props=None):
         vcpus, memory_mb, disk_gb = requested_resources(flavor)
         up_since = db_api.utcnow_minus(self.conf.service_down_time)
         nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
         nodes = [n for n in nodes if n['host'] not in exclude
-                 and (force_host is None or n['host'] == force_host)]
+                 and (force_host is None or n['host'] == force_host)
+                 and filters.image_props_filter(n, image_props or {}, flavor)]
         for node in sorted(nodes, key=_free_ram, reverse=True):
             # Another conductor may have taken the room since the query:
             # the claim re-checks capacity inside the UPDATE itself.

@@ -57,6 +57,10 @@ listen_opts = [
 def register_opts(conf):
     conf.register_opts(opts, group=GROUP)
     conf.register_opts(listen_opts)
+    # [oslo_policy] (policy_file...) must exist before the enforcer is built,
+    # so config files and tests can set it.
+    from oslo_policy import opts as policy_opts
+    policy_opts.set_defaults(conf)
 
 
 def list_opts():

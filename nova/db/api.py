@@ -393,7 +393,9 @@ class Database:
         capacity = {k: resources[k] for k in (
             'hypervisor_hostname', 'hypervisor_type', 'hypervisor_version', 'vcpus',
             'memory_mb', 'local_gb', 'cpu_allocation_ratio', 'ram_allocation_ratio',
-            'disk_allocation_ratio', 'reserved_memory_mb', 'reserved_disk_mb') if k in resources}
+            'disk_allocation_ratio', 'reserved_memory_mb', 'reserved_disk_mb',
+            'capabilities') if k in resources}
+        capacity = _encode(NODES, capacity)
         capacity['updated_at'] = _now()
         with self.engine.begin() as conn:
             count = conn.execute(NODES.update().where(NODES.c.host == host)

@@ -123,6 +123,9 @@ def create(req):
     server = body['server']
     if server.get('host') or server.get('hypervisor_hostname'):
         ctx.can('os_compute_api:servers:create:forced_host', target={})
+    if 'image_props_override' in server:
+        ctx.can('os_compute_api:servers:create:image_props_override',
+                target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     networks = server.get('networks')
     instances, admin_password = req.app.compute_api.create(ctx, server, networks=networks)
     if strutils.bool_from_string(server.get('return_reservation_id', False)):

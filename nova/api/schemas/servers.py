@@ -130,10 +130,20 @@ create_v2_90['properties']['server']['properties']['hostname'] = {
 create_v2_94 = copy.deepcopy(create_v2_90)
 create_v2_94['properties']['server']['properties']['hostname']['maxLength'] = 255
 
+# 2.105: image_props_override, a flat object of string values.
+create_v2_105 = copy.deepcopy(create_v2_94)
+create_v2_105['properties']['server']['properties']['image_props_override'] = {
+    'type': 'object',
+    'patternProperties': {
+        r'^[a-zA-Z0-9_:.\-]{1,255}$': {'type': 'string', 'maxLength': 255},
+    },
+    'additionalProperties': False,
+}
+
 
 def create_schema(version):
     """The create schema that applies at ``version`` (newest threshold first)."""
-    for threshold, schema in ((2, 94), create_v2_94), ((2, 90), create_v2_90), \
+    for threshold, schema in ((2, 105), create_v2_105), ((2, 94), create_v2_94), ((2, 90), create_v2_90), \
             ((2, 74), create_v2_74), ((2, 67), create_v2_67), ((2, 63), create_v2_63), \
             ((2, 57), create_v2_57), ((2, 52), create_v2_52), ((2, 37), create_v2_37), \
             ((2, 32), create_v2_32), ((2, 19), create_v2_19):

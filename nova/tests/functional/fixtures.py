@@ -85,6 +85,9 @@ class RunningAio:
             server = body['server']
             if server['status'] in statuses:
                 return server
+            if server['status'] == 'ERROR':
+                raise AssertionError('server %s went to ERROR: %s'
+                                     % (server_id, server.get('fault')))
             if time.monotonic() > deadline:
                 raise AssertionError('server %s stuck in %s' % (server_id, server['status']))
             time.sleep(0.05)
