@@ -42,7 +42,11 @@ def write_clouds_yaml(conf, compute_url, image_url):
             '  nova-aio:\n'
             '    auth_type: none\n'
             '    compute_endpoint_override: %s\n'
-            '    image_endpoint_override: %s\n' % (compute_url, image_url))
+            '    image_endpoint_override: %s\n'
+            # openstackclient sets up an identity client even with auth_type
+            # none; any endpoint that answers a version document will do.
+            '    identity_endpoint_override: %s\n'
+            '    identity_api_version: 3\n' % (compute_url, image_url, image_url))
     return path
 
 

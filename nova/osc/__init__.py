@@ -1,0 +1,1 @@
+"""openstackclient extensions shipped with the service (cliff command hooks)."""
