@@ -6,6 +6,7 @@ from nova.compute import rpcapi as compute_rpcapi
 from nova.conductor import rpcapi as conductor_rpcapi
 from nova.db import api as db_api
 from nova.image import glance
+from nova.volume import cinder
 
 
 def database(conf):
@@ -16,7 +17,8 @@ def compute_api(conf, db):
     policy.init(conf)
     return compute_api_mod.API(conf, db, glance.GlanceClient(conf),
                                conductor_rpcapi.ConductorAPI(conf),
-                               compute_rpcapi.ComputeAPI(conf))
+                               compute_rpcapi.ComputeAPI(conf),
+                               volume_api=cinder.CinderClient(conf))
 
 
 def api_app(conf, db):
@@ -37,7 +39,8 @@ def compute_service(conf, db):
     from nova.virt.libvirt import driver as libvirt_driver
     image_api = glance.GlanceClient(conf)
     driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
-    mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api)
+    mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api,
+                                 volume_api=cinder.CinderClient(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,

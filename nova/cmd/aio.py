@@ -4,6 +4,7 @@ import logging
 import os
 
 import nova.conf
+from nova import context as nova_context
 from nova import wiring
 from nova import wsgi_server
 from nova.cmd import common
@@ -74,6 +75,7 @@ class AllInOne:
         self.servers.append(server)
         self.urls['image'] = image_url
         _point_image_client(conf, image_url)
+        self._start_volume_endpoint(conf)
         for build in (wiring.conductor_service, wiring.compute_service):
             svc = build(conf, db)
             svc.start()
@@ -84,6 +86,24 @@ class AllInOne:
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
         self.db = db
         return self
+
+    def _start_volume_endpoint(self, conf):
+        from nova.embedded.volume import app as volume_app
+        from nova.image import glance
+        images = glance.GlanceClient(conf)
+        admin = nova_context.get_admin_context()
+
+        def fetch(image_id, dest_path):
+            return images.download(admin, image_id, dest_path)
+        volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
+                                     image_fetcher=fetch)
+        server, _t, url = wsgi_server.serve_in_thread(volume, conf.aio.listen,
+                                                      conf.aio.volume_port)
+        self.servers.append(server)
+        self.urls['volume'] = url
+        if not conf.cinder.endpoint_override:
+            conf.set_override('endpoint_override', url, group='cinder')
+            conf.set_override('auth_type', 'none', group='cinder')
 
     def stop(self):
         for server in self.servers:

@@ -9,6 +9,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
 from nova.compute import api_actions
+from nova.compute import block_device
 from nova.compute import image_props
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
@@ -39,8 +40,9 @@ def image_id_from_ref(ref):
 class API(api_actions.ServerActionsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
-    def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi):
+    def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
         self.conf = conf
+        self.volume_api = volume_api
         self.db = db
         self.image_api = image_api
         self.conductor_api = conductor_api
@@ -102,30 +104,6 @@ class API(api_actions.ServerActionsMixin):
         if check is not None:
             check(flavor, props)
 
-    @staticmethod
-    def _root_image_from_bdms(image_ref, bdms):
-        """Resolve the boot source; only image-backed local roots in this cut."""
-        roots = [b for b in bdms if str(b.get('boot_index', '')) == '0']
-        if len(roots) > 1:
-            raise exception.Invalid(reason='Boot sequence for the instance and image/'
-                                           'block device mapping combination is not valid.')
-        for bdm in bdms:
-            if bdm.get('source_type') != 'image' or bdm.get('destination_type', 'local') != 'local':
-                raise exception.Invalid(reason='Block device mapping %s/%s is not supported '
-                                               'by this deployment yet.'
-                                               % (bdm.get('source_type'),
-                                                  bdm.get('destination_type')))
-            if str(bdm.get('boot_index', '')) != '0':
-                raise exception.Invalid(reason='Only the root image block device mapping '
-                                               'is supported by this deployment yet.')
-        if roots:
-            bdm_image = roots[0].get('uuid') or roots[0].get('image_id')
-            if image_ref and bdm_image != image_ref:
-                raise exception.Invalid(reason='imageRef %s does not match the root block '
-                                               'device mapping image %s.' % (image_ref, bdm_image))
-            return bdm_image
-        return image_ref
-
     def create(self, context, server, networks=None):
         """Validate everything, write the instances, and cast the build.
 
@@ -133,15 +111,15 @@ class API(api_actions.ServerActionsMixin):
         """
         flavor = self._get_flavor(server['flavorRef'])
         image_ref = image_id_from_ref(server.get('imageRef') or '')
-        image_ref = self._root_image_from_bdms(image_ref, server.get('block_device_mapping_v2', []))
-        if not image_ref:
-            raise exception.Invalid(reason='Missing imageRef attribute')
-        image = self._get_image(context, image_ref)
-        self._check_image_fits(image, flavor)
+        bdms, root = block_device.normalize(server.get('block_device_mapping_v2'), image_ref,
+                                            flavor)
+        self._check_volumes(context, bdms)
+        internal = self._boot_image(context, root, flavor)
+        image_ref = root['image_id'] if root['kind'] == 'image' else ''
         overrides = server.get('image_props_override') or {}
         if overrides:
             image_props.validate_overrides(self.conf, overrides)
-        internal = image_props.effective_image(glance.image_dict_to_internal(image), overrides)
+        internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
         if networks not in (None, 'none', 'auto'):
@@ -165,7 +143,7 @@ class API(api_actions.ServerActionsMixin):
                 if max_count > 1:
                     values['display_name'] = '%s-%d' % (server['name'], index + 1)
                     values['hostname'] = sanitize_hostname(values['display_name'])
-                row = self.db.instance_create(values, bdms=[self._root_bdm(image_ref, flavor)])
+                row = self.db.instance_create(values, bdms=bdms)
                 self.db.action_start(context, row['uuid'], 'create')
                 instances.append(row)
             objs = [instance_obj.Instance.from_db(r) for r in instances]
@@ -206,11 +184,47 @@ class API(api_actions.ServerActionsMixin):
             'created_at': timeutils.utcnow().replace(microsecond=0),
         }
 
-    @staticmethod
-    def _root_bdm(image_ref, flavor):
-        return {'source_type': 'image', 'destination_type': 'local', 'image_id': image_ref,
-                'boot_index': 0, 'delete_on_termination': True, 'device_type': 'disk',
-                'volume_size': flavor['root_gb'] or None}
+    def _boot_image(self, context, root, flavor):
+        """The internal-form image whose properties the instance boots with.
+
+        Volume roots take the image the volume was made from, as upstream:
+        the request's image for image->volume, else the volume's
+        volume_image_metadata.
+        """
+        if root['image_id']:
+            image = self._get_image(context, root['image_id'])
+            if root['kind'] == 'image':
+                self._check_image_fits(image, flavor)
+            return glance.image_dict_to_internal(image)
+        bdm = root['bdm']
+        meta = {}
+        if bdm.get('volume_id'):
+            volume = self.volume_api.get(context, bdm['volume_id'])
+            meta = dict(volume.get('volume_image_metadata') or {})
+        core = {k: meta.pop(k) for k in ('min_ram', 'min_disk', 'disk_format',
+                                         'container_format', 'size', 'checksum',
+                                         'image_id', 'image_name') if k in meta}
+        return dict(core, properties=meta, status='active')
+
+    def _check_volumes(self, context, bdms):
+        """Existing volumes must exist and be available before anything is written."""
+        for bdm in bdms:
+            if bdm['source_type'] == 'volume':
+                try:
+                    volume = self.volume_api.get(context, bdm['volume_id'])
+                except exception.VolumeNotFound:
+                    raise exception.Invalid(reason='Volume %s could not be found.'
+                                            % bdm['volume_id'])
+                if volume['status'] != 'available':
+                    raise exception.Invalid(reason='Volume %s status must be available, '
+                                                   'but it is %s.' % (bdm['volume_id'],
+                                                                       volume['status']))
+            elif bdm['source_type'] == 'snapshot':
+                try:
+                    self.volume_api.get_snapshot(context, bdm['snapshot_id'])
+                except exception.NotFound:
+                    raise exception.Invalid(reason='Snapshot %s could not be found.'
+                                            % bdm['snapshot_id'])
 
     # -- update / delete -----------------------------------------------------
     def update(self, context, instance, values):

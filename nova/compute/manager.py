@@ -11,6 +11,7 @@ from nova import exception
 from nova.compute import actions
 from nova.compute import manager_image
 from nova.compute import manager_power
+from nova.compute import manager_volumes
 from nova.compute import power_state
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
@@ -26,11 +27,13 @@ _RESET_ON_START = {
 }
 
 
-class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
+class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
+                     manager_volumes.VolumesMixin):
     target = messaging.Target(version='1.0')
 
-    def __init__(self, conf, db, driver, host=None, image_api=None):
+    def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
         self.conf = conf
+        self.volume_api = volume_api
         self.image_api = image_api
         self.db = db
         self.driver = driver
@@ -42,10 +45,6 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
         """One operation at a time per instance on this host."""
         with self._locks_guard:
             return self._locks.setdefault(uuid, threading.Lock())
-
-    def block_device_info(self, context, instance):
-        """The driver's view of the instance's disks (volumes come later)."""
-        return None
 
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
@@ -125,10 +124,20 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
         try:
             with actions.event(self.db, context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
+                # Compare-and-swap: a delete arriving meanwhile wins.
+                self.db.instance_update(instance.uuid,
+                                        {'task_state': vs.BLOCK_DEVICE_MAPPING},
+                                        expected_task_state=[vs.SPAWNING])
+                self.prepare_volumes(context, instance)
+                self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                        expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
                 image_meta = image_meta_obj.ImageMeta.from_instance(instance)
+                bdi = self.block_device_info(context, instance)
                 self.driver.spawn(context, instance, image_meta, injected_files=[],
                                   admin_password=admin_password, allocations=None,
-                                  block_device_info=None)
+                                  block_device_info=bdi)
+                self.complete_volumes(context, instance)
+                self._record_devices(instance, image_meta, bdi)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
             LOG.exception('Build of %s failed', instance.uuid)
             self._build_failed(context, instance, exc)
@@ -143,12 +152,29 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
             # Deleted while spawning; the delete path cleans up the guest.
             LOG.info('Instance %s was deleted during spawn', instance.uuid)
 
+    def _record_devices(self, instance, image_meta, bdi):
+        """Keep the device names the driver chose, so they survive reboots."""
+        names_of = getattr(self.driver, 'get_device_names', None)
+        if names_of is None:
+            return
+        names = names_of(instance, image_meta, bdi)
+        root = names.pop('root', None)
+        if root:
+            self.db.instance_update(instance.uuid, {'root_device_name': root})
+        self.record_device_names(instance, names)
+
     def _build_failed(self, context, instance, exc):
         actions.record_fault(self.db, instance.uuid, exc, host=self.host)
         try:
-            self.driver.destroy(context, instance, destroy_disks=True)
+            self.driver.destroy(context, instance, destroy_disks=True,
+                                block_device_info=self.block_device_info(context, instance))
         except Exception:  # noqa: BLE001
             LOG.exception('Cleanup after failed build of %s failed', instance.uuid)
+        try:
+            # Leave the volumes available for the user, not stuck attaching.
+            self.disconnect_volumes(context, instance)
+        except Exception:  # noqa: BLE001
+            LOG.exception('Volume cleanup after failed build of %s failed', instance.uuid)
         # The claim stays with the instance until it is deleted, like upstream
         # keeps an ERROR instance on its host; delete releases it exactly once.
         try:
@@ -173,7 +199,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin):
 
     def _terminate(self, context, row):
         instance = _obj(row)
-        self.driver.destroy(context, instance, destroy_disks=True)
+        self.driver.destroy(context, instance, destroy_disks=True,
+                            block_device_info=self.block_device_info(context, instance))
+        self.disconnect_volumes(context, instance, delete_volumes=True)
         self.db.instance_destroy(row['uuid'])
         self._release(row['flavor'])
 

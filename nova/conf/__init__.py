@@ -12,6 +12,7 @@ _MODULES = (
     'conductor',
     'database',
     'glance',
+    'cinder',
     'libvirt',
     'rpc',
     'aio',

@@ -1,0 +1,149 @@
+"""Compute manager: volumes of an instance (create, connect, attach, detach, clean up)."""
+
+import json
+import logging
+import platform
+
+from nova import exception
+from nova.compute import actions
+from nova.compute import block_device
+
+LOG = logging.getLogger(__name__)
+
+
+class VolumesMixin:
+    """Mixed into ComputeManager; needs self.volume_api, self.db, self.driver."""
+
+    def connector(self):
+        return {'host': self.host, 'initiator': None, 'platform': platform.machine(),
+                'os_type': 'linux', 'multipath': False, 'do_local_attach': False}
+
+    def bdms(self, instance_uuid):
+        return self.db.bdm_get_by_instance(instance_uuid)
+
+    def block_device_info(self, context, instance):
+        return block_device.block_device_info(self.bdms(instance.uuid),
+                                              instance.root_device_name)
+
+    def prepare_volumes(self, context, instance):
+        """Create requested volumes, then connect every volume to this host."""
+        timeout = self.conf.cinder.volume_wait_timeout
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume':
+                continue
+            if not bdm['volume_id']:
+                volume = self.volume_api.create(
+                    context, bdm['volume_size'], '%s-%s' % (instance.display_name or
+                                                            instance.uuid, bdm['uuid'][:8]),
+                    image_id=bdm['image_id'] if bdm['source_type'] == 'image' else None,
+                    snapshot_id=bdm['snapshot_id'], volume_type=bdm['volume_type'])
+                self.db.bdm_update(bdm['uuid'], {'volume_id': volume['id']})
+                self.volume_api.wait_for_status(context, volume['id'], ['available'],
+                                                timeout=timeout)
+                bdm['volume_id'] = volume['id']
+            if bdm['attachment_id']:
+                continue
+            self.connect_volume(context, instance, bdm)
+
+    def connect_volume(self, context, instance, bdm, mountpoint=None):
+        attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
+                                                       instance.uuid)
+        try:
+            attachment = self.volume_api.attachment_update(
+                context, attachment['id'], self.connector(),
+                mountpoint=mountpoint or bdm['device_name'])
+        except Exception:
+            self.volume_api.attachment_delete(context, attachment['id'])
+            raise
+        return self.db.bdm_update(bdm['uuid'], {
+            'attachment_id': attachment['id'],
+            'connection_info': json.dumps(attachment['connection_info'])})
+
+    def complete_volumes(self, context, instance):
+        for bdm in self.bdms(instance.uuid):
+            if bdm['attachment_id']:
+                self.volume_api.attachment_complete(context, bdm['attachment_id'])
+
+    def record_device_names(self, instance, names):
+        """Store the device names the driver gave each disk back into the BDMs."""
+        for bdm in self.bdms(instance.uuid):
+            key = bdm['volume_id'] or bdm['uuid']
+            name = names.get(key)
+            if name and name != bdm['device_name']:
+                self.db.bdm_update(bdm['uuid'], {'device_name': name})
+
+    def disconnect_volumes(self, context, instance, delete_volumes=False):
+        """Detach every volume from this host; optionally delete those marked so."""
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume':
+                continue
+            if bdm['attachment_id']:
+                try:
+                    self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                except exception.NotFound:
+                    pass
+                self.db.bdm_update(bdm['uuid'], {'attachment_id': None,
+                                                 'connection_info': None})
+            if delete_volumes and bdm['delete_on_termination'] and bdm['volume_id']:
+                self._delete_volume(context, bdm['volume_id'])
+
+    def _delete_volume(self, context, volume_id):
+        try:
+            self.volume_api.wait_for_status(context, volume_id, ['available', 'error'],
+                                            timeout=self.conf.cinder.volume_wait_timeout)
+            self.volume_api.delete(context, volume_id)
+        except exception.NotFound:
+            pass
+        except Exception:  # noqa: BLE001 - a stuck volume must not block the delete.
+            LOG.exception('Could not delete volume %s', volume_id)
+
+    # -- hot attach / detach ------------------------------------------------
+    def attach_volume(self, context, instance, bdm_uuid):
+        with self._lock(instance.uuid):
+            bdm = next((b for b in self.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
+            if bdm is None:
+                return
+            try:
+                with actions.event(self.db, context, instance.uuid,
+                                   'compute_attach_volume', host=self.host):
+                    bdm = self.connect_volume(context, instance, bdm)
+                    try:
+                        self.driver.attach_volume(
+                            context, json.loads(bdm['connection_info']), instance,
+                            bdm['device_name'], disk_bus=bdm['disk_bus'],
+                            device_type=bdm['device_type'])
+                    except Exception:
+                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                        raise
+                    self.volume_api.attachment_complete(context, bdm['attachment_id'])
+            except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
+                LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
+                              instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self.db.bdm_destroy(bdm['uuid'])
+
+    def detach_volume(self, context, instance, volume_id):
+        with self._lock(instance.uuid):
+            bdm = next((b for b in self.bdms(instance.uuid) if b['volume_id'] == volume_id),
+                       None)
+            if bdm is None:
+                return
+            try:
+                with actions.event(self.db, context, instance.uuid,
+                                   'compute_detach_volume', host=self.host):
+                    if bdm['connection_info']:
+                        self.driver.detach_volume(context, json.loads(bdm['connection_info']),
+                                                  instance, bdm['device_name'])
+                    if bdm['attachment_id']:
+                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+            except Exception as exc:  # noqa: BLE001 - the volume stays attached.
+                LOG.exception('Detaching volume %s from %s failed', volume_id, instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                return
+            self.db.bdm_destroy(bdm['uuid'])
+            if bdm['delete_on_termination'] is None:
+                pass
+
+    def reserve_device_name(self, context, instance, bus=None, requested=None):
+        """The device name the next volume gets (the persistent domain is the truth)."""
+        return self.driver.get_next_volume_device(instance, bus=bus, requested=requested)
