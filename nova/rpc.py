@@ -26,6 +26,9 @@ class RequestContextSerializer(messaging.Serializer):
 
 
 _TRANSPORTS = {}
+# Exceptions raised by a remote service that callers may catch by class
+# (e.g. a compute host refusing a rescue with exception.Invalid -> 400).
+ALLOWED_EXMODS = ['nova.exception']
 
 
 def get_transport(conf):
@@ -34,7 +37,8 @@ def get_transport(conf):
     in one test process must not hear each other."""
     key = (id(conf), conf.transport_url or 'fake:/')
     if key not in _TRANSPORTS:
-        _TRANSPORTS[key] = messaging.get_rpc_transport(conf, url=key[1])
+        _TRANSPORTS[key] = messaging.get_rpc_transport(
+            conf, url=key[1], allowed_remote_exmods=ALLOWED_EXMODS)
     return _TRANSPORTS[key]
 
 

@@ -111,6 +111,7 @@ VERSIONS = [
     ('2.104', 'Upstream master level.'),
     # Our own microversions start here.
     ('2.105', 'image_props_override on server create; shown in server show/detail.'),
+    ('2.106', 'image_props_override on the rescue action, for that rescue only.'),
 ]
 
 MIN_VERSION = VERSIONS[0][0]
@@ -131,6 +132,7 @@ LOCKED_REASON = (2, 73)
 FULL_UPDATE_BODY = (2, 75)
 HOSTNAME_FOR_USERS = (2, 90)
 PINNED_AZ = (2, 96)
+RESCUE_VOLUME_BACKED = (2, 87)
 IMAGE_PROPERTIES = (2, 98)
 SCHEDULER_HINTS = (2, 100)
 IMAGE_PROPS_OVERRIDE = (2, 105)

@@ -7,11 +7,13 @@ from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import flavors
 from nova.api.handlers import instance_actions
+from nova.api.handlers import rescue  # noqa: F401 - registers its actions
 from nova.api.handlers import server_actions
 from nova.api.handlers import server_metadata
 from nova.api.handlers import server_tags
 from nova.api.handlers import servers
 from nova.api.handlers import versions
+from nova.api.handlers import volume_attachments
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
 
@@ -47,6 +49,11 @@ ROUTES = [
     ('/servers/{server_id}/tags/{tag}', {'GET': m(server_tags.show, TAGS),
                                          'PUT': m(server_tags.update, TAGS),
                                          'DELETE': m(server_tags.delete, TAGS)}),
+    ('/servers/{server_id}/os-volume_attachments',
+     {'GET': m(volume_attachments.index), 'POST': m(volume_attachments.create)}),
+    ('/servers/{server_id}/os-volume_attachments/{volume_id}',
+     {'GET': m(volume_attachments.show), 'PUT': m(volume_attachments.update),
+      'DELETE': m(volume_attachments.delete)}),
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),

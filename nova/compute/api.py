@@ -9,6 +9,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
 from nova.compute import api_actions
+from nova.compute import api_rescue
 from nova.compute import block_device
 from nova.compute import image_props
 from nova.compute import vm_states as vs
@@ -37,7 +38,7 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin):
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

@@ -154,3 +154,46 @@ class ServerActionsMixin:
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password)
         return self.db.instance_get(instance['uuid']), password
+
+    # -- volumes -----------------------------------------------------------------
+    def attach_volume(self, context, instance, volume_id, device=None, tag=None,
+                      delete_on_termination=False):
+        """Check everything, reserve a device name, record the BDM, then cast."""
+        self.check_locked(context, instance)
+        check_state(instance, VOLUME_SPEC)
+        try:
+            volume = self.volume_api.get(context, volume_id)
+        except exception.VolumeNotFound:
+            raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
+        if volume['status'] != 'available':
+            raise exception.Invalid(reason='Volume %s status must be available, but it is '
+                                           '%s.' % (volume_id, volume['status']))
+        for bdm in self.db.bdm_get_by_instance(instance['uuid']):
+            if bdm['volume_id'] == volume_id:
+                raise exception.Invalid(reason='Volume %s is already attached to the '
+                                               'server.' % volume_id)
+        inst = instance_obj.Instance.from_db(instance)
+        device = self.compute_rpcapi.reserve_device_name(context, inst, inst.host,
+                                                         requested=device)
+        bdm = self.db.bdm_create({
+            'instance_uuid': instance['uuid'], 'source_type': 'volume',
+            'destination_type': 'volume', 'volume_id': volume_id, 'device_name': device,
+            'device_type': 'disk', 'delete_on_termination': bool(delete_on_termination),
+            'tag': tag, 'boot_index': None})
+        self.db.action_start(context, instance['uuid'], 'attach_volume')
+        self.compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
+        return bdm
+
+    def detach_volume(self, context, instance, bdm):
+        self.check_locked(context, instance)
+        check_state(instance, VOLUME_SPEC)
+        if bdm['boot_index'] == 0:
+            raise exception.Invalid(reason="Can't detach root device volume")
+        self.db.action_start(context, instance['uuid'], 'detach_volume')
+        inst = instance_obj.Instance.from_db(instance)
+        self.compute_rpcapi.detach_volume(context, inst, inst.host, bdm['volume_id'])
+
+
+# Upstream allows volume attach/detach in these states (not while rescued).
+VOLUME_SPEC = ActionSpec('attach_volume', (vs.ACTIVE, vs.PAUSED, vs.STOPPED, vs.SUSPENDED,
+                                           vs.RESIZED), (None,), None)

@@ -11,6 +11,7 @@ from nova import exception
 from nova.compute import actions
 from nova.compute import manager_image
 from nova.compute import manager_power
+from nova.compute import manager_rescue
 from nova.compute import manager_volumes
 from nova.compute import power_state
 from nova.compute import vm_states as vs
@@ -28,7 +29,7 @@ _RESET_ON_START = {
 
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
-                     manager_volumes.VolumesMixin):
+                     manager_volumes.VolumesMixin, manager_rescue.RescueMixin):
     target = messaging.Target(version='1.0')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):

@@ -141,9 +141,10 @@ class VolumesMixin:
                 actions.record_fault(self.db, instance.uuid, exc, host=self.host)
                 return
             self.db.bdm_destroy(bdm['uuid'])
-            if bdm['delete_on_termination'] is None:
-                pass
 
-    def reserve_device_name(self, context, instance, bus=None, requested=None):
+    def reserve_device_name(self, context, instance, requested=None, bus=None):
         """The device name the next volume gets (the persistent domain is the truth)."""
-        return self.driver.get_next_volume_device(instance, bus=bus, requested=requested)
+        from nova.objects import image_meta as image_meta_obj
+        image_meta = image_meta_obj.ImageMeta.from_instance(instance)
+        return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
+                                                  requested=requested)

@@ -46,3 +46,26 @@ class ComputeAPI:
     def rebuild_instance(self, context, instance, host, image, admin_password=None):
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
                                  admin_password=admin_password)
+
+    def reserve_device_name(self, context, instance, host, requested=None, bus=None):
+        return self._prepare(host, timeout=30).call(
+            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus)
+
+    def attach_volume(self, context, instance, host, bdm_uuid):
+        self._prepare(host).cast(context, 'attach_volume', instance=instance,
+                                 bdm_uuid=bdm_uuid)
+
+    def detach_volume(self, context, instance, host, volume_id):
+        self._prepare(host).cast(context, 'detach_volume', instance=instance,
+                                 volume_id=volume_id)
+
+    def validate_rescue(self, context, instance, host, rescue_image):
+        return self._prepare(host, timeout=30).call(
+            context, 'validate_rescue', instance=instance, rescue_image=rescue_image)
+
+    def rescue_instance(self, context, instance, host, rescue_image, password):
+        self._prepare(host).cast(context, 'rescue_instance', instance=instance,
+                                 rescue_image=rescue_image, rescue_password=password)
+
+    def unrescue_instance(self, context, instance, host):
+        self._prepare(host).cast(context, 'unrescue_instance', instance=instance)

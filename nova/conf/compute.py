@@ -12,6 +12,9 @@ opts = [
     cfg.IntOpt('shutdown_timeout', default=60, min=0,
                help='Seconds to wait for a guest to shut down cleanly (ACPI) on '
                     'stop before it is powered off; 0 powers off at once.'),
+    cfg.IntOpt('rescue_timeout', default=0, min=0,
+               help='Seconds after which a rescued instance is unrescued '
+                    'automatically; 0 disables.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,

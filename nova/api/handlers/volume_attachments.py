@@ -1,0 +1,119 @@
+"""Handlers of /servers/{id}/os-volume_attachments: list, show, attach, update, detach."""
+
+import copy
+
+from nova.api import validation
+from nova.api import wsgi
+from nova.api.schemas import types
+
+_attach_v2_1 = {
+    'type': 'object',
+    'properties': {'volumeAttachment': {
+        'type': 'object',
+        'properties': {'volumeId': types.uuid,
+                       'device': {'type': ['string', 'null'],
+                                  'pattern': '(^/dev/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$'}},
+        'required': ['volumeId'], 'additionalProperties': False}},
+    'required': ['volumeAttachment'], 'additionalProperties': False,
+}
+# 2.49: tag.
+_attach_v2_49 = copy.deepcopy(_attach_v2_1)
+_attach_v2_49['properties']['volumeAttachment']['properties']['tag'] = types.tag
+# 2.79: delete_on_termination.
+_attach_v2_79 = copy.deepcopy(_attach_v2_49)
+_attach_v2_79['properties']['volumeAttachment']['properties'][
+    'delete_on_termination'] = {'type': 'boolean'}
+
+_update_v2_85 = copy.deepcopy(_attach_v2_79)
+del _update_v2_85['properties']['volumeAttachment']['properties']['tag']
+_update_v2_85['properties']['volumeAttachment']['properties'].update(
+    {'id': {}, 'serverId': {}, 'device': {}, 'tag': {}})
+
+
+def _attach_schema(version):
+    if version >= (2, 79):
+        return _attach_v2_79
+    if version >= (2, 49):
+        return _attach_v2_49
+    return _attach_v2_1
+
+
+def view(req, bdm, server_id, listing=False):
+    body = {'serverId': server_id, 'volumeId': bdm['volume_id'], 'device': bdm['device_name']}
+    if not (listing and req.is_at_least((2, 89))):
+        body['id'] = bdm['volume_id']
+    if req.is_at_least((2, 70)):
+        body['tag'] = bdm['tag']
+    if req.is_at_least((2, 79)):
+        body['delete_on_termination'] = bool(bdm['delete_on_termination'])
+    if listing and req.is_at_least((2, 89)):
+        body['attachment_id'] = bdm['attachment_id']
+        body['bdm_uuid'] = bdm['uuid']
+    return body
+
+
+def _instance(req, server_id, policy):
+    instance = req.app.compute_api.get(req.context, server_id)
+    req.context.can('os_compute_api:os-volumes-attachments:' + policy,
+                    target={'project_id': instance['project_id']})
+    return instance
+
+
+def _volume_bdms(req, instance):
+    return [b for b in req.app.db.bdm_get_by_instance(instance['uuid'])
+            if b['destination_type'] == 'volume' and b['volume_id']]
+
+
+def _find(req, instance, volume_id):
+    bdm = next((b for b in _volume_bdms(req, instance) if b['volume_id'] == volume_id), None)
+    if bdm is None:
+        raise wsgi.fault(404, 'Volume %s is not attached to the server.' % volume_id)
+    return bdm
+
+
+def index(req, server_id):
+    instance = _instance(req, server_id, 'index')
+    items = [view(req, b, instance['uuid'], listing=True) for b in _volume_bdms(req, instance)]
+    return wsgi.json_response({'volumeAttachments': items})
+
+
+def show(req, server_id, volume_id):
+    instance = _instance(req, server_id, 'show')
+    return wsgi.json_response({'volumeAttachment': view(req, _find(req, instance, volume_id),
+                                                        instance['uuid'], listing=True)})
+
+
+def create(req, server_id):
+    body = validation.validate(_attach_schema(req.api_version), req.json_body())
+    instance = _instance(req, server_id, 'create')
+    spec = body['volumeAttachment']
+    bdm = req.app.compute_api.attach_volume(
+        req.context, instance, spec['volumeId'], device=spec.get('device'),
+        tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False))
+    status = 202 if req.is_at_least((2, 101)) else 200
+    return wsgi.json_response({'volumeAttachment': view(req, bdm, instance['uuid'])},
+                              status=status)
+
+
+def update(req, server_id, volume_id):
+    if not req.is_at_least((2, 85)):
+        raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
+    body = validation.validate(_update_v2_85, req.json_body())
+    instance = _instance(req, server_id, 'update')
+    spec = body['volumeAttachment']
+    if spec['volumeId'] != volume_id:
+        raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
+    bdm = _find(req, instance, volume_id)
+    if 'delete_on_termination' in spec:
+        req.app.db.bdm_update(bdm['uuid'],
+                              {'delete_on_termination': spec['delete_on_termination']})
+    return wsgi.empty_response(202)
+
+
+def delete(req, server_id, volume_id):
+    instance = _instance(req, server_id, 'delete')
+    bdm = _find(req, instance, volume_id)
+    req.app.compute_api.detach_volume(req.context, instance, bdm)
+    return wsgi.empty_response(202)
+
+

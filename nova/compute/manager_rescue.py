@@ -1,0 +1,82 @@
+"""Compute manager: rescue and unrescue, rolled back to a usable state on failure."""
+
+import datetime
+import logging
+
+from oslo_utils import timeutils
+
+from nova import context as nova_context
+from nova import exception
+from nova.compute import actions
+from nova.compute import vm_states as vs
+from nova.objects import image_meta as image_meta_obj
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
+
+
+class RescueMixin:
+    """Mixed into ComputeManager."""
+
+    def validate_rescue(self, context, instance, rescue_image):
+        """Raise exception.Invalid when this host cannot do this rescue."""
+        check = getattr(self.driver, 'validate_rescue_request', None)
+        if check is None:
+            return
+        try:
+            check(instance, image_meta_obj.ImageMeta.from_instance(instance),
+                  image_meta_obj.ImageMeta.from_dict(rescue_image))
+        except exception.Invalid as exc:
+            # Re-raised as a plain Invalid so the API can map it across RPC.
+            raise exception.Invalid(reason=exc.format_message())
+
+    def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
+        with self._lock(instance.uuid):
+            previous = instance.vm_state
+            try:
+                with actions.event(self.db, context, instance.uuid,
+                                   'compute_rescue_instance', host=self.host):
+                    self.driver.rescue(context, instance, None,
+                                       image_meta_obj.ImageMeta.from_dict(rescue_image),
+                                       rescue_password,
+                                       self.block_device_info(context, instance))
+            except Exception as exc:  # noqa: BLE001 - the driver restored the guest.
+                LOG.exception('Rescue of %s failed; it keeps its previous state',
+                              instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self._set_state(instance, previous)
+                return
+            self._set_state(instance, vs.RESCUED,
+                            launched_at=timeutils.utcnow().replace(microsecond=0))
+
+    def unrescue_instance(self, context, instance):
+        with self._lock(instance.uuid):
+            try:
+                with actions.event(self.db, context, instance.uuid,
+                                   'compute_unrescue_instance', host=self.host):
+                    self.driver.unrescue(context, instance)
+            except Exception as exc:  # noqa: BLE001 - still rescued, recorded.
+                LOG.exception('Unrescue of %s failed', instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self._set_state(instance, vs.RESCUED)
+                return
+            self._set_state(instance, vs.ACTIVE)
+
+    def poll_rescued_instances(self):
+        """Unrescue instances rescued longer than [DEFAULT] rescue_timeout."""
+        timeout = self.conf.rescue_timeout
+        if timeout <= 0:
+            return
+        ctx = nova_context.get_admin_context()
+        cutoff = timeutils.utcnow().replace(tzinfo=None) - datetime.timedelta(seconds=timeout)
+        for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.RESCUED,
+                                             'task_state': None}):
+            if row['launched_at'] and row['launched_at'] <= cutoff:
+                try:
+                    row = self.db.instance_update(row['uuid'],
+                                                  {'task_state': vs.UNRESCUING},
+                                                  expected_task_state=[None])
+                except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
+                    continue
+                self.db.action_start(ctx, row['uuid'], 'unrescue')
+                self.unrescue_instance(ctx, instance_obj.Instance.from_db(row))
