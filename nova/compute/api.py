@@ -100,10 +100,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
     def validate_image_for_flavor(flavor, image):
         """Effective image properties must parse and agree with the flavor."""
         props = image_meta_obj.ImageMetaProps.from_dict(image.get('properties', {}))
-        from nova.virt import hardware
-        check = getattr(hardware, 'validate_image_request', None)
-        if check is not None:
-            check(flavor, props)
+        # Flavor/image rules (NUMA, pinning, page sizes...) are pure checks,
+        # run here so a conflict is a 400 before anything exists.
+        from nova.virt.libvirt import guestfeatures
+        guestfeatures.validate_image_request(flavor, props)
 
     def create(self, context, server, networks=None):
         """Validate everything, write the instances, and cast the build.

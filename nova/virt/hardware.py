@@ -1,4 +1,7 @@
-"""Host/guest CPU set helpers shared by the driver and the XML classes."""
+"""CPU sets, and guest NUMA/pinning/page-size decisions from flavor, image and host facts."""
+
+import dataclasses
+import re
 
 from nova import exception
 
@@ -45,3 +48,537 @@ def format_cpu_spec(cpus):
 
 def _format_range(start, end):
     return str(start) if start == end else '%d-%d' % (start, end)
+
+
+# ======================================================================
+# Guest NUMA topology, CPU pinning and memory page sizes: pure decisions.
+#
+# Two halves.  The *request* (get_guest_topology) reads only the flavor and
+# the image properties, so the API can reject a bad combination before
+# anything is created.  The *fit* (fit_guest_to_host) places that request
+# on host facts passed in by the caller; the driver turns the result into
+# XML.  Neither half touches libvirt, config or the database.
+# ======================================================================
+
+CPU_SHARED = 'shared'
+CPU_DEDICATED = 'dedicated'
+CPU_MIXED = 'mixed'
+CPU_POLICIES = (CPU_SHARED, CPU_DEDICATED, CPU_MIXED)
+
+THREAD_PREFER = 'prefer'
+THREAD_ISOLATE = 'isolate'
+THREAD_REQUIRE = 'require'
+THREAD_POLICIES = (THREAD_PREFER, THREAD_ISOLATE, THREAD_REQUIRE)
+
+# Symbolic page size requests; explicit sizes are ints in KiB.
+PAGE_SMALL = 'small'
+PAGE_LARGE = 'large'
+PAGE_ANY = 'any'
+_PAGE_WORDS = (PAGE_SMALL, PAGE_LARGE, PAGE_ANY)
+# x86's base page; only used when host facts do not say otherwise.
+DEFAULT_SMALL_PAGE_KIB = 4
+
+# Flavor extra spec keys (upstream's names).
+SPEC_NUMA_NODES = 'hw:numa_nodes'
+SPEC_PAGE_SIZE = 'hw:mem_page_size'
+SPEC_CPU_POLICY = 'hw:cpu_policy'
+SPEC_THREAD_POLICY = 'hw:cpu_thread_policy'
+
+_PAGE_SIZE_RE = re.compile(r'^\s*(\d+)\s*([kmg]i?b?)?\s*$', re.I)
+_UNIT_KIB = {'k': 1, 'm': 1024, 'g': 1024 * 1024}
+_INDEXED_SPEC_RE = re.compile(r'^hw:numa_(cpus|mem)\.(\d+)$')
+
+
+def _invalid(reason, *args):
+    return exception.Invalid(reason=reason % args if args else reason)
+
+
+# ------------------------------------------------------------ the request
+
+@dataclasses.dataclass(frozen=True)
+class GuestCell:
+    """One guest NUMA node: its vCPU numbers and memory in MiB."""
+
+    id: int
+    cpus: frozenset
+    memory_mb: int
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestTopology:
+    """What the flavor and image ask for, before any host is known.
+
+    ``cells`` is empty when the guest needs no NUMA topology at all.
+    ``page_size`` is None, PAGE_SMALL/LARGE/ANY or a size in KiB.
+    """
+
+    vcpus: int
+    memory_mb: int
+    cells: tuple = ()
+    cpu_policy: str = None
+    thread_policy: str = None
+    page_size: object = None
+
+    @property
+    def dedicated(self):
+        return self.cpu_policy == CPU_DEDICATED
+
+
+def parse_page_size(value, source):
+    """'small'/'large'/'any', KiB as digits, or digits with K/M/G[i][B]."""
+    text = str(value).strip().lower()
+    if text in _PAGE_WORDS:
+        return text
+    match = _PAGE_SIZE_RE.match(text)
+    if not match or int(match.group(1)) <= 0:
+        raise _invalid("%s=%r is not a page size: use small, large, any, a "
+                       "size in KiB such as 2048, or one with a unit such "
+                       "as 2MB or 1GiB", source, value)
+    unit = (match.group(2) or 'k')[0]
+    return int(match.group(1)) * _UNIT_KIB[unit]
+
+
+def _describe_page(size):
+    return size if isinstance(size, str) else '%d KiB' % size
+
+
+def page_size_request(extra_specs, image_props):
+    """The page size the guest gets, or None; flavor/image conflicts raise.
+
+    The flavor is the operator's word: an image (or a boot-time override)
+    may only choose a page size when the flavor says 'any', or 'large' and
+    the image picks a large size; otherwise it may only repeat the flavor.
+    """
+    flavor_raw = extra_specs.get(SPEC_PAGE_SIZE)
+    image_raw = image_props.get('hw_mem_page_size')
+    flavor = (parse_page_size(flavor_raw, SPEC_PAGE_SIZE)
+              if flavor_raw is not None else None)
+    image = (parse_page_size(image_raw, 'hw_mem_page_size')
+             if image_raw is not None else None)
+    if image is None:
+        return flavor
+    if flavor is None:
+        raise _invalid(
+            "image property hw_mem_page_size=%s needs a flavor that allows "
+            "it: the flavor has no %s (set it to 'large' or 'any')",
+            image_raw, SPEC_PAGE_SIZE)
+    allowed = (flavor == PAGE_ANY or image == flavor or
+               (flavor == PAGE_LARGE and isinstance(image, int)))
+    if not allowed:
+        raise _invalid(
+            "image property hw_mem_page_size=%s conflicts with the flavor's "
+            "%s=%s (an image may only choose when the flavor says 'any', "
+            "or a large size when it says 'large')",
+            image_raw, SPEC_PAGE_SIZE, flavor_raw)
+    return image
+
+
+def cpu_policy_request(extra_specs, image_props):
+    """'shared', 'dedicated' or None; an image may not contradict the flavor."""
+    flavor = extra_specs.get(SPEC_CPU_POLICY)
+    image = image_props.get('hw_cpu_policy')
+    if flavor is not None and flavor not in CPU_POLICIES:
+        raise _invalid('flavor extra spec %s=%r: use one of %s',
+                       SPEC_CPU_POLICY, flavor, ', '.join(CPU_POLICIES))
+    if flavor and image and flavor != image:
+        raise _invalid(
+            'image property hw_cpu_policy=%s conflicts with the flavor\'s '
+            '%s=%s', image, SPEC_CPU_POLICY, flavor)
+    policy = flavor or image
+    if policy == CPU_MIXED:
+        # Mixed needs hw:cpu_dedicated_mask handling nobody asked for yet.
+        raise _invalid('hw_cpu_policy=mixed is not supported')
+    return policy
+
+
+def thread_policy_request(extra_specs, image_props, cpu_policy):
+    """'prefer'/'isolate'/'require' or None; only with dedicated CPUs.
+
+    The image may tighten the flavor's 'prefer' (which is only a wish),
+    but may not contradict an 'isolate' or 'require' the flavor sets.
+    """
+    flavor = extra_specs.get(SPEC_THREAD_POLICY)
+    image = image_props.get('hw_cpu_thread_policy')
+    if flavor is not None and flavor not in THREAD_POLICIES:
+        raise _invalid('flavor extra spec %s=%r: use one of %s',
+                       SPEC_THREAD_POLICY, flavor, ', '.join(THREAD_POLICIES))
+    if flavor and image and flavor != image and flavor != THREAD_PREFER:
+        raise _invalid(
+            'image property hw_cpu_thread_policy=%s conflicts with the '
+            'flavor\'s %s=%s', image, SPEC_THREAD_POLICY, flavor)
+    policy = image or flavor
+    if policy and cpu_policy != CPU_DEDICATED:
+        raise _invalid('hw_cpu_thread_policy=%s only applies to guests with '
+                       'hw_cpu_policy=dedicated', policy)
+    return policy
+
+
+def _positive_int(value, source):
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise _invalid('%s=%r must be a positive integer', source, value)
+    return number
+
+
+def _flavor_numa_lists(extra_specs):
+    """hw:numa_cpus.N / hw:numa_mem.N as {N: cpus} and {N: MiB}."""
+    cpus, mem = {}, {}
+    for key, value in extra_specs.items():
+        match = _INDEXED_SPEC_RE.match(key)
+        if not match:
+            continue
+        kind, index = match.group(1), int(match.group(2))
+        if kind == 'cpus':
+            cpus[index] = parse_cpu_spec(str(value))
+            if not cpus[index]:
+                raise _invalid('flavor extra spec %s=%r names no vCPU',
+                               key, value)
+        else:
+            mem[index] = _positive_int(value, key)
+    return cpus, mem
+
+
+def _indexed(values):
+    return dict(enumerate(values)) if values else {}
+
+
+def numa_node_count_request(extra_specs, image_props):
+    """hw:numa_nodes / hw_numa_nodes, or None; they must agree if both set."""
+    flavor_raw = extra_specs.get(SPEC_NUMA_NODES)
+    flavor = (_positive_int(flavor_raw, SPEC_NUMA_NODES)
+              if flavor_raw is not None else None)
+    image = image_props.get('hw_numa_nodes')
+    if image is not None and image < 1:
+        raise _invalid('image property hw_numa_nodes=%r must be a positive '
+                       'integer', image)
+    if flavor and image and flavor != image:
+        raise _invalid('image property hw_numa_nodes=%d conflicts with the '
+                       'flavor\'s %s=%d', image, SPEC_NUMA_NODES, flavor)
+    return flavor or image
+
+
+def numa_cells_request(vcpus, memory_mb, extra_specs, image_props,
+                       implicit=False):
+    """Guest NUMA cells from the flavor or the image, checked; () if none.
+
+    ``implicit``: the guest needs a topology anyway (pinning, huge pages)
+    so a single node is made when nothing asks for more.
+    """
+    nodes = numa_node_count_request(extra_specs, image_props)
+    flavor_cpus, flavor_mem = _flavor_numa_lists(extra_specs)
+    image_cpus = _indexed(image_props.get('hw_numa_cpus'))
+    image_mem = _indexed(image_props.get('hw_numa_mem'))
+    if (flavor_cpus or flavor_mem) and (image_cpus or image_mem) and \
+            (flavor_cpus, flavor_mem) != (image_cpus, image_mem):
+        raise _invalid('image properties hw_numa_cpus.N/hw_numa_mem.N may '
+                       'not override the NUMA layout the flavor sets with '
+                       'hw:numa_cpus.N/hw:numa_mem.N')
+    # Messages name the keys of whoever set the layout, flavor or image.
+    if flavor_cpus or flavor_mem:
+        cpus, mem, prefix = flavor_cpus, flavor_mem, 'hw:numa_'
+    else:
+        cpus, mem = image_cpus, image_mem
+        prefix = ('hw:numa_' if not (cpus or mem) and
+                  extra_specs.get(SPEC_NUMA_NODES) is not None else 'hw_numa_')
+    if nodes is None:
+        if cpus or mem:
+            raise _invalid('%scpus.N/%smem.N need the number of NUMA nodes '
+                           '(hw_numa_nodes or hw:numa_nodes)', prefix, prefix)
+        if not implicit:
+            return ()
+        nodes = 1
+    if nodes > vcpus:
+        raise _invalid('%d NUMA nodes requested but the flavor has only %d '
+                       'vCPU(s): every node needs at least one vCPU',
+                       nodes, vcpus)
+    if cpus or mem:
+        return _manual_cells(nodes, vcpus, memory_mb, cpus, mem, prefix)
+    if vcpus % nodes or memory_mb % nodes:
+        raise _invalid(
+            'the flavor\'s %d vCPU(s) and %d MiB cannot be split evenly '
+            'across %d NUMA nodes; give %scpus.N and %smem.N for every node',
+            vcpus, memory_mb, nodes, prefix, prefix)
+    per_cpu, per_mem = vcpus // nodes, memory_mb // nodes
+    return tuple(GuestCell(i, frozenset(range(i * per_cpu, (i + 1) * per_cpu)),
+                           per_mem) for i in range(nodes))
+
+
+def _manual_cells(nodes, vcpus, memory_mb, cpus, mem, prefix):
+    expected = set(range(nodes))
+    for name, given in (('cpus', cpus), ('mem', mem)):
+        if set(given) != expected:
+            missing = sorted(expected - set(given))
+            extra = sorted(set(given) - expected)
+            if missing:
+                raise _invalid('%s%s.%d is missing: %scpus.N and %smem.N '
+                               'must be given for each of the %d NUMA nodes',
+                               prefix, name, missing[0], prefix, prefix,
+                               nodes)
+            raise _invalid('%s%s.%d is given but there are only %d NUMA '
+                           'nodes (0-%d)', prefix, name, extra[0], nodes,
+                           nodes - 1)
+    owner = {}
+    for index in range(nodes):
+        for cpu in sorted(cpus[index]):
+            if cpu >= vcpus:
+                raise _invalid('%scpus.%d names vCPU %d but the flavor has %d '
+                               'vCPU(s), numbered 0-%d', prefix, index, cpu,
+                               vcpus, vcpus - 1)
+            if cpu in owner:
+                raise _invalid('vCPU %d is in both %scpus.%d and %scpus.%d',
+                               cpu, prefix, owner[cpu], prefix, index)
+            owner[cpu] = index
+        if mem[index] < 1:
+            raise _invalid('%smem.%d=%d must be a positive number of MiB',
+                           prefix, index, mem[index])
+    unassigned = set(range(vcpus)) - set(owner)
+    if unassigned:
+        raise _invalid('vCPU(s) %s are in no NUMA node: %scpus.N must cover '
+                       'all %d vCPUs', format_cpu_spec(unassigned), prefix,
+                       vcpus)
+    total = sum(mem.values())
+    if total != memory_mb:
+        raise _invalid('%smem.N add up to %d MiB but the flavor has %d MiB',
+                       prefix, total, memory_mb)
+    return tuple(GuestCell(i, frozenset(cpus[i]), mem[i])
+                 for i in range(nodes))
+
+
+def get_guest_topology(vcpus, memory_mb, extra_specs, image_props):
+    """The whole CPU/NUMA/page-size request of a flavor + image, checked.
+
+    ``image_props`` needs ``.get(name)`` returning typed values (as
+    ImageMetaProps does).  Raises Invalid with the reason on any conflict.
+    """
+    extra_specs = extra_specs or {}
+    cpu_policy = cpu_policy_request(extra_specs, image_props)
+    thread_policy = thread_policy_request(extra_specs, image_props,
+                                          cpu_policy)
+    page_size = page_size_request(extra_specs, image_props)
+    # Pinning and huge pages are per host NUMA node, so such guests get a
+    # (one node) topology even when nobody asked for NUMA, as upstream.
+    implicit = cpu_policy == CPU_DEDICATED or page_size not in (
+        None, PAGE_SMALL)
+    cells = numa_cells_request(vcpus, memory_mb, extra_specs, image_props,
+                               implicit=implicit)
+    if isinstance(page_size, int):
+        for cell in cells:
+            if (cell.memory_mb * 1024) % page_size:
+                raise _invalid('NUMA node %d has %d MiB, not a multiple of '
+                               'the %d KiB page size', cell.id,
+                               cell.memory_mb, page_size)
+    return GuestTopology(vcpus=vcpus, memory_mb=memory_mb, cells=cells,
+                         cpu_policy=cpu_policy, thread_policy=thread_policy,
+                         page_size=page_size)
+
+
+# ------------------------------------------------------------- host facts
+
+@dataclasses.dataclass(frozen=True)
+class HostCell:
+    """One host NUMA node as libvirt's capabilities describe it.
+
+    ``pages``: ((size_kib, count), ...) - free pages when the caller knows
+    them, else totals.  ``siblings``: the SMT thread sets of its cores.
+    """
+
+    id: int
+    cpus: frozenset
+    memory_kib: int
+    pages: tuple = ()
+    siblings: tuple = ()
+
+    def page_count(self, size_kib):
+        return dict(self.pages).get(size_kib, 0)
+
+    @property
+    def small_page_kib(self):
+        return min((s for s, _ in self.pages), default=DEFAULT_SMALL_PAGE_KIB)
+
+    @property
+    def large_page_sizes(self):
+        """Sizes above the base page, largest first."""
+        small = self.small_page_kib
+        return sorted((s for s, _ in self.pages if s > small), reverse=True)
+
+    def cores(self):
+        """Sibling sets limited to this cell; one CPU per core if unknown."""
+        cores, seen = [], set()
+        for group in self.siblings:
+            group = frozenset(group) & self.cpus
+            if group and not group & seen:
+                cores.append(group)
+                seen |= group
+        cores.extend(frozenset([cpu]) for cpu in sorted(self.cpus - seen))
+        return sorted(cores, key=min)
+
+
+@dataclasses.dataclass(frozen=True)
+class CellPlacement:
+    """Where one guest NUMA node lands on the host.
+
+    ``pinning``: ((vcpu, host_cpu), ...) for dedicated guests, else ().
+    ``host_cpus``: the host CPUs this node's vCPUs may run on.
+    ``page_size_kib``: None for the base page size.
+    ``threads``: SMT threads per core the guest should see (1 unless the
+    vCPUs were placed on thread siblings with 'require').
+    """
+
+    guest_cell: int
+    host_cell: int
+    host_cpus: frozenset
+    page_size_kib: int = None
+    pinning: tuple = ()
+    threads: int = 1
+
+
+class _NoFit(Exception):
+    """This guest node does not fit this host node; args[0] says why."""
+
+
+class _HostState:
+    """What earlier nodes of the same guest took from each host node."""
+
+    def __init__(self, cells, pinned_cpus):
+        self.taken_cpus = set(pinned_cpus)
+        self.used_kib = {c.id: 0 for c in cells}
+        self.used_pages = {}
+
+    def pages_left(self, cell, size):
+        return cell.page_count(size) - self.used_pages.get((cell.id, size), 0)
+
+    def take(self, gcell, placement, cpus):
+        self.taken_cpus |= cpus
+        need_kib = gcell.memory_mb * 1024
+        if placement.page_size_kib is None:
+            self.used_kib[placement.host_cell] += need_kib
+        else:
+            key = (placement.host_cell, placement.page_size_kib)
+            self.used_pages[key] = self.used_pages.get(key, 0) + \
+                need_kib // placement.page_size_kib
+
+
+def _pick_page_size(request, gcell, hcell, state):
+    """The page size in KiB for this node, None for base pages; or _NoFit."""
+    need_kib = gcell.memory_mb * 1024
+    if request == hcell.small_page_kib:
+        # An explicit base-page size is just "small": no <hugepages>.
+        request = PAGE_SMALL
+    if request in (None, PAGE_SMALL):
+        left = hcell.memory_kib - state.used_kib[hcell.id]
+        if need_kib > left:
+            raise _NoFit('%d MiB free, %d MiB needed'
+                         % (left // 1024, gcell.memory_mb))
+        return None
+    candidates = ([request] if isinstance(request, int)
+                  else hcell.large_page_sizes)
+    for size in candidates:
+        if need_kib % size == 0 and \
+                state.pages_left(hcell, size) >= need_kib // size:
+            return size
+    if request == PAGE_ANY:
+        return _pick_page_size(PAGE_SMALL, gcell, hcell, state)
+    free = ', '.join('%d KiB: %d' % (size, state.pages_left(hcell, size))
+                     for size in candidates) or 'no large pages at all'
+    raise _NoFit('not enough %s pages for %d MiB (pages on the host node: %s)'
+                 % (_describe_page(request), gcell.memory_mb, free))
+
+
+def _pick_cpus(count, hcell, policy, state):
+    """(host CPUs in pinning order, guest threads per core, CPUs taken)."""
+    cores = hcell.cores()
+    if policy == THREAD_ISOLATE:
+        # A whole core per vCPU; its other threads stay idle.
+        free = [core for core in cores if not core & state.taken_cpus]
+        if len(free) < count:
+            raise _NoFit('isolate needs %d cores with every thread free, '
+                         'there are %d' % (count, len(free)))
+        chosen = free[:count]
+        return [min(core) for core in chosen], 1, frozenset().union(*chosen)
+    if policy == THREAD_REQUIRE:
+        width = max((len(core) for core in cores), default=1)
+        if width < 2:
+            raise _NoFit('require needs SMT thread siblings, there are none')
+        free = [core for core in cores
+                if len(core) == width and not core & state.taken_cpus]
+        needed = -(-count // width)
+        if len(free) < needed:
+            raise _NoFit('require needs %d free cores of %d threads, there '
+                         'are %d' % (needed, width, len(free)))
+        chosen = free[:needed]
+        cpus = [cpu for core in chosen for cpu in sorted(core)][:count]
+        # The guest only sees SMT when its vCPUs fill whole cores.
+        threads = width if count % width == 0 else 1
+        return cpus, threads, frozenset().union(*chosen)
+    # prefer (or unset): take the cores with the most free threads first
+    # so one guest's vCPUs share cores and whole cores stay for others.
+    free_cores = sorted((core - state.taken_cpus for core in cores),
+                        key=lambda c: (-len(c), min(c, default=0)))
+    cpus = [cpu for core in free_cores for cpu in sorted(core)][:count]
+    if len(cpus) < count:
+        raise _NoFit('%d pinned vCPU(s) need as many free host CPUs, there '
+                     'are %d' % (count, len(cpus)))
+    return cpus, 1, frozenset(cpus)
+
+
+def _fit_cell(topology, gcell, hcell, state):
+    """(CellPlacement, host CPUs it takes) or _NoFit."""
+    size = _pick_page_size(topology.page_size, gcell, hcell, state)
+    if not topology.dedicated:
+        return CellPlacement(gcell.id, hcell.id, hcell.cpus, size), set()
+    cpus, threads, taken = _pick_cpus(len(gcell.cpus), hcell,
+                                      topology.thread_policy, state)
+    pinning = tuple(zip(sorted(gcell.cpus), cpus))
+    return CellPlacement(gcell.id, hcell.id, frozenset(cpus), size, pinning,
+                         threads), taken
+
+
+def _describe_request(topology, gcell):
+    what = '%d vCPU(s), %d MiB' % (len(gcell.cpus), gcell.memory_mb)
+    if topology.dedicated:
+        what += ', pinned, thread policy %s' % (topology.thread_policy or
+                                                THREAD_PREFER)
+    if topology.page_size not in (None, PAGE_SMALL):
+        what += ', %s pages' % _describe_page(topology.page_size)
+    return what
+
+
+def fit_guest_to_host(topology, host_cells, pinned_cpus=frozenset()):
+    """Place each guest NUMA node on a host node, pinning if dedicated.
+
+    Host nodes not used yet are tried first (upstream's rule: one guest
+    node per host node).  Unlike upstream, a host with fewer nodes than
+    the guest still fits it by sharing nodes, as long as CPUs, memory and
+    pages suffice: the guest sees its topology, only locality is lost.
+    ``pinned_cpus`` are host CPUs other guests own.  Raises Invalid
+    naming what did not fit and why, per host node.
+    """
+    if not topology.cells:
+        return ()
+    if not host_cells:
+        raise _invalid('the host reports no NUMA topology to place the '
+                       'guest on')
+    state = _HostState(host_cells, pinned_cpus)
+    used = set()
+    placements = []
+    for gcell in topology.cells:
+        reasons = []
+        for hcell in sorted(host_cells, key=lambda c: (c.id in used, c.id)):
+            try:
+                placement, taken = _fit_cell(topology, gcell, hcell, state)
+            except _NoFit as exc:
+                reasons.append('host node %d: %s' % (hcell.id, exc.args[0]))
+                continue
+            state.take(gcell, placement, taken)
+            used.add(hcell.id)
+            placements.append(placement)
+            break
+        else:
+            raise _invalid('guest NUMA node %d (%s) fits on no host NUMA '
+                           'node: %s', gcell.id,
+                           _describe_request(topology, gcell),
+                           '; '.join(reasons))
+    return tuple(placements)

@@ -1,0 +1,345 @@
+"""Flavor extra specs + image properties -> guest NUMA, pinning, huge pages, video, boot menu."""
+
+import dataclasses
+
+from lxml import etree
+from oslo_utils import strutils
+
+from nova import exception
+from nova.objects import image_meta as image_meta_obj
+from nova.virt import hardware
+from nova.virt.libvirt import config as vconfig
+
+SPEC_BOOT_MENU = 'hw:boot_menu'
+SPEC_VIDEO_RAM_MAX = 'hw_video:ram_max_mb'   # upstream's (odd) key
+# What a guest gets when it asks for video RAM but names no model.
+DEFAULT_VIDEO_MODEL = 'virtio'
+_UNITS_KIB = {'KiB': 1, 'MiB': 1024, 'GiB': 1024 * 1024, 'b': None}
+
+
+@dataclasses.dataclass(frozen=True)
+class HostInfo:
+    """Host facts the decisions need; the driver reads them from libvirt.
+
+    ``cells``: hardware.HostCell per host NUMA node.  ``pinned_cpus``: host
+    CPUs that other guests have pinned.  ``video_models``: models domain
+    capabilities list, None when unknown (test:///, no domcaps).
+    """
+
+    cells: tuple = ()
+    pinned_cpus: frozenset = frozenset()
+    video_models: frozenset = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GuestRequest:
+    """Everything a flavor + image ask of the guest, already checked."""
+
+    topology: hardware.GuestTopology
+    boot_menu: bool = None
+    video_model: str = None
+    video_ram_mb: int = None
+
+
+# ------------------------------------------------------------------ inputs
+
+def typed_props(props):
+    """ImageMetaProps as is; a Glance-style dict coerced (bad values raise)."""
+    if props is None:
+        return image_meta_obj.ImageMetaProps()
+    if isinstance(props, image_meta_obj.ImageMetaProps):
+        return props
+    return image_meta_obj.ImageMetaProps.from_dict(dict(props))
+
+
+def _flavor_value(flavor, name):
+    # The API holds flavors as dicts, the compute side as objects.
+    if isinstance(flavor, dict):
+        return flavor.get(name)
+    return getattr(flavor, name, None)
+
+
+def boot_menu_request(extra_specs, props):
+    """True/False/None: the image's hw_boot_menu wins over hw:boot_menu."""
+    image = props.get('hw_boot_menu')
+    if image is not None:
+        return image
+    raw = extra_specs.get(SPEC_BOOT_MENU)
+    if raw is None:
+        return None
+    try:
+        return strutils.bool_from_string(raw, strict=True)
+    except ValueError:
+        raise exception.Invalid(
+            reason='flavor extra spec %s=%r must be a boolean'
+                   % (SPEC_BOOT_MENU, raw))
+
+
+def video_request(extra_specs, props):
+    """(model, ram MiB): the RAM must fit the flavor's hw_video:ram_max_mb."""
+    model = props.get('hw_video_model')
+    ram = props.get('hw_video_ram')
+    if ram is None:
+        return model, None
+    if ram < 1:
+        raise exception.Invalid(
+            reason='image property hw_video_ram=%d must be a positive '
+                   'number of MiB' % ram)
+    if model == 'none':
+        raise exception.Invalid(
+            reason='image property hw_video_ram needs a video device, but '
+                   'hw_video_model=none')
+    raw_max = extra_specs.get(SPEC_VIDEO_RAM_MAX)
+    try:
+        max_mb = int(raw_max) if raw_max is not None else 0
+    except ValueError:
+        raise exception.Invalid(
+            reason='flavor extra spec %s=%r must be an integer'
+                   % (SPEC_VIDEO_RAM_MAX, raw_max))
+    if ram > max_mb:
+        raise exception.Invalid(
+            reason='image property hw_video_ram=%d MiB exceeds the '
+                   'flavor\'s %s=%s' % (ram, SPEC_VIDEO_RAM_MAX,
+                                        raw_max if raw_max is not None
+                                        else '(unset, i.e. 0)'))
+    return model, ram
+
+
+def validate_image_request(flavor, image_props):
+    """Check a flavor + image properties combination; return the request.
+
+    For the API, before anything is created: ``flavor`` is a dict or an
+    object with vcpus, memory_mb and extra_specs; ``image_props`` the
+    merged image properties (Glance-style dict, boot-time overrides
+    applied) or an ImageMetaProps.  Raises exception.Invalid (HTTP 400)
+    with a message naming the property and the rule it breaks.
+    """
+    props = typed_props(image_props)
+    extra_specs = _flavor_value(flavor, 'extra_specs') or {}
+    topology = hardware.get_guest_topology(
+        _flavor_value(flavor, 'vcpus'), _flavor_value(flavor, 'memory_mb'),
+        extra_specs, props)
+    model, ram = video_request(extra_specs, props)
+    return GuestRequest(topology=topology,
+                        boot_menu=boot_menu_request(extra_specs, props),
+                        video_model=model, video_ram_mb=ram)
+
+
+# -------------------------------------------------------------- host facts
+
+def _kib(elem, default_unit='KiB'):
+    factor = _UNITS_KIB.get(elem.get('unit', default_unit)) or 1
+    return int(elem.text) * factor
+
+
+def host_cells_from_capabilities(caps_xml, free_pages=None):
+    """hardware.HostCell per <cell> of virConnectGetCapabilities XML.
+
+    ``free_pages``: {cell id: {size KiB: free count}} (virNodeGetFreePages)
+    to use instead of the page totals capabilities report.
+    """
+    root = etree.fromstring(caps_xml.encode()
+                            if isinstance(caps_xml, str) else caps_xml)
+    cells = []
+    for cell in root.findall('host/topology/cells/cell'):
+        cell_id = int(cell.get('id'))
+        pages = {int(p.get('size')) * (_UNITS_KIB.get(p.get('unit', 'KiB'))
+                                       or 1): int(p.text)
+                 for p in cell.findall('pages')}
+        pages.update((free_pages or {}).get(cell_id, {}))
+        cpus = cell.findall('cpus/cpu')
+        siblings = {frozenset(hardware.parse_cpu_spec(c.get('siblings')))
+                    for c in cpus if c.get('siblings')}
+        memory = cell.find('memory')
+        cells.append(hardware.HostCell(
+            id=cell_id,
+            cpus=frozenset(int(c.get('id')) for c in cpus),
+            memory_kib=_kib(memory) if memory is not None else 0,
+            pages=tuple(sorted(pages.items())),
+            siblings=tuple(sorted(siblings, key=min))))
+    return tuple(cells)
+
+
+def video_models_from_domain_caps(domcaps_xml):
+    """Video models <domainCapabilities> lists, or None if it says nothing."""
+    if domcaps_xml is None:
+        return None
+    root = (domcaps_xml if isinstance(domcaps_xml, etree._Element)
+            else etree.fromstring(domcaps_xml.encode()
+                                  if isinstance(domcaps_xml, str)
+                                  else domcaps_xml))
+    values = root.findall("devices/video/enum[@name='modelType']/value")
+    return frozenset(v.text for v in values) if values else None
+
+
+def pinned_host_cpus(domain_xmls):
+    """Host CPUs other guests pin a vCPU to exclusively (a one-CPU cpuset).
+
+    Shared NUMA guests pin vCPUs to whole host nodes; those do not own
+    the CPUs, so only single-CPU pins count.
+    """
+    taken = set()
+    for xml in domain_xmls:
+        root = etree.fromstring(xml.encode() if isinstance(xml, str) else xml)
+        for pin in root.findall('cputune/vcpupin'):
+            cpus = hardware.parse_cpu_spec(pin.get('cpuset', ''))
+            if len(cpus) == 1:
+                taken |= cpus
+    return frozenset(taken)
+
+
+def host_info_from_capabilities(caps_xml, domcaps_xml=None, pinned_cpus=(),
+                                free_pages=None):
+    """HostInfo from capabilities (+ domain capabilities) XML text."""
+    return HostInfo(cells=host_cells_from_capabilities(caps_xml, free_pages),
+                    pinned_cpus=frozenset(pinned_cpus),
+                    video_models=video_models_from_domain_caps(domcaps_xml))
+
+
+# -------------------------------------------------------------- the guest
+
+def _no_host_facts(what):
+    return exception.HypervisorError(
+        reason='%s needs the host\'s NUMA topology, which the driver did not '
+               'provide' % what)
+
+
+def _placements(topology, host_info):
+    """Host placement of each guest node, or () when host facts are absent
+    and the request needs none (the guest still gets its topology)."""
+    if host_info is not None and host_info.cells:
+        return hardware.fit_guest_to_host(topology, host_info.cells,
+                                          host_info.pinned_cpus)
+    if topology.dedicated:
+        raise _no_host_facts('hw_cpu_policy=dedicated')
+    if topology.page_size == hardware.PAGE_LARGE:
+        raise _no_host_facts('hw_mem_page_size=large')
+    return ()
+
+
+def _page_sizes(topology, placements):
+    """{page size KiB: guest node ids} for the nodes on huge pages."""
+    if placements:
+        sizes = {}
+        for place in placements:
+            if place.page_size_kib is not None:
+                sizes.setdefault(place.page_size_kib, set()).add(
+                    place.guest_cell)
+        return sizes
+    if isinstance(topology.page_size, int):
+        return {topology.page_size: {cell.id for cell in topology.cells}}
+    return {}
+
+
+def _cpu_topology(cpu, topology, placements):
+    """Sockets = guest nodes when nodes are equal, contiguous vCPU ranges,
+    so the guest's cores and threads line up with its NUMA nodes and, with
+    'require', its thread siblings are host thread siblings."""
+    cells = topology.cells
+    per = len(cells[0].cpus)
+    threads = {place.threads for place in placements}
+    if len(threads) != 1:
+        return
+    threads = threads.pop()
+    for cell in cells:
+        if cell.cpus != frozenset(range(cell.id * per, (cell.id + 1) * per)):
+            return
+    if per % threads:
+        return
+    cpu.sockets, cpu.cores, cpu.threads = len(cells), per // threads, threads
+
+
+def apply_topology(guest, topology, host_info):
+    """<cpu><numa>, <memoryBacking><hugepages>, <cputune>, <numatune>."""
+    if not topology.cells:
+        return
+    placements = _placements(topology, host_info)
+    cpu = guest.cpu if guest.cpu is not None else vconfig.GuestCPU()
+    cpu.numa_cells = [vconfig.GuestNUMACell(id=cell.id, cpus=cell.cpus,
+                                            memory_kib=cell.memory_mb * 1024)
+                      for cell in topology.cells]
+    guest.cpu = cpu
+
+    sizes = _page_sizes(topology, placements)
+    if sizes:
+        backing = guest.memory_backing or vconfig.GuestMemoryBacking()
+        backing.hugepages = [vconfig.GuestHugepage(size_kib=size,
+                                                   nodeset=nodes)
+                             for size, nodes in sorted(sizes.items())]
+        guest.memory_backing = backing
+    if not placements:
+        return
+
+    pins = []
+    for place in placements:
+        if place.pinning:
+            pins.extend(vconfig.GuestVCPUPin(vcpu=vcpu, cpuset={host})
+                        for vcpu, host in place.pinning)
+        else:
+            # Shared vCPUs float, but only over their host node's CPUs.
+            cell = topology.cells[place.guest_cell]
+            pins.extend(vconfig.GuestVCPUPin(vcpu=vcpu,
+                                             cpuset=place.host_cpus)
+                        for vcpu in sorted(cell.cpus))
+    pins.sort(key=lambda pin: pin.vcpu)
+    # Extend what the driver may already have set (e.g. <shares>).
+    tune = guest.cputune or vconfig.GuestCPUTune()
+    tune.vcpupins = pins
+    # QEMU's own threads stay on the guest's CPUs, off other guests' ones.
+    tune.emulatorpin_cpuset = frozenset().union(*(p.host_cpus
+                                                  for p in placements))
+    guest.cputune = tune
+    # Memory comes strictly from the host node each guest node sits on.
+    guest.numatune = vconfig.GuestNUMATune(
+        memory_mode='strict',
+        memory_nodeset={p.host_cell for p in placements},
+        memnodes=[vconfig.GuestNUMATuneMemNode(cellid=p.guest_cell,
+                                               mode='strict',
+                                               nodeset={p.host_cell})
+                  for p in placements])
+    if topology.dedicated:
+        _cpu_topology(cpu, topology, placements)
+
+
+def apply_video(guest, model, ram_mb, host_info):
+    """One <video> device with the model (and vram) asked for."""
+    if model is None and ram_mb is None:
+        return
+    model = model or DEFAULT_VIDEO_MODEL
+    supported = host_info.video_models if host_info is not None else None
+    if supported is not None and model not in supported:
+        raise exception.Invalid(
+            reason='image property hw_video_model=%s is not supported by '
+                   'this host (it offers: %s)'
+                   % (model, ', '.join(sorted(supported))))
+    vram = ram_mb * 1024 if ram_mb else None
+    devices = list(guest.devices)
+    for dev in devices:
+        # A video device the driver already added (graphics) is reshaped,
+        # not doubled: QEMU would show the guest two cards.
+        if isinstance(dev, vconfig.GuestVideo):
+            dev.model, dev.vram = model, vram
+            break
+    else:
+        devices.append(vconfig.GuestVideo(model=model, vram=vram))
+    guest.devices = devices
+
+
+def apply(guest, settings, instance, image_meta, host_info=None):
+    """Add what the flavor and image properties ask for to ``guest``.
+
+    Pure: ``host_info`` (HostInfo or None) carries the host facts; without
+    it the guest still gets its NUMA cells, explicit page sizes, video and
+    boot menu, but pinning and 'large' pages raise HypervisorError.
+    Request conflicts raise Invalid, host misfits Invalid naming the host
+    node and the shortage.  Returns ``guest``.
+    """
+    request = validate_image_request(instance.flavor, image_meta.properties)
+    if settings.domain_type == 'lxc':
+        # Containers have no firmware, guest NUMA or video card.
+        return guest
+    apply_topology(guest, request.topology, host_info)
+    if request.boot_menu is not None and guest.os is not None:
+        guest.os.bootmenu = request.boot_menu
+    apply_video(guest, request.video_model, request.video_ram_mb, host_info)
+    return guest
