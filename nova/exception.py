@@ -114,3 +114,26 @@ class InstanceNotReady(Conflict):
 
 class ConsoleNotAvailable(Conflict):
     msg_fmt = "Guest does not have a console available."
+
+
+class VolumeServiceError(NovaException):
+    msg_fmt = "Volume service error: %(reason)s"
+    code = 503
+
+
+class InvalidVolume(Invalid):
+    msg_fmt = "Invalid volume: %(reason)s"
+
+
+# The 404s below subclass VolumeNotFound so that a caller catching it
+# covers every "gone from the volume service" case.
+class VolumeAttachmentNotFound(VolumeNotFound):
+    msg_fmt = "Volume attachment %(attachment_id)s could not be found."
+
+
+class VolumeSnapshotNotFound(VolumeNotFound):
+    msg_fmt = "Volume snapshot %(snapshot_id)s could not be found."
+
+
+class VolumeNotReady(NovaException):
+    msg_fmt = "Volume %(volume_id)s is not ready: %(reason)s"

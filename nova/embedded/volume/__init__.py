@@ -1,0 +1,1 @@
+"""Embedded volume endpoint: a file-backed subset of the Cinder v3 API."""

@@ -1,0 +1,1 @@
+"""Tests of the Cinder v3 client."""

@@ -1,0 +1,322 @@
+"""Cinder v3 client for the compute side: volumes, snapshots and the attachments API."""
+
+import copy
+import json
+import logging
+import re
+import time
+import urllib.parse
+
+import requests
+from keystoneauth1 import exceptions as ksa_exc
+
+from nova import exception, ksa_utils
+
+LOG = logging.getLogger(__name__)
+
+GROUP = 'cinder'
+# Microversions this client asks for. Attachments need 3.44 for
+# os-complete (Queens and later); 3.54 only when an attach mode is given.
+BASE_VERSION = '3.0'
+ATTACH_VERSION = '3.44'
+ATTACH_MODE_VERSION = '3.54'
+# Catalog entries may still carry keystone's URL templates.
+_PROJECT_TEMPLATES = ('%(project_id)s', '$(project_id)s', '%(tenant_id)s',
+                      '$(tenant_id)s')
+_VERSION_SEGMENT = re.compile(r'^v\d+(\.\d+)?$')
+_POLL_START, _POLL_MAX = 0.05, 2.0
+
+
+def volume_api_url(endpoint, project_id):
+    """The project-scoped Cinder v3 base URL for a configured or catalog URL.
+
+    http://h:8776 and http://h:8776/v3 get /v3/<project> (resp. /<project>)
+    appended; http://h/volume/v3/<project> (a catalog entry) is kept. With
+    no project id known the URL stays project-less, which Cinder accepts
+    since microversion 3.67.
+    """
+    url = endpoint.strip()
+    for template in _PROJECT_TEMPLATES:
+        url = url.replace(template, project_id or '')
+    parts = urllib.parse.urlsplit(url)
+    segments = [s for s in parts.path.split('/') if s]
+    index = next((i for i, s in enumerate(segments)
+                  if _VERSION_SEGMENT.match(s)), None)
+    if index is None:
+        segments.append('v3')
+    elif segments[index].split('.')[0] != 'v3':
+        raise exception.VolumeServiceError(
+            reason='endpoint %s is not a Cinder v3 endpoint' % endpoint)
+    else:
+        # Whatever follows the version (the project) is kept as given.
+        segments[index] = 'v3'
+    if segments[-1] == 'v3' and project_id:
+        segments.append(project_id)
+    return urllib.parse.urlunsplit(
+        (parts.scheme, parts.netloc, '/' + '/'.join(segments), '', ''))
+
+
+def _error_message(response):
+    """Cinder's message from a fault body ({"badRequest": {"message": ..}})."""
+    if response is None:
+        return ''
+    try:
+        body = response.json()
+    except ValueError:
+        text = re.sub(r'<[^>]+>', ' ', response.text or '')
+    else:
+        text = ''
+        if isinstance(body, dict):
+            for value in body.values():
+                if isinstance(value, dict) and value.get('message'):
+                    text = str(value['message'])
+                    break
+            else:
+                text = json.dumps(body)
+    return ' '.join(text.split())[:512]
+
+
+def _translate_http_error(exc, not_found, microversion):
+    status = exc.http_status
+    message = _error_message(exc.response) or str(exc)
+    if status == 404 and not_found is not None:
+        return not_found()
+    if status in (400, 404, 409):
+        # A 404 here is about something the request referred to (a
+        # snapshot or volume type), so it is the caller's input at fault.
+        # Cinder's message already says what was invalid; no prefix.
+        return exception.InvalidVolume(message, reason=message)
+    if status in (401, 403):
+        return exception.Forbidden(message=message)
+    if status == 406:
+        return exception.VolumeServiceError(
+            reason='the volume service does not support microversion %s: %s'
+                   % (microversion, message))
+    return exception.VolumeServiceError(reason='HTTP %s: %s'
+                                        % (status, message))
+
+
+class CinderClient:
+    """Calls Cinder v3 as the caller in each RequestContext.
+
+    Every method returns Cinder's JSON object (the value under 'volume',
+    'snapshot' or 'attachment') and raises VolumeNotFound (or its
+    attachment/snapshot subclasses) for a 404, InvalidVolume for a
+    rejected request and VolumeServiceError (503) when the service cannot
+    be reached or fails.
+    """
+
+    def __init__(self, conf, session=None):
+        self._conf = conf
+        self._session = session or ksa_utils.load_session(conf, GROUP)
+        self._service_auth = ksa_utils.load_service_auth(conf, GROUP)
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(conf)
+
+    # -- plumbing -------------------------------------------------------
+
+    @property
+    def _retries(self):
+        group = self._conf[GROUP]
+        if group.connect_retries is not None:
+            return group.connect_retries
+        return group.http_retries
+
+    def _base_url(self, adapter, context):
+        endpoint = adapter.get_endpoint()
+        if not endpoint:
+            raise ksa_exc.EndpointNotFound(
+                'No endpoint for service type %s' % adapter.service_type)
+        project_id = getattr(context, 'project_id', None)
+        if not project_id and self._service_auth is not None:
+            project_id = adapter.get_project_id()
+        return volume_api_url(endpoint, project_id)
+
+    def _call(self, context, method, path, microversion=BASE_VERSION,
+              not_found=None, **kwargs):
+        """One request to ``path`` under the project's v3 URL."""
+        adapter = ksa_utils.get_adapter(
+            self._conf, GROUP, self._session, context=context,
+            service_auth=self._service_auth, connect_retries=self._retries)
+        try:
+            url = self._base_url(adapter, context) + path
+            return adapter.request(url, method, microversion=microversion,
+                                   headers={'Accept': 'application/json'},
+                                   **kwargs)
+        except ksa_exc.HttpError as exc:
+            raise _translate_http_error(exc, not_found,
+                                        microversion) from exc
+        except (ksa_exc.ClientException, requests.RequestException) as exc:
+            raise exception.VolumeServiceError(
+                reason='%s %s: %s' % (method, path, exc)) from exc
+
+    @staticmethod
+    def _path(collection, ident=None, sub=None):
+        path = '/' + collection
+        if ident is not None:
+            path += '/' + urllib.parse.quote(str(ident), safe='')
+        return path + ('/' + sub if sub else '')
+
+    def _wait(self, fetch, ident, statuses, timeout, what):
+        statuses = (statuses,) if isinstance(statuses, str) else tuple(statuses)
+        if timeout is None:
+            timeout = self._conf[GROUP].volume_wait_timeout
+        deadline = time.monotonic() + timeout
+        delay = _POLL_START
+        while True:
+            obj = fetch(ident)
+            status = obj.get('status')
+            if status in statuses:
+                return obj
+            if status and status.startswith('error'):
+                raise exception.VolumeNotReady(
+                    volume_id=ident,
+                    reason='%s status is %s, expected %s'
+                           % (what, status, ' or '.join(statuses)))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise exception.VolumeNotReady(
+                    volume_id=ident,
+                    reason='%s still %s after %s seconds, expected %s'
+                           % (what, status, timeout, ' or '.join(statuses)))
+            time.sleep(min(delay, remaining))
+            delay = min(delay * 2, _POLL_MAX)
+
+    # -- volumes --------------------------------------------------------
+
+    def get(self, context, volume_id):
+        return self._call(
+            context, 'GET', self._path('volumes', volume_id),
+            not_found=lambda: exception.VolumeNotFound(volume_id=volume_id),
+        ).json()['volume']
+
+    def create(self, context, size, name, image_id=None, snapshot_id=None,
+               volume_type=None, description=None, metadata=None,
+               availability_zone=None):
+        """Ask for a volume; it starts 'creating' (see wait_for_status)."""
+        body = {'size': size, 'name': name}
+        optional = {'imageRef': image_id, 'snapshot_id': snapshot_id,
+                    'volume_type': volume_type, 'description': description,
+                    'metadata': metadata,
+                    'availability_zone': availability_zone}
+        body.update((k, v) for k, v in optional.items() if v is not None)
+        return self._call(context, 'POST', '/volumes',
+                          json={'volume': body}).json()['volume']
+
+    def wait_for_status(self, context, volume_id, statuses, timeout=None):
+        """Poll until the volume's status is one of ``statuses``.
+
+        Raises VolumeNotReady when it lands in an error status or
+        ``timeout`` seconds ([cinder] volume_wait_timeout by default) pass.
+        """
+        return self._wait(lambda ident: self.get(context, ident), volume_id,
+                          statuses, timeout, 'volume')
+
+    def delete(self, context, volume_id):
+        self._call(
+            context, 'DELETE', self._path('volumes', volume_id),
+            not_found=lambda: exception.VolumeNotFound(volume_id=volume_id))
+
+    # -- attachments ----------------------------------------------------
+
+    @staticmethod
+    def _connector(connector, mountpoint):
+        if connector is None:
+            return None
+        connector = copy.deepcopy(connector)
+        if mountpoint:
+            # Cinder records the device the guest sees from here.
+            connector['mountpoint'] = mountpoint
+        return connector
+
+    def attachment_create(self, context, volume_id, instance_uuid,
+                          connector=None, mountpoint=None, mode=None):
+        """Reserve the volume for an instance (and connect, with a connector).
+
+        Returns the attachment; it has connection_info only when a
+        connector was given.
+        """
+        body = {'volume_uuid': volume_id, 'instance_uuid': instance_uuid,
+                'connector': self._connector(connector, mountpoint)}
+        microversion = ATTACH_VERSION
+        if mode:
+            body['mode'] = mode
+            microversion = ATTACH_MODE_VERSION
+        return self._call(
+            context, 'POST', '/attachments', microversion=microversion,
+            json={'attachment': body},
+            not_found=lambda: exception.VolumeNotFound(volume_id=volume_id),
+        ).json()['attachment']
+
+    def _attachment_not_found(self, attachment_id):
+        return lambda: exception.VolumeAttachmentNotFound(
+            attachment_id=attachment_id)
+
+    def attachment_get(self, context, attachment_id):
+        return self._call(
+            context, 'GET', self._path('attachments', attachment_id),
+            microversion=ATTACH_VERSION,
+            not_found=self._attachment_not_found(attachment_id),
+        ).json()['attachment']
+
+    def attachment_update(self, context, attachment_id, connector,
+                          mountpoint=None):
+        """Give Cinder the host's connector; returns the attachment with
+        its connection_info."""
+        body = {'connector': self._connector(connector, mountpoint)}
+        return self._call(
+            context, 'PUT', self._path('attachments', attachment_id),
+            microversion=ATTACH_VERSION, json={'attachment': body},
+            not_found=self._attachment_not_found(attachment_id),
+        ).json()['attachment']
+
+    def attachment_complete(self, context, attachment_id):
+        """The host connected the volume: it becomes in-use."""
+        self._call(context, 'POST',
+                   self._path('attachments', attachment_id, 'action'),
+                   microversion=ATTACH_VERSION, json={'os-complete': None},
+                   not_found=self._attachment_not_found(attachment_id))
+
+    def attachment_delete(self, context, attachment_id):
+        """Drop the attachment; the volume is available once none is left."""
+        self._call(context, 'DELETE',
+                   self._path('attachments', attachment_id),
+                   microversion=ATTACH_VERSION,
+                   not_found=self._attachment_not_found(attachment_id))
+
+    # -- snapshots ------------------------------------------------------
+
+    def create_snapshot(self, context, volume_id, name, description=None,
+                        force=False):
+        """Snapshot a volume; ``force`` is needed while it is in-use."""
+        body = {'volume_id': volume_id, 'name': name, 'force': force}
+        if description is not None:
+            body['description'] = description
+        return self._call(
+            context, 'POST', '/snapshots', json={'snapshot': body},
+            not_found=lambda: exception.VolumeNotFound(volume_id=volume_id),
+        ).json()['snapshot']
+
+    def _snapshot_not_found(self, snapshot_id):
+        return lambda: exception.VolumeSnapshotNotFound(
+            snapshot_id=snapshot_id)
+
+    def get_snapshot(self, context, snapshot_id):
+        return self._call(
+            context, 'GET', self._path('snapshots', snapshot_id),
+            not_found=self._snapshot_not_found(snapshot_id),
+        ).json()['snapshot']
+
+    def wait_for_snapshot_status(self, context, snapshot_id, statuses,
+                                 timeout=None):
+        return self._wait(lambda ident: self.get_snapshot(context, ident),
+                          snapshot_id, statuses, timeout, 'snapshot')
+
+    def delete_snapshot(self, context, snapshot_id):
+        self._call(context, 'DELETE', self._path('snapshots', snapshot_id),
+                   not_found=self._snapshot_not_found(snapshot_id))
+
+
+API = CinderClient
