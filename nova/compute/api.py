@@ -144,7 +144,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
                 if max_count > 1:
                     values['display_name'] = '%s-%d' % (server['name'], index + 1)
                     values['hostname'] = sanitize_hostname(values['display_name'])
-                row = self.db.instance_create(values, bdms=bdms)
+                row = self.db.instance_create(values, bdms=bdms,
+                                              name_template=self.conf.instance_name_template)
                 self.db.action_start(context, row['uuid'], 'create')
                 instances.append(row)
             objs = [instance_obj.Instance.from_db(r) for r in instances]

@@ -9,6 +9,11 @@ opts = [
     cfg.IntOpt('sync_power_state_interval', default=600,
                help='Seconds between power state syncs with the hypervisor; '
                     'a negative value disables the periodic sync.'),
+    cfg.StrOpt('instance_name_template', default='instance-%08x',
+               help='Template of the hypervisor-side name of an instance: a printf '
+                    'format taking the database id, or one using %(uuid)s / %(id)d. '
+                    'Deployments sharing one hypervisor between several databases '
+                    '(e.g. test runs) need distinct templates.'),
     cfg.IntOpt('shutdown_timeout', default=60, min=0,
                help='Seconds to wait for a guest to shut down cleanly (ACPI) on '
                     'stop before it is powered off; 0 powers off at once.'),

@@ -60,6 +60,28 @@ def _sqlite_pragmas(dbapi_conn, _record):
     cursor.close()
 
 
+def _sqlite_begin(conn):
+    """Writers take the write lock up front (BEGIN IMMEDIATE).
+
+    A deferred transaction that reads and then writes cannot wait for a
+    concurrent writer in WAL mode: SQLite fails it at once with "database is
+    locked". Taking the lock at BEGIN makes writers queue on busy_timeout.
+    """
+    if 'in_transaction' not in conn.info:
+        immediate = conn.get_execution_options().get('nova_write')
+        conn.exec_driver_sql('BEGIN IMMEDIATE' if immediate else 'BEGIN')
+        # oslo.db clears this marker at commit/rollback.
+        conn.info['in_transaction'] = True
+
+
+def _replace_oslo_sqlite_begin(engine):
+    """Swap oslo.db's plain-BEGIN listener for ours (same marker protocol)."""
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__name__', '') == '_sqlite_emit_begin':
+            sa.event.remove(engine, 'begin', listener)
+    sa.event.listen(engine, 'begin', _sqlite_begin)
+
+
 class Database:
     """A handle on one database; every method is a single short transaction."""
 
@@ -68,6 +90,8 @@ class Database:
         self.engine = engines.create_engine(connection_url, max_retries=10)
         if self.engine.dialect.name == 'sqlite':
             sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
+            _replace_oslo_sqlite_begin(self.engine)
+        self.writer = self.engine.execution_options(nova_write=True)
         self._lock = threading.Lock()
 
     @classmethod
@@ -94,7 +118,7 @@ class Database:
 
     # -- flavors -----------------------------------------------------------
     def flavor_create(self, values):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             for key in ('flavorid', 'name'):
                 if conn.execute(sa.select(FLAVORS.c.id).where(
                         FLAVORS.c[key] == values[key])).first():
@@ -134,18 +158,27 @@ class Database:
             return [_decode(FLAVORS, r) for r in conn.execute(query)]
 
     def flavor_destroy(self, flavorid):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
 
     # -- instances ---------------------------------------------------------
-    def instance_create(self, values, bdms=()):
-        """Create an instance and its block device mappings in one transaction."""
+    def instance_create(self, values, bdms=(), name_template='instance-%08x'):
+        """Create an instance and its block device mappings in one transaction.
+
+        The hypervisor-side name comes from ``name_template`` and the new
+        row's id (or its uuid, for a '%(uuid)s' template).
+        """
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.engine.begin() as conn:
-            self._insert(conn, INSTANCES, values)
+        with self.writer.begin() as conn:
+            row_id = self._insert(conn, INSTANCES, values)
+            if not values.get('name'):
+                name = (name_template % {'uuid': values['uuid'], 'id': row_id}
+                        if '%(' in name_template else name_template % row_id)
+                conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
+                             .values(name=name))
             for bdm in bdms:
                 bdm = dict(bdm, instance_uuid=values['uuid'])
                 bdm.setdefault('uuid', uuidutils.generate_uuid())
@@ -219,7 +252,7 @@ class Database:
                 if None in expected:
                     clauses.append(column.is_(None))
                 where.append(sa.or_(*clauses))
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             count = conn.execute(INSTANCES.update().where(*where).values(**values)).rowcount
             current = self._one(conn, INSTANCES, INSTANCES.c.uuid == uuid)
         if current is None or current['deleted']:
@@ -235,7 +268,7 @@ class Database:
     def instance_destroy(self, uuid):
         """Soft-delete the instance and drop its block device mappings."""
         now = _now()
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             row = conn.execute(sa.select(INSTANCES.c.id).where(
                 INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0)).first()
             if row is None:
@@ -247,7 +280,7 @@ class Database:
 
     def instance_hard_delete(self, uuid):
         """Remove every trace of an instance (used when a create is rolled back)."""
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             action_ids = sa.select(ACTIONS.c.id).where(ACTIONS.c.instance_uuid == uuid)
             conn.execute(EVENTS.delete().where(EVENTS.c.action_id.in_(action_ids)))
             for table in (ACTIONS, FAULTS, BDMS):
@@ -263,7 +296,7 @@ class Database:
 
     # -- faults and actions -------------------------------------------------
     def fault_create(self, instance_uuid, code, message, details=None, host=None):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             self._insert(conn, FAULTS, dict(instance_uuid=instance_uuid, code=code,
                                             message=(message or '')[:255],
                                             details=details, host=host))
@@ -279,7 +312,7 @@ class Database:
             return {r.instance_uuid: dict(r._mapping) for r in rows}
 
     def action_start(self, context, instance_uuid, action):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             return self._insert(conn, ACTIONS, dict(
                 instance_uuid=instance_uuid, action=action,
                 request_id=getattr(context, 'request_id', None),
@@ -287,12 +320,12 @@ class Database:
                 project_id=getattr(context, 'project_id', None), start_time=_now()))
 
     def action_finish(self, action_id, message=None):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(
                 finish_time=_now(), updated_at=_now(), message=message))
 
     def event_start(self, instance_uuid, request_id, event, host=None):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             action = conn.execute(sa.select(ACTIONS.c.id).where(
                 ACTIONS.c.instance_uuid == instance_uuid,
                 ACTIONS.c.request_id == request_id).order_by(ACTIONS.c.id.desc())).first()
@@ -304,7 +337,7 @@ class Database:
     def event_finish(self, event_id, result, traceback=None, details=None):
         if event_id is None:
             return
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(EVENTS.update().where(EVENTS.c.id == event_id).values(
                 finish_time=_now(), result=result, traceback=traceback, details=details))
             action_id = conn.execute(sa.select(EVENTS.c.action_id).where(
@@ -349,24 +382,24 @@ class Database:
     def bdm_create(self, values):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             self._insert(conn, BDMS, values)
             return self._one(conn, BDMS, BDMS.c.uuid == values['uuid'])
 
     def bdm_update(self, bdm_uuid, values):
         values = dict(values, updated_at=_now())
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(BDMS.update().where(BDMS.c.uuid == bdm_uuid).values(**values))
             return self._one(conn, BDMS, BDMS.c.uuid == bdm_uuid)
 
     def bdm_destroy(self, bdm_uuid):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(BDMS.delete().where(BDMS.c.uuid == bdm_uuid))
 
     # -- services and compute nodes -------------------------------------------
     def service_heartbeat(self, host, binary, topic=None):
         now = _now()
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             count = conn.execute(SERVICES.update().where(
                 SERVICES.c.host == host, SERVICES.c.binary == binary).values(
                 last_seen_up=now, updated_at=now)).rowcount
@@ -384,7 +417,7 @@ class Database:
             return [dict(r._mapping) for r in conn.execute(query)]
 
     def service_update(self, host, binary, values):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(SERVICES.update().where(SERVICES.c.host == host,
                                                  SERVICES.c.binary == binary).values(**values))
 
@@ -397,7 +430,7 @@ class Database:
             'capabilities') if k in resources}
         capacity = _encode(NODES, capacity)
         capacity['updated_at'] = _now()
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             count = conn.execute(NODES.update().where(NODES.c.host == host)
                                  .values(**capacity)).rowcount
             if not count:
@@ -416,7 +449,7 @@ class Database:
 
     def compute_node_claim(self, host, vcpus, memory_mb, disk_gb):
         """Atomically add usage if it still fits; False when another claim won."""
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             return bool(conn.execute(NODES.update().where(
                 NODES.c.host == host, *_room_clauses(vcpus, memory_mb, disk_gb)).values(
                 vcpus_used=NODES.c.vcpus_used + vcpus,
@@ -424,7 +457,7 @@ class Database:
                 local_gb_used=NODES.c.local_gb_used + disk_gb)).rowcount)
 
     def compute_node_release(self, host, vcpus, memory_mb, disk_gb):
-        with self.engine.begin() as conn:
+        with self.writer.begin() as conn:
             conn.execute(NODES.update().where(NODES.c.host == host).values(
                 vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),

@@ -77,6 +77,7 @@ class Instance(BASE):
     )
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
+    name = Column(String(255))
     project_id = Column(String(255))
     user_id = Column(String(255))
     display_name = Column(String(255))

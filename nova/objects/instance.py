@@ -9,6 +9,7 @@ from nova.objects import flavor as flavor_obj
 _SIMPLE = {
     'id': fields.IntegerField(),
     'uuid': fields.UUIDField(),
+    'name': fields.StringField(nullable=True),
     'project_id': fields.StringField(nullable=True),
     'user_id': fields.StringField(nullable=True),
     'display_name': fields.StringField(nullable=True),
@@ -70,11 +71,6 @@ class Instance(base.NovaObject):
         obj.flavor = flavor_obj.Flavor.from_dict(flavor) if flavor else None
         obj.obj_reset_changes()
         return obj
-
-    @property
-    def name(self):
-        """The hypervisor-side name, stable for the life of the instance."""
-        return 'instance-%08x' % self.id
 
     def refresh_from(self, row):
         fresh = self.from_db(row)

@@ -3,6 +3,7 @@
 import json
 import os
 import urllib.request
+import uuid as uuidlib
 
 from nova import conf as nova_conf
 from nova import objects
@@ -20,6 +21,9 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
     conf.set_override('volume_port', 0, group='aio')
     conf.set_override('connection_uri', connection_uri, group='libvirt')
     conf.set_override('host', 'testhost')
+    # Test runs share one libvirtd: keep their domain names apart.
+    conf.set_override('instance_name_template',
+                      'test-%s-%%08x' % uuidlib.uuid4().hex[:8])
     conf.set_override('sync_power_state_interval', -1)
     conf.set_override('shutdown_timeout', 0)
     for (group, key), value in (extra or {}).items():
@@ -63,8 +67,10 @@ class RunningAio:
             status, resp_headers, payload = err.code, err.headers, err.read()
         return status, resp_headers, (json.loads(payload) if payload else None)
 
-    def upload_image(self, path, name='img', **props):
-        meta = dict(name=name, disk_format='raw', container_format='bare', **props)
+    def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
+                     **props):
+        meta = dict(name=name, disk_format=disk_format, container_format=container_format,
+                    **props)
         status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url)
         assert status == 201, image
         with open(path, 'rb') as handle:

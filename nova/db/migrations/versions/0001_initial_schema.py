@@ -59,6 +59,7 @@ def upgrade():
     op.create_table('instances',
     sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
     sa.Column('uuid', sa.String(length=36), nullable=False),
+    sa.Column('name', sa.String(length=255), nullable=True),
     sa.Column('project_id', sa.String(length=255), nullable=True),
     sa.Column('user_id', sa.String(length=255), nullable=True),
     sa.Column('display_name', sa.String(length=255), nullable=True),
