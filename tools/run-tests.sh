@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install.sh
 tools/start-libvirtd.sh
+# Kernel + busybox for the kernel+initrd guest tests (they skip, saying why, without it).
+tools/fetch-test-kernel.sh || echo "warning: no test kernel; kernel guest tests will skip"
 .venv/bin/ruff check nova
 # Unit tests in parallel; functional tests (real libvirtd/QEMU, RabbitMQ,
 # PostgreSQL/MariaDB where present) serially.
