@@ -40,9 +40,17 @@ def register_opts(conf, group, service_type):
                         for name in _VERSION_OPTS], group=group)
 
 
+# Without a timeout a hung image or volume service would pin a compute
+# thread (and a service shutdown waiting on it) forever.
+DEFAULT_TIMEOUT = 300
+
+
 def load_session(conf, group):
     """A keystoneauth Session from the group's TLS/timeout options."""
-    return ks_loading.load_session_from_conf_options(conf, group)
+    session = ks_loading.load_session_from_conf_options(conf, group)
+    if session.timeout is None:
+        session.timeout = DEFAULT_TIMEOUT
+    return session
 
 
 def load_service_auth(conf, group):

@@ -106,10 +106,13 @@ class AllInOne:
             conf.set_override('auth_type', 'none', group='cinder')
 
     def stop(self):
-        for server in self.servers:
-            server.shutdown()
+        # Services first: an in-flight build may still call the image or
+        # volume endpoint, which must keep answering until it is done.
         for svc in reversed(self.services):
             svc.stop()
+        for server in self.servers:
+            server.shutdown()
+            server.server_close()
 
 
 def main(argv=None):

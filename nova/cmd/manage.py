@@ -51,7 +51,7 @@ def db_version(conf):
 def flavor_create(conf):
     args = conf.category
     flavor = _db(conf).flavor_create(dict(
-        flavorid=args.id or args.name, name=args.name, vcpus=args.vcpus,
+        flavorid=args.id or args.flavor_name, name=args.flavor_name, vcpus=args.vcpus,
         memory_mb=args.ram, root_gb=args.disk, ephemeral_gb=args.ephemeral,
         swap=args.swap, is_public=not args.private,
         extra_specs=dict(kv.split('=', 1) for kv in args.property or [])))
@@ -86,7 +86,8 @@ def _add_parsers(subparsers):
 
     flavor = subparsers.add_parser('flavor', help='Flavors').add_subparsers(dest='action')
     create = flavor.add_parser('create', help='Create a flavor')
-    create.add_argument('name')
+    # 'name' is reserved on oslo.config's sub-command namespace.
+    create.add_argument('flavor_name', metavar='NAME')
     create.add_argument('--id')
     create.add_argument('--vcpus', type=int, default=1)
     create.add_argument('--ram', type=int, default=512, help='MiB')
