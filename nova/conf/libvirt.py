@@ -36,6 +36,33 @@ opts = [
                help='Cache mode for file-backed guest disks. Unset means '
                     '"none" when the instances filesystem supports O_DIRECT '
                     'and "writeback" otherwise.'),
+    cfg.StrOpt('config_drive_format',
+               default='iso9660',
+               choices=('iso9660', 'vfat'),
+               help='Format of config drives. "iso9660" (label config-2, '
+                    'written with xorriso, genisoimage or mkisofs) is '
+                    'attached as a CD-ROM on the IDE bus (pc) or SATA (q35); '
+                    '"vfat" (needs mkfs.vfat and mcopy) is attached as a '
+                    'disk on the instance disk bus.'),
+    cfg.BoolOpt('force_config_drive',
+                default=False,
+                help='Give every instance a config drive, whether or not '
+                     'it asked for one.'),
+    cfg.StrOpt('default_ephemeral_format',
+               default='ext4',
+               choices=('ext2', 'ext3', 'ext4', 'xfs', 'vfat', 'ntfs',
+                        'none'),
+               help='Filesystem for ephemeral disks whose block device '
+                    'mapping names no guest_format (and for the flavor '
+                    'ephemeral disk). "none", or a filesystem whose mkfs '
+                    'tool this host lacks, leaves the disk unformatted.'),
+    cfg.FloatOpt('device_detach_timeout',
+                 default=20.0,
+                 min=0.0,
+                 help='Seconds to wait for a running guest to release a '
+                      'volume being detached (virtio and PCIe hot-unplug '
+                      'need the guest to cooperate; SCSI and USB do not) '
+                      'before the detach is reported as failed.'),
     cfg.IntOpt('console_log_max_bytes',
                default=100 * 1024,
                min=1024,

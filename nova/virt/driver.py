@@ -25,6 +25,12 @@ class ComputeDriver:
         'supports_pause': False,
         'supports_suspend': False,
         'supports_console_output': False,
+        'supports_attach_volume': False,
+        'supports_snapshot': False,
+        # Rescue keeps every disk and boots hw_rescue_bus/hw_rescue_device
+        # media first; and rescue of volume-backed instances (2.87).
+        'supports_stable_rescue': False,
+        'supports_bfv_rescue': False,
     }
 
     # ------------------------------------------------------------- host
@@ -88,6 +94,51 @@ class ComputeDriver:
     def resume(self, context, instance, network_info,
                block_device_info=None):
         """Restore a suspended guest."""
+        raise NotImplementedError()
+
+    # ---------------------------------------------------------- volumes
+    def get_device_names(self, instance, image_meta, block_device_info=None):
+        """Device names spawn will give the root, ephemeral, swap and
+        volume disks: ``{'root_device_name', 'ephemerals': {num: dev},
+        'swap': dev, 'volumes': {volume_id: dev}}``; raises Invalid when
+        requested names conflict.  Changes nothing."""
+        raise NotImplementedError()
+
+    def get_next_volume_device(self, instance, image_meta=None, bus=None,
+                               device_type='disk', requested=None):
+        """'/dev/<name>' the next attached volume gets (``requested`` if
+        free, Invalid if taken)."""
+        raise NotImplementedError()
+
+    def attach_volume(self, context, connection_info, instance, mountpoint,
+                      disk_bus=None, device_type=None, encryption=None):
+        """Attach persistently, hot-plugging into a running guest; returns
+        the device name used."""
+        raise NotImplementedError()
+
+    def detach_volume(self, context, connection_info, instance, mountpoint,
+                      encryption=None):
+        """Detach from the definition and from a running guest."""
+        raise NotImplementedError()
+
+    def snapshot(self, context, instance, dest_path):
+        """Write the root disk to ``dest_path`` as a standalone image;
+        returns {'path', 'disk_format', 'container_format', 'size'}."""
+        raise NotImplementedError()
+
+    # ----------------------------------------------------------- rescue
+    def validate_rescue_request(self, instance, image_meta):
+        """Raise Invalid if this host cannot rescue ``instance`` with the
+        rescue image ``image_meta``; changes nothing."""
+        raise NotImplementedError()
+
+    def rescue(self, context, instance, network_info, image_meta,
+               rescue_password, block_device_info=None):
+        """Boot the rescue image; on failure the guest is left as before."""
+        raise NotImplementedError()
+
+    def unrescue(self, context, instance, network_info=None):
+        """Return to the exact pre-rescue guest, started."""
         raise NotImplementedError()
 
     # ------------------------------------------------------------ query

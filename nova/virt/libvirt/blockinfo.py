@@ -12,20 +12,35 @@ A *disk info* is a dict::
      'type': 'disk',        # disk | cdrom | floppy | lun
      'boot_index': 1}       # per-device <boot order>, or None
 
+Volume entries also carry ``'volume_id'`` so callers can store the chosen
+device name back into the block device mapping.
+
 A *disk mapping* is a dict from a disk name to a disk info.  Names:
 
-    'disk'          root disk built from the image (type cdrom for ISOs)
-    'disk.local'    first ephemeral disk (flavor ephemeral_gb)
-    'disk.swap'     swap disk (flavor swap)
-    'disk.config'   config drive; takes the LAST slot of its bus
-    'disk.rescue'   rescue media (reserved; stable-device rescue adds it
-                    after every other disk, with boot_index 1)
+    'disk'          root disk built from the image (type cdrom for ISOs);
+                    absent for a volume-backed guest
+    'disk.local'    the flavor's ephemeral disk (when no ephemeral BDMs)
+    'disk.eph<N>'   ephemeral block device mapping number N
+    'disk.swap'     swap disk (swap BDM, else flavor swap)
+    'disk.config'   config drive; takes the LAST free name of its bus
+    'disk.rescue'   rescue media (stable-device rescue adds it after every
+                    other disk, with boot_index 1)
     '<dev>'         volumes, keyed by their device name, e.g. 'vdb'
-                    (reserved for block device mappings)
     'root'          the same dict object as whichever entry boots the guest
 
-Names are inserted in the order the disks appear in the domain XML.
+Names are inserted in the order the disks appear in the domain XML: root,
+ephemerals, swap, volumes (by boot index, then device name), config drive.
+
+Device names
+------------
+Names that the block device mappings request are reserved first; every
+other disk then takes the first free name of its bus.  Names are unique
+across buses sharing a prefix (scsi, sata and usb all use ``sd``).  Names
+are stable: the same inputs always give the same mapping, and a name only
+ever moves when the caller asks for it.
 """
+
+import re
 
 from nova import exception
 
@@ -60,9 +75,14 @@ DEV_PREFIX = {
     'lxc': 'lxc',
 }
 
-# An IDE controller pair has 4 slots and the fdc 2 drives; the rest get
-# the 26 single-letter names.
-MAX_DEVS = {'ide': 4, 'fdc': 2}
+# The bus a requested name implies when the mapping does not give one.
+PREFIX_BUS = {'vd': 'virtio', 'hd': 'ide', 'sd': 'scsi', 'fd': 'fdc'}
+
+# libvirt derives IDE/SATA/fdc addresses from the name: an IDE controller
+# pair has 4 slots, one AHCI controller 6 ports and the fdc 2 drives.
+# Staying inside one controller keeps libvirt from adding more.  The rest
+# get the 26 single-letter names.
+MAX_DEVS = {'ide': 4, 'sata': 6, 'fdc': 2}
 DEFAULT_MAX_DEVS = 26
 
 # Architectures whose machines have no IDE/SATA and boot CDs from SCSI.
@@ -75,6 +95,8 @@ BUS_PROPERTY = {
     'floppy': 'hw_floppy_bus',
 }
 
+_DEV_RE = re.compile(r'^(vd|hd|sd|fd)([a-z]+)$')
+
 
 def is_q35(machine_type):
     """True for 'q35' and versioned names such as 'pc-q35-7.2'."""
@@ -83,12 +105,27 @@ def is_q35(machine_type):
 
 def get_dev_name(prefix, index):
     """Linux-style name for the index-th device: vda..vdz, vdaa, vdab..."""
+    if index < 26:
+        return prefix + chr(97 + index)
     suffix = ''
     index += 1
     while index > 0:
         index, rem = divmod(index - 1, 26)
-        suffix = chr(ord('a') + rem) + suffix
+        suffix = chr(97 + rem) + suffix
     return prefix + suffix
+
+
+def parse_dev(dev):
+    """'vdc' -> ('vd', 2); raise Invalid for names we cannot place."""
+    match = _DEV_RE.match(dev or '')
+    if not match:
+        raise exception.Invalid(
+            reason='device name %r is not of the form /dev/(vd|hd|sd|fd)'
+                   '<letters>' % dev)
+    index = 0
+    for char in match.group(2):
+        index = index * 26 + (ord(char) - 96)
+    return match.group(1), index - 1
 
 
 def max_devs_for_bus(bus):
@@ -152,11 +189,12 @@ def used_devs(mapping):
     return {info['dev'] for name, info in mapping.items() if name != 'root'}
 
 
-def find_free_dev(mapping, bus, last=False):
+def find_free_dev(mapping, bus, last=False, reserved=()):
     """First (or with ``last``, the final) unused name on ``bus``.
 
-    ``last`` keeps config drives out of the way of later volume attaches,
-    as upstream does (IDE config drive -> hdd).
+    ``reserved`` holds names that block device mappings asked for and
+    that are not placed yet.  ``last`` keeps config drives out of the way
+    of later volume attaches, as upstream does (IDE config drive -> hdd).
     """
     prefix = DEV_PREFIX[bus]
     taken = used_devs(mapping)
@@ -165,10 +203,11 @@ def find_free_dev(mapping, bus, last=False):
         indexes = reversed(indexes)
     for index in indexes:
         dev = get_dev_name(prefix, index)
-        if dev not in taken:
+        if dev not in taken and dev not in reserved:
             return dev
     raise exception.Invalid(
-        reason='no free device name left on the %r bus' % bus)
+        reason='no free device name left on the %r bus (it has %d)'
+               % (bus, max_devs_for_bus(bus)))
 
 
 def disk_info(bus, dev, device_type='disk', boot_index=None):
@@ -183,6 +222,26 @@ def strip_dev(device_name):
     return device_name
 
 
+def prepend_dev(device_name):
+    """'vda' -> '/dev/vda'; None stays None."""
+    if device_name and not device_name.startswith('/dev/'):
+        return '/dev/' + device_name
+    return device_name
+
+
+def check_dev_on_bus(dev, bus, what='device'):
+    """Raise Invalid unless ``dev`` is a name ``bus`` can hold."""
+    prefix, index = parse_dev(dev)
+    if prefix != DEV_PREFIX[bus]:
+        raise exception.Invalid(
+            reason='%s name /dev/%s does not match the %r bus (names on it '
+                   'start with %r)' % (what, dev, bus, DEV_PREFIX[bus]))
+    if index >= max_devs_for_bus(bus):
+        raise exception.Invalid(
+            reason='%s name /dev/%s is beyond the %d devices of the %r bus'
+                   % (what, dev, max_devs_for_bus(bus), bus))
+
+
 def get_root_info(virt_type, image_props, disk_format=None,
                   machine_type=None, arch=None, root_device_name=None):
     """Disk info for the image-backed root disk (boot index 1)."""
@@ -191,41 +250,252 @@ def get_root_info(virt_type, image_props, disk_format=None,
                                        machine_type, arch)
     dev = strip_dev(root_device_name)
     if dev:
-        if not dev.startswith(DEV_PREFIX[bus]):
-            raise exception.Invalid(
-                reason='root device name %r does not match the %r bus '
-                       '(expected a name starting with %r)'
-                       % (root_device_name, bus, DEV_PREFIX[bus]))
+        check_dev_on_bus(dev, bus, 'root device')
     else:
         dev = get_dev_name(DEV_PREFIX[bus], 0)
     return disk_info(bus, dev, device_type, boot_index=1)
 
 
+def _bdm_bus(virt_type, image_props, machine_type, arch, bus, dev,
+             device_type, what):
+    """Bus for a block device mapping entry: given, implied by its
+    requested name, or the image's bus for its device type."""
+    default = get_disk_bus_for_device_type(virt_type, image_props,
+                                           device_type, machine_type, arch)
+    if not bus:
+        bus = default
+        if dev:
+            prefix = parse_dev(dev)[0]
+            if prefix != DEV_PREFIX[default]:
+                bus = PREFIX_BUS[prefix]
+    validate_disk_bus(virt_type, bus, device_type, machine_type)
+    if dev:
+        check_dev_on_bus(dev, bus, what)
+    return bus
+
+
+def _reserve(reserved, dev, what):
+    if not dev:
+        return
+    other = reserved.get(dev)
+    if other is not None:
+        raise exception.Invalid(
+            reason='device name /dev/%s is requested by both %s and %s'
+                   % (dev, other, what))
+    reserved[dev] = what
+
+
+def _volume_what(bdm):
+    return 'volume %s' % (bdm.get('volume_id') or (
+        bdm.get('connection_info') or {}).get('serial'))
+
+
+def _boot_order(bdm_boot_index):
+    """BDM boot_index (0-based, negative = not bootable) -> <boot order>."""
+    if bdm_boot_index is None or bdm_boot_index < 0:
+        return None
+    return bdm_boot_index + 1
+
+
+def _volume_sort_key(info):
+    boot = info['boot_index']
+    prefix, index = parse_dev(info['dev'])
+    return (boot is None, boot or 0, prefix, index)
+
+
 def get_disk_mapping(virt_type, image_props, disk_format=None,
                      machine_type=None, arch=None, root_device_name=None,
-                     ephemeral_gb=0, swap_mb=0, config_drive_type=None):
-    """The full mapping for a guest booted from an image.
+                     ephemeral_gb=0, swap_mb=0, config_drive_type=None,
+                     block_device_info=None):
+    """The full mapping for a guest.
 
-    ``config_drive_type`` is None (no config drive), 'cdrom' (iso9660) or
-    'disk' (vfat).  Ephemeral and swap disks reuse the root disk's bus
-    choice (hw_disk_bus), as upstream does.
+    ``block_device_info`` is the compute manager's dict (root_device_name,
+    ephemerals, swap, block_device_mapping); a volume with boot_index 0 is
+    the root and then no image disk exists.  Flavor ephemeral/swap
+    (``ephemeral_gb``, ``swap_mb``) apply only when no ephemeral/swap
+    mapping replaces them.  ``config_drive_type`` is None (no config
+    drive), 'cdrom' (iso9660) or 'disk' (vfat).  Requested device names
+    win; conflicts raise Invalid.
     """
+    bdi = block_device_info or {}
+    root_device_name = strip_dev(bdi.get('root_device_name') or
+                                 root_device_name)
+    volumes = bdi.get('block_device_mapping') or ()
+    ephemerals = bdi.get('ephemerals') or ()
+    swap = bdi.get('swap')
+    if swap is not None and not swap.get('swap_size'):
+        swap = None
+    root_bdm = None
+    for bdm in volumes:
+        if bdm.get('boot_index') == 0:
+            root_bdm = bdm
+            break
+
+    # The root first: its name is fixed (requested or the bus's first);
+    # then every requested name is reserved before any automatic choice.
     mapping = {}
-    root = get_root_info(virt_type, image_props, disk_format, machine_type,
-                         arch, root_device_name)
-    mapping['disk'] = root
-    mapping['root'] = root
-    if ephemeral_gb or swap_mb:
-        bus = get_disk_bus_for_device_type(virt_type, image_props, 'disk',
-                                           machine_type, arch)
-        if ephemeral_gb:
-            mapping['disk.local'] = disk_info(
-                bus, find_free_dev(mapping, bus))
-        if swap_mb:
-            mapping['disk.swap'] = disk_info(bus, find_free_dev(mapping, bus))
+    if root_bdm is not None:
+        root_dev = strip_dev(root_bdm.get('mount_device')) or root_device_name
+        dtype = root_bdm.get('device_type') or 'disk'
+        bus = _bdm_bus(virt_type, image_props, machine_type, arch,
+                       root_bdm.get('disk_bus'), root_dev, dtype,
+                       'root device')
+        info = disk_info(bus, root_dev or get_dev_name(DEV_PREFIX[bus], 0),
+                         dtype, boot_index=1)
+        info['volume_id'] = _volume_id(root_bdm)
+        mapping[info['dev']] = info
+    else:
+        info = get_root_info(virt_type, image_props, disk_format,
+                             machine_type, arch, root_device_name)
+        mapping['disk'] = info
+    mapping['root'] = info
+    reserved = {info['dev']: 'the root disk'}
+    for eph in ephemerals:
+        _reserve(reserved, strip_dev(eph.get('device_name')),
+                 'ephemeral disk %s' % eph.get('num', 0))
+    if swap is not None:
+        _reserve(reserved, strip_dev(swap.get('device_name')),
+                 'the swap disk')
+    for bdm in volumes:
+        if bdm is not root_bdm:
+            _reserve(reserved, strip_dev(bdm.get('mount_device')),
+                     _volume_what(bdm))
+    reserved.pop(info['dev'])
+
+    disk_bus = None
+    if ephemerals:
+        for eph in sorted(ephemerals, key=lambda e: e.get('num', 0)):
+            _add_bdm_disk(mapping, reserved, 'disk.eph%d' % eph.get('num', 0),
+                          virt_type, image_props, machine_type, arch,
+                          eph.get('disk_bus'), eph.get('device_name'),
+                          eph.get('device_type') or 'disk',
+                          'ephemeral disk %s' % eph.get('num', 0))
+    elif ephemeral_gb:
+        disk_bus = get_disk_bus_for_device_type(
+            virt_type, image_props, 'disk', machine_type, arch)
+        mapping['disk.local'] = disk_info(
+            disk_bus, find_free_dev(mapping, disk_bus, reserved=reserved))
+    if swap is not None:
+        _add_bdm_disk(mapping, reserved, 'disk.swap', virt_type, image_props,
+                      machine_type, arch, swap.get('disk_bus'),
+                      swap.get('device_name'), 'disk', 'the swap disk')
+    elif swap_mb:
+        if disk_bus is None:
+            disk_bus = get_disk_bus_for_device_type(
+                virt_type, image_props, 'disk', machine_type, arch)
+        mapping['disk.swap'] = disk_info(
+            disk_bus, find_free_dev(mapping, disk_bus, reserved=reserved))
+
+    vol_infos = []
+    for bdm in volumes:
+        if bdm is root_bdm:
+            continue
+        dev = strip_dev(bdm.get('mount_device'))
+        dtype = bdm.get('device_type') or 'disk'
+        what = _volume_what(bdm)
+        bus = _bdm_bus(virt_type, image_props, machine_type, arch,
+                       bdm.get('disk_bus'), dev, dtype, what)
+        if dev:
+            reserved.pop(dev, None)
+        else:
+            dev = find_free_dev(mapping, bus, reserved=reserved)
+        info = disk_info(bus, dev, dtype, _boot_order(bdm.get('boot_index')))
+        info['volume_id'] = _volume_id(bdm)
+        # Placed now so the next automatic name skips it; re-inserted in
+        # XML order below.
+        mapping[dev] = info
+        vol_infos.append(info)
+    if len(vol_infos) > 1:
+        for info in vol_infos:
+            del mapping[info['dev']]
+        for info in sorted(vol_infos, key=_volume_sort_key):
+            mapping[info['dev']] = info
+
     if config_drive_type:
         bus = get_disk_bus_for_device_type(
             virt_type, image_props, config_drive_type, machine_type, arch)
         mapping['disk.config'] = disk_info(
             bus, find_free_dev(mapping, bus, last=True), config_drive_type)
+    return mapping
+
+
+def _volume_id(bdm):
+    return bdm.get('volume_id') or (bdm.get('connection_info') or {}).get(
+        'serial')
+
+
+def _add_bdm_disk(mapping, reserved, name, virt_type, image_props,
+                  machine_type, arch, bus, device_name, device_type, what):
+    dev = strip_dev(device_name)
+    bus = _bdm_bus(virt_type, image_props, machine_type, arch, bus, dev,
+                   device_type, what)
+    if dev:
+        reserved.pop(dev, None)
+    else:
+        dev = find_free_dev(mapping, bus, reserved=reserved)
+    mapping[name] = disk_info(bus, dev, device_type)
+
+
+def get_device_names(mapping):
+    """The names to store back into the block device mappings.
+
+    Returns ``{'root_device_name': '/dev/vda', 'ephemerals': {num:
+    '/dev/vdb'}, 'swap': '/dev/vdc' or None, 'volumes': {volume_id:
+    '/dev/vdd'}}``.
+    """
+    result = {'root_device_name': prepend_dev(mapping['root']['dev']),
+              'ephemerals': {}, 'swap': None, 'volumes': {}}
+    for name, info in mapping.items():
+        if name.startswith('disk.eph'):
+            result['ephemerals'][int(name[8:])] = prepend_dev(info['dev'])
+        elif name == 'disk.local':
+            result['ephemerals'].setdefault(0, prepend_dev(info['dev']))
+        elif name == 'disk.swap':
+            result['swap'] = prepend_dev(info['dev'])
+        elif 'volume_id' in info and name != 'root':
+            result['volumes'][info['volume_id']] = prepend_dev(info['dev'])
+    return result
+
+
+def get_drive_unit(bus, dev):
+    """SCSI unit for a disk on the virtio-scsi controller: its name index.
+
+    libvirt otherwise derives 7 units per controller from the name and
+    adds (lsilogic) controllers for sdh and beyond; virtio-scsi takes
+    16384 units on one controller, so the name maps 1:1 to a unit.
+    """
+    if bus != 'scsi':
+        return None
+    return parse_dev(dev)[1]
+
+
+def get_next_device_name(used, bus):
+    """First free name on ``bus`` given the names ``used`` in the guest
+    (hot-plug: the persistent domain XML is the source of ``used``)."""
+    used = set(used)
+    prefix = DEV_PREFIX[bus]
+    for index in range(max_devs_for_bus(bus)):
+        dev = get_dev_name(prefix, index)
+        if dev not in used:
+            return dev
+    raise exception.Invalid(
+        reason='no free device name left on the %r bus (it has %d)'
+               % (bus, max_devs_for_bus(bus)))
+
+
+def get_legacy_rescue_mapping(root, config=None):
+    """Legacy rescue: the rescue disk takes the root's name and bus and
+    boots; the original root moves to the next free name of that bus; the
+    config drive keeps its name; nothing else is attached (upstream's
+    layout, for rescue images without hw_rescue_bus/hw_rescue_device)."""
+    rescue = disk_info(root['bus'], root['dev'], 'disk', boot_index=1)
+    taken = {'disk.rescue': rescue}
+    if config is not None:
+        taken['disk.config'] = config
+    mapping = {'disk.rescue': rescue, 'root': rescue,
+               'disk': disk_info(root['bus'],
+                                 find_free_dev(taken, root['bus']),
+                                 root['type'])}
+    if config is not None:
+        mapping['disk.config'] = dict(config)
     return mapping

@@ -9,10 +9,11 @@ import time
 
 from nova import exception
 from nova.compute import power_state
-from nova.virt import driver
-from nova.virt.libvirt import blockinfo, imagebackend
+from nova.virt import configdrive, driver
+from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes, guestfeatures, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import host as libvirt_host
+from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ CONSOLE_LOG = 'console.log'
 DEFAULT_CONSOLES = 'console=tty0 console=ttyS0 console=hvc0'
 
 # Disk names in a disk mapping that are files in the instance directory,
-# with the format each file is created in.
+# with the format each file is created in ('disk.eph<N>' are qcow2 too).
 LOCAL_DISK_FORMATS = {
     'disk': 'qcow2',
     'disk.local': 'qcow2',
@@ -31,6 +32,10 @@ LOCAL_DISK_FORMATS = {
     'disk.config': 'raw',
     'disk.rescue': 'qcow2',
 }
+
+# [libvirt]config_drive_format -> the device the drive is attached as.
+CONFIG_DRIVE_DEVICE = {'iso9660': 'cdrom', 'vfat': 'disk'}
+DEFAULT_SCSI_MODEL = 'virtio-scsi'
 
 _X86_ARCHES = ('i686', 'x86_64')
 
@@ -44,6 +49,8 @@ class GuestSettings:
     instances_path: str
     disk_cachemode: str = 'none'
     machine_types: tuple = ()   # (('x86_64', 'q35'), ...) from config
+    config_drive_format: str = 'iso9660'    # iso9660 | vfat
+    force_config_drive: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,37 +99,117 @@ def instance_dir(settings, instance):
     return os.path.join(settings.instances_path, instance.uuid)
 
 
-def get_disk_mapping(virt_type, settings, instance, image_meta):
-    """Disk mapping for an image-backed guest (root disk only for now)."""
+def config_drive_type(settings, instance):
+    """'cdrom' / 'disk' when the instance gets a config drive, else None."""
+    if not configdrive.required_by(instance, settings.force_config_drive):
+        return None
+    return CONFIG_DRIVE_DEVICE[settings.config_drive_format]
+
+
+def get_disk_mapping(virt_type, settings, instance, image_meta,
+                     block_device_info=None):
+    """Disk mapping for a guest: image or volume root, ephemerals, swap,
+    volumes and config drive (see blockinfo for the vocabulary)."""
     props = image_meta.properties
+    flavor = instance.flavor
     return blockinfo.get_disk_mapping(
         virt_type, props,
         disk_format=image_attr(image_meta, 'disk_format'),
         machine_type=machine_type_for(settings, props),
         arch=settings.arch,
-        root_device_name=getattr(instance, 'root_device_name', None))
+        root_device_name=getattr(instance, 'root_device_name', None),
+        ephemeral_gb=getattr(flavor, 'ephemeral_gb', 0) or 0,
+        swap_mb=getattr(flavor, 'swap', 0) or 0,
+        config_drive_type=config_drive_type(settings, instance),
+        block_device_info=block_device_info)
 
 
-def guest_disk(info, path, fmt, cachemode):
+def local_disk_format(name):
+    """File format of a disk in the instance directory, or None when the
+    mapping name is not a local file (volumes, 'root')."""
+    fmt = LOCAL_DISK_FORMATS.get(name)
+    if fmt is None and name.startswith('disk.eph'):
+        return 'qcow2'
+    return fmt
+
+
+def drive_address(info, scsi_model=DEFAULT_SCSI_MODEL):
+    """Explicit <address type='drive'> for virtio-scsi disks (unit = name
+    index), so libvirt never adds controllers; None elsewhere."""
+    unit = blockinfo.get_drive_unit(info['bus'], info['dev'])
+    if unit is None or scsi_model != DEFAULT_SCSI_MODEL:
+        return None
+    return vconfig.GuestDeviceAddressDrive(controller=0, bus=0, target=0,
+                                           unit=unit)
+
+
+def guest_disk(info, path, fmt, cachemode, scsi_model=DEFAULT_SCSI_MODEL):
     """A file-backed <disk> for one disk mapping entry."""
     return vconfig.GuestDisk(
         source_type='file', source_device=info['type'],
         driver_name='qemu', driver_format=fmt, driver_cache=cachemode,
         source_path=path, target_dev=info['dev'], target_bus=info['bus'],
         boot_order=info['boot_index'],
-        readonly=info['type'] == 'cdrom')
+        readonly=info['type'] == 'cdrom',
+        address=drive_address(info, scsi_model))
 
 
-def guest_disks(settings, instance, disk_mapping):
+def volume_connection_infos(block_device_info):
+    """{volume_id: connection_info} from a block_device_info dict."""
+    result = {}
+    for bdm in (block_device_info or {}).get('block_device_mapping') or ():
+        conn = bdm.get('connection_info') or {}
+        vol_id = (bdm.get('volume_id') or conn.get('serial') or
+                  (conn.get('data') or {}).get('volume_id'))
+        result[vol_id] = conn
+    return result
+
+
+def scsi_model_for(image_props):
+    return image_props.get('hw_scsi_model') or DEFAULT_SCSI_MODEL
+
+
+def guest_disks(settings, instance, disk_mapping, block_device_info=None,
+                scsi_model=DEFAULT_SCSI_MODEL):
+    """<disk>s in mapping order (root, ephemerals, swap, volumes, config
+    drive); volumes are described by their volume driver.
+
+    libvirt keeps disks grouped by bus when it stores a definition (a
+    scsi volume listed between virtio disks moves after them); targets,
+    addresses and boot orders are what stay fixed, not element order.
+    """
     inst_dir = instance_dir(settings, instance)
+    connections = None
     disks = []
     for name, info in disk_mapping.items():
-        if name == 'root' or name not in LOCAL_DISK_FORMATS:
+        if name == 'root':
             continue
-        disks.append(guest_disk(info, os.path.join(inst_dir, name),
-                                LOCAL_DISK_FORMATS[name],
-                                settings.disk_cachemode))
+        fmt = local_disk_format(name)
+        if fmt is not None:
+            disks.append(guest_disk(info, os.path.join(inst_dir, name), fmt,
+                                    settings.disk_cachemode, scsi_model))
+            continue
+        if connections is None:
+            connections = volume_connection_infos(block_device_info)
+        conn = connections.get(info.get('volume_id'))
+        if conn is None:
+            raise exception.Invalid(
+                reason='no connection_info for volume %s at /dev/%s'
+                       % (info.get('volume_id'), info['dev']))
+        disk = libvirt_volume.get_volume_driver(conn).get_config(
+            conn, info, settings.disk_cachemode)
+        disk.address = drive_address(info, scsi_model)
+        disks.append(disk)
     return disks
+
+
+def disk_controllers(disk_mapping, scsi_model=DEFAULT_SCSI_MODEL):
+    """The SCSI controller the disks need (one, index 0), if any."""
+    for info in disk_mapping.values():
+        if info['bus'] == 'scsi':
+            return [vconfig.GuestController(type='scsi', index=0,
+                                            model=scsi_model)]
+    return []
 
 
 def guest_os(settings, image_props, boot_files):
@@ -149,8 +236,12 @@ def kernel_cmdline(image_props, disk_mapping):
 
 
 def get_guest_config(settings, instance, image_meta, disk_mapping,
-                     boot_files=None):
-    """The whole config.Guest for an instance; no I/O, no libvirt calls."""
+                     boot_files=None, block_device_info=None):
+    """The whole config.Guest for an instance; no I/O, no libvirt calls.
+
+    ``block_device_info`` supplies the connection_info of the volumes the
+    mapping names.
+    """
     flavor = instance.flavor
     props = image_meta.properties
     guest = vconfig.Guest(
@@ -162,7 +253,10 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     if settings.arch in _X86_ARCHES:
         guest.features = [vconfig.GuestFeatureACPI(),
                           vconfig.GuestFeatureAPIC()]
-    devices = guest_disks(settings, instance, disk_mapping)
+    scsi_model = scsi_model_for(props)
+    devices = guest_disks(settings, instance, disk_mapping,
+                          block_device_info, scsi_model)
+    devices.extend(disk_controllers(disk_mapping, scsi_model))
     # A file-backed serial port: the console log survives the guest and
     # needs no reader attached (libvirt adds the matching <console>).
     # QEMU truncates the file on every start unless told to append; keep
@@ -172,6 +266,8 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
         source_path=os.path.join(instance_dir(settings, instance),
                                  CONSOLE_LOG)))
     guest.devices = devices
+    guestfeatures.apply(guest, settings, instance, image_meta,
+                        getattr(settings, 'host_info', None))
     return guest
 
 
@@ -205,7 +301,8 @@ def read_tail(path, max_bytes):
 
 # ----------------------------------------------------------------- the driver
 
-class LibvirtDriver(driver.ComputeDriver):
+class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
+                    driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
     ``conf`` is a ConfigOpts with the [DEFAULT] paths and [libvirt] groups
@@ -217,6 +314,11 @@ class LibvirtDriver(driver.ComputeDriver):
         'supports_pause': True,
         'supports_suspend': True,
         'supports_console_output': True,
+        'supports_attach_volume': True,
+        'supports_snapshot': True,
+        # Set per instance in __init__: qemu/kvm only.
+        'supports_stable_rescue': False,
+        'supports_bfv_rescue': False,
     }
 
     def __init__(self, conf, image_fetcher, host=None,
@@ -231,6 +333,10 @@ class LibvirtDriver(driver.ComputeDriver):
         self.soft_reboot_wait = soft_reboot_wait
         self.shutdown_poll_interval = shutdown_poll_interval
         self._settings = None
+        stable = self.virt_type in driver_rescue.STABLE_RESCUE_VIRT_TYPES
+        self.capabilities = dict(type(self).capabilities,
+                                 supports_stable_rescue=stable,
+                                 supports_bfv_rescue=stable)
 
     # --------------------------------------------------------------- host
     @property
@@ -256,7 +362,9 @@ class LibvirtDriver(driver.ComputeDriver):
             instances_path=self.instances_path,
             disk_cachemode=cachemode,
             machine_types=parse_machine_types(
-                self.conf.libvirt.hw_machine_type))
+                self.conf.libvirt.hw_machine_type),
+            config_drive_format=self.conf.libvirt.config_drive_format,
+            force_config_drive=self.conf.libvirt.force_config_drive)
 
     def init_host(self, host):
         if self.virt_type == 'lxc':
@@ -318,31 +426,48 @@ class LibvirtDriver(driver.ComputeDriver):
         return os.path.join(self.get_instance_dir(instance), CONSOLE_LOG)
 
     # -------------------------------------------------------------- build
-    def get_disk_mapping(self, instance, image_meta):
+    def get_disk_mapping(self, instance, image_meta, block_device_info=None):
         return get_disk_mapping(self.virt_type, self.settings, instance,
-                                image_meta)
+                                image_meta, block_device_info)
+
+    def get_device_names(self, instance, image_meta, block_device_info=None):
+        """Device names spawn will use, to store back into the BDMs
+        (blockinfo.get_device_names shape); raises Invalid on conflicts,
+        without touching anything."""
+        return blockinfo.get_device_names(
+            self.get_disk_mapping(instance, image_meta, block_device_info))
 
     def get_guest_xml(self, instance, image_meta, disk_mapping=None,
-                      boot_files=None):
+                      boot_files=None, block_device_info=None):
         if disk_mapping is None:
-            disk_mapping = self.get_disk_mapping(instance, image_meta)
+            disk_mapping = self.get_disk_mapping(instance, image_meta,
+                                                 block_device_info)
         return get_guest_config(self.settings, instance, image_meta,
-                                disk_mapping, boot_files).to_xml()
+                                disk_mapping, boot_files,
+                                block_device_info).to_xml()
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None):
-        disk_mapping = self.get_disk_mapping(instance, image_meta)
+        disk_mapping = self.get_disk_mapping(instance, image_meta,
+                                             block_device_info)
         inst_dir = self.get_instance_dir(instance)
         created_dir = not os.path.isdir(inst_dir)
         guest = None
         try:
             os.makedirs(inst_dir, exist_ok=True)
-            self._create_root_disk(context, instance, image_meta)
+            if 'disk' in disk_mapping:
+                self._create_root_disk(context, instance, image_meta)
+            self._create_local_disks(instance, disk_mapping,
+                                     block_device_info)
+            if 'disk.config' in disk_mapping:
+                self._create_config_drive(instance, injected_files,
+                                          admin_password)
+            self._connect_volumes(instance, block_device_info)
             boot_files = self._fetch_boot_files(context, instance,
                                                 image_meta, disk_mapping)
             xml = self.get_guest_xml(instance, image_meta, disk_mapping,
-                                     boot_files)
+                                     boot_files, block_device_info)
             guest = self.host.define_guest(xml)
             guest.launch()
         except Exception:
@@ -355,7 +480,8 @@ class LibvirtDriver(driver.ComputeDriver):
         image_id = image_attr(image_meta, 'id') or instance.image_ref
         if not image_id:
             raise exception.InstanceDeployFailure(
-                reason='booting from volume is not supported yet')
+                reason='no image to build the root disk from, and no '
+                       'volume with boot_index 0')
         try:
             imagebackend.create_root_disk(
                 context, self.image_cache, image_id,
@@ -365,6 +491,60 @@ class LibvirtDriver(driver.ComputeDriver):
         except imagebackend.ProcessError as exc:
             raise exception.InstanceDeployFailure(
                 reason=exc.format_message())
+
+    def _create_local_disks(self, instance, disk_mapping, block_device_info):
+        """Ephemeral and swap files, formatted when the host has the tools
+        (see imagebackend.create_ephemeral_disk)."""
+        bdi = block_device_info or {}
+        inst_dir = self.get_instance_dir(instance)
+        default_fs = self.conf.libvirt.default_ephemeral_format
+        ephemerals = {e.get('num', 0): e for e in bdi.get('ephemerals') or ()}
+        try:
+            for name in disk_mapping:
+                path = os.path.join(inst_dir, name)
+                if name == 'disk.local':
+                    imagebackend.create_ephemeral_disk(
+                        self.image_cache, path, instance.flavor.ephemeral_gb,
+                        default_fs, 'ephemeral0')
+                elif name.startswith('disk.eph'):
+                    num = int(name[8:])
+                    eph = ephemerals[num]
+                    # A mapping without a size takes the flavor's.
+                    imagebackend.create_ephemeral_disk(
+                        self.image_cache, path,
+                        eph.get('size') or instance.flavor.ephemeral_gb,
+                        eph.get('guest_format') or default_fs,
+                        'ephemeral%d' % num)
+                elif name == 'disk.swap':
+                    swap = bdi.get('swap') or {}
+                    imagebackend.create_swap_disk(
+                        self.image_cache, path,
+                        swap.get('swap_size') or instance.flavor.swap)
+        except imagebackend.ProcessError as exc:
+            raise exception.InstanceDeployFailure(
+                reason=exc.format_message())
+
+    def _create_config_drive(self, instance, injected_files, admin_password,
+                             name='disk.config'):
+        files = configdrive.metadata_files(instance, injected_files,
+                                           admin_password)
+        path = os.path.join(self.get_instance_dir(instance), name)
+        configdrive.make_drive(files, path, self.settings.config_drive_format)
+        return path
+
+    def _connect_volumes(self, instance, block_device_info):
+        for conn in volume_connection_infos(block_device_info).values():
+            libvirt_volume.get_volume_driver(conn).connect_volume(conn,
+                                                                  instance)
+
+    def _disconnect_volumes(self, instance, block_device_info):
+        for conn in volume_connection_infos(block_device_info).values():
+            try:
+                libvirt_volume.get_volume_driver(conn).disconnect_volume(
+                    conn, instance)
+            except exception.NovaException:
+                LOG.exception('Could not disconnect a volume of %s',
+                              instance.uuid)
 
     def _fetch_boot_files(self, context, instance, image_meta, disk_mapping):
         """Kernel/ramdisk images named by the image (AMI-style), or None."""
@@ -407,6 +587,7 @@ class LibvirtDriver(driver.ComputeDriver):
         if guest is not None:
             guest.poweroff()
             guest.undefine()
+        self._disconnect_volumes(instance, block_device_info)
         if destroy_disks:
             inst_dir = self.get_instance_dir(instance)
             try:

@@ -125,9 +125,33 @@ class Guest:
         return (LIBVIRT_POWER_STATE.get(state, power_state.NOSTATE),
                 max_mem, mem, vcpus, cpu_time)
 
-    def get_xml_desc(self, inactive=False):
+    def get_xml_desc(self, inactive=False, secure=False):
+        """Live XML, or with ``inactive`` the persistent definition;
+        ``secure`` includes secrets (needed to redefine it verbatim)."""
         flags = libvirt.VIR_DOMAIN_XML_INACTIVE if inactive else 0
+        if secure:
+            flags |= libvirt.VIR_DOMAIN_XML_SECURE
         return self._call('query', self._domain.XMLDesc, flags)
+
+    @staticmethod
+    def _affect(live, config):
+        flags = 0
+        if live:
+            flags |= libvirt.VIR_DOMAIN_AFFECT_LIVE
+        if config:
+            flags |= libvirt.VIR_DOMAIN_AFFECT_CONFIG
+        return flags
+
+    def attach_device(self, xml, live=False, config=True):
+        """Hot-plug (``live``) and/or persist (``config``) a device."""
+        self._call('attach device', self._domain.attachDeviceFlags, xml,
+                   self._affect(live, config))
+
+    def detach_device(self, xml, live=False, config=True):
+        """Unplug (``live``; the guest may take its time) and/or drop
+        from the persistent definition (``config``)."""
+        self._call('detach device', self._domain.detachDeviceFlags, xml,
+                   self._affect(live, config))
 
     def _call(self, action, func, *args):
         try:

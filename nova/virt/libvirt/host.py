@@ -215,10 +215,13 @@ class Host:
         return [g.name for g in self.list_guests()]
 
     def define_guest(self, xml):
-        """Define (or redefine) a persistent domain from XML."""
+        """Define (or redefine) a persistent domain from XML, checked
+        against libvirt's schema first (a bad element fails here with a
+        clear message, not later at start)."""
         conn = self.get_connection()
         try:
-            return libvirt_guest.Guest(conn.defineXML(xml))
+            return libvirt_guest.Guest(conn.defineXMLFlags(
+                xml, libvirt.VIR_DOMAIN_DEFINE_VALIDATE))
         except libvirt.libvirtError as exc:
             raise exception.HypervisorError(
                 reason='defining the domain failed: %s'

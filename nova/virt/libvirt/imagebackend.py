@@ -220,3 +220,119 @@ def supports_direct_io(dirpath):
     os.close(fd)
     os.unlink(probe)
     return True
+
+
+# ----------------------------------------------------- ephemeral and swap
+
+# mkfs command per guest filesystem; the label is appended.  A filesystem
+# whose tool is absent on the host gets an unformatted disk (logged),
+# which cloud-init formats on first boot anyway.
+MKFS = {
+    'ext2': ('mkfs.ext2', '-F', '-q', '-L'),
+    'ext3': ('mkfs.ext3', '-F', '-q', '-L'),
+    'ext4': ('mkfs.ext4', '-F', '-q', '-L'),
+    'xfs': ('mkfs.xfs', '-f', '-q', '-L'),
+    'vfat': ('mkfs.vfat', '-n'),
+    'ntfs': ('mkfs.ntfs', '-F', '-Q', '-q', '-L'),
+}
+# Formats meaning "leave it blank".
+NO_FS = (None, '', 'none', 'unformatted')
+
+
+def can_format(fs):
+    """True when this host has the tool to make ``fs`` (None: nothing)."""
+    if fs in NO_FS:
+        return False
+    tool = MKFS.get(fs)
+    return tool is not None and shutil.which(tool[0]) is not None
+
+
+def _generated_base(cache, name, size_bytes, prepare):
+    """A raw file in the cache made once by ``prepare(path)``; returns a
+    CachedImage.  Formatting runs once per (size, filesystem, label)."""
+    path = os.path.join(cache.base_dir, name)
+    with cache._lock_for(name):
+        if not os.path.exists(path):
+            os.makedirs(cache.base_dir, exist_ok=True)
+            part = '%s.part-%s' % (path, uuidlib.uuid4().hex)
+            try:
+                with open(part, 'wb') as f:
+                    f.truncate(size_bytes)
+                prepare(part)
+                os.chmod(part, 0o644)
+                os.replace(part, path)
+            finally:
+                if os.path.exists(part):
+                    os.unlink(part)
+    return CachedImage(path, 'raw', size_bytes)
+
+
+def create_blank_disk(dest, size_bytes):
+    execute('qemu-img', 'create', '-q', '-f', 'qcow2', dest, str(size_bytes))
+
+
+def create_ephemeral_disk(cache, dest, size_gb, fs=None, label='ephemeral0'):
+    """qcow2 ephemeral disk of ``size_gb``; formatted with ``fs`` over a
+    shared formatted base when the host can, else blank.  Returns the
+    filesystem actually made (None when blank)."""
+    if not size_gb or size_gb < 0:
+        raise exception.InstanceDeployFailure(
+            reason='ephemeral disk %s has no size' % os.path.basename(dest))
+    size = size_gb * GiB
+    if not can_format(fs):
+        if fs not in NO_FS:
+            LOG.warning('No %s tool on this host: ephemeral disk %s is '
+                        'left unformatted', fs, dest)
+        create_blank_disk(dest, size)
+        return None
+    label = label[:11] if fs == 'vfat' else label[:16]
+    base = _generated_base(
+        cache, 'ephemeral_%d_%s_%s' % (size_gb, fs, label), size,
+        lambda path: execute(*(MKFS[fs] + (label, path))))
+    create_qcow2_overlay(base, dest)
+    return fs
+
+
+def create_swap_disk(cache, dest, size_mb):
+    """qcow2 swap disk of ``size_mb`` MiB, over a shared mkswap'd base when
+    mkswap exists, else blank.  Returns True when it carries a swap
+    signature."""
+    size = size_mb * 1024 * 1024
+    if shutil.which('mkswap') is None:
+        LOG.warning('No mkswap on this host: swap disk %s is left blank',
+                    dest)
+        create_blank_disk(dest, size)
+        return False
+    base = _generated_base(
+        cache, 'swap_%d' % size_mb, size,
+        lambda path: execute('mkswap', '-L', 'swap0', path))
+    create_qcow2_overlay(base, dest)
+    return True
+
+
+def convert_to_qcow2(src, src_format, dest, force_share=False):
+    """A standalone qcow2 copy of ``src`` (flattens backing chains).
+
+    ``force_share`` (-U) reads an image a running QEMU holds open; the copy
+    is then crash-consistent, like pulling the power.
+    """
+    cmd = ['qemu-img', 'convert', '-q', '-f', src_format, '-O', 'qcow2']
+    if force_share:
+        cmd.append('-U')
+    part = '%s.part-%s' % (dest, uuidlib.uuid4().hex)
+    try:
+        execute(*(cmd + [src, part]))
+        os.replace(part, dest)
+    finally:
+        if os.path.exists(part):
+            os.unlink(part)
+    return dest
+
+
+def link_or_copy(src, dest):
+    """Hard link ``src`` to ``dest`` (same filesystem), else copy it."""
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copyfile(src, dest)
+    return dest

@@ -326,3 +326,104 @@ def test_kernel_and_ramdisk_are_copied_and_booted(tmp_path, image):
                 'kernel').read_bytes() == kernel.read_bytes()
     finally:
         drv.destroy(None, instance)
+
+
+# ------------------------------------------------- every disk kind, test:///
+
+def test_spawn_with_every_disk_kind(drv, tmp_path):
+    from nova.virt import configdrive
+    inst = fx.make_instance(config_drive='True', display_name='web',
+                            flavor=fx.make_flavor(ephemeral_gb=1, swap=16))
+    vols = [fx.make_volume(tmp_path / 'a.qcow2'),
+            fx.make_volume(tmp_path / 'b.raw', 'raw')]
+    bdi = fx.block_device_info([fx.volume_bdm('vol-a', vols[0]),
+                                fx.volume_bdm('vol-b', vols[1], 'raw')])
+    assert drv.get_device_names(inst, fx.make_image_meta(), bdi) == {
+        'root_device_name': '/dev/vda', 'ephemerals': {0: '/dev/vdb'},
+        'swap': '/dev/vdc', 'volumes': {'vol-a': '/dev/vdd',
+                                        'vol-b': '/dev/vde'}}
+    drv.spawn(None, inst, fx.make_image_meta(), [], 'pw', {},
+              block_device_info=bdi)
+    try:
+        inst_dir = drv.get_instance_dir(inst)
+        base = drv.image_cache.base_dir
+        eph = imagebackend.qemu_img_info(os.path.join(inst_dir, 'disk.local'))
+        assert eph['backing-filename'] == os.path.join(
+            base, 'ephemeral_1_ext4_ephemeral0')
+        with open(eph['backing-filename'], 'rb') as f:
+            f.seek(1080)
+            assert f.read(2) == b'\x53\xef'           # ext4 magic
+        swap = imagebackend.qemu_img_info(os.path.join(inst_dir, 'disk.swap'))
+        with open(swap['backing-filename'], 'rb') as f:
+            f.seek(4086)
+            assert f.read(10) == b'SWAPSPACE2'
+        iso = os.path.join(inst_dir, 'disk.config')
+        assert configdrive.read_iso_label(iso) == 'config-2'
+        meta = json.loads(fx.read_iso_files(iso)[
+            'openstack/latest/meta_data.json'])
+        assert (meta['uuid'], meta['name'], meta['admin_pass']) == \
+            (inst.uuid, 'web', 'pw')
+        xml = drv.host.get_guest(inst.uuid).get_xml_desc()
+        assert "<source file='%s'/>" % vols[1] in xml
+        assert '<serial>vol-a</serial>' in xml
+    finally:
+        drv.destroy(None, inst, block_device_info=bdi)
+    # Volumes live outside the instance directory and survive it.
+    assert all(os.path.exists(v) for v in vols)
+
+
+def test_bdm_ephemeral_formats_and_unformatted(drv):
+    inst = fx.make_instance()
+    bdi = fx.block_device_info(ephemerals=[
+        {'num': 0, 'size': 1, 'guest_format': 'vfat'},
+        {'num': 1, 'size': 1, 'guest_format': 'none'}])
+    drv.spawn(None, inst, fx.make_image_meta(), [], None, {},
+              block_device_info=bdi)
+    try:
+        inst_dir = drv.get_instance_dir(inst)
+        first = imagebackend.qemu_img_info(os.path.join(inst_dir,
+                                                        'disk.eph0'))
+        if imagebackend.can_format('vfat'):
+            assert first['backing-filename'].endswith(
+                'ephemeral_1_vfat_ephemeral0')
+        second = imagebackend.qemu_img_info(os.path.join(inst_dir,
+                                                         'disk.eph1'))
+        assert 'backing-filename' not in second
+        assert second['virtual-size'] == imagebackend.GiB
+    finally:
+        drv.destroy(None, inst)
+
+
+def test_volume_backed_spawn_needs_no_image(drv, tmp_path):
+    boot = fx.make_volume(tmp_path / 'boot.qcow2')
+    inst = fx.make_instance(image_ref=None)
+    bdi = fx.block_device_info([fx.volume_bdm('boot', boot, boot_index=0)])
+    drv.spawn(None, inst, fx.make_image_meta(None, None), [], None, {},
+              block_device_info=bdi)
+    try:
+        assert drv.image_cache._fetcher.calls == []
+        assert not os.path.exists(drv.get_instance_disk_path(inst))
+        xml = drv.host.get_guest(inst.uuid).get_xml_desc()
+        assert "<source file='%s'/>" % boot in xml
+        snap = drv.snapshot(None, inst, str(tmp_path / 'snap.qcow2'))
+        assert snap['disk_format'] == 'qcow2'
+        assert imagebackend.qemu_img_info(snap['path'])['format'] == 'qcow2'
+    finally:
+        drv.destroy(None, inst)
+
+
+def test_missing_volume_file_fails_spawn_cleanly(drv, tmp_path):
+    inst = fx.make_instance()
+    bdi = fx.block_device_info([fx.volume_bdm('gone', tmp_path / 'gone')])
+    with pytest.raises(exception.VolumeNotFound):
+        drv.spawn(None, inst, fx.make_image_meta(), [], None, {},
+                  block_device_info=bdi)
+    assert not os.path.exists(drv.get_instance_dir(inst))
+
+
+def test_snapshot_is_standalone_qcow2(drv, spawned, tmp_path):
+    snap = drv.snapshot(None, spawned, str(tmp_path / 'snap.qcow2'))
+    info = imagebackend.qemu_img_info(snap['path'])
+    assert info['format'] == 'qcow2' and 'backing-filename' not in info
+    assert snap['size'] == os.path.getsize(snap['path'])
+    assert drv.get_info(spawned).state == power_state.RUNNING

@@ -1,0 +1,399 @@
+"""Rescue: validation table, rescue XML transforms, and the driver on test:///default."""
+
+import os
+
+import pytest
+from lxml import etree
+
+from nova import exception
+from nova.objects import image_meta as image_meta_obj
+from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import libvirt as fx
+from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import driver as libvirt_driver
+from nova.virt.libvirt import driver_rescue as rescue
+
+CAPS_PC = {'bus': ('ide', 'fdc', 'scsi', 'virtio', 'usb', 'sata'),
+           'diskDevice': ('disk', 'cdrom', 'floppy', 'lun')}
+CAPS_Q35 = {'bus': ('fdc', 'scsi', 'virtio', 'usb', 'sata'),
+            'diskDevice': ('disk', 'cdrom', 'floppy', 'lun')}
+
+
+def canon(xml):
+    parser = etree.XMLParser(remove_blank_text=True)
+    return etree.tostring(etree.fromstring(xml, parser), method='c14n')
+
+
+# ------------------------------------------------------------- validation
+
+@pytest.mark.parametrize('inst,props,machine,fmt,expected', [
+    ({}, {}, None, 'raw', None),
+    ({}, {'hw_rescue_bus': 'usb'}, None, 'raw', ('usb', 'disk')),
+    ({'hw_disk_bus': 'scsi'}, {'hw_rescue_device': 'disk'}, None, 'raw',
+     ('scsi', 'disk')),
+    ({}, {'hw_rescue_device': 'disk'}, None, 'raw', ('virtio', 'disk')),
+    ({}, {'hw_rescue_device': 'cdrom'}, None, 'iso', ('ide', 'cdrom')),
+    ({}, {'hw_rescue_device': 'cdrom'}, 'pc-q35-7.2', 'iso',
+     ('sata', 'cdrom')),
+    ({}, {'hw_rescue_device': 'floppy'}, None, 'raw', ('fdc', 'floppy')),
+    ({}, {'hw_rescue_bus': 'fdc'}, None, 'raw', ('fdc', 'floppy')),
+    ({}, {'hw_rescue_bus': 'scsi', 'hw_rescue_device': 'cdrom'}, 'q35',
+     'iso', ('scsi', 'cdrom')),
+    ({}, {'hw_rescue_bus': 'usb'}, None, 'iso', ('usb', 'disk')),
+])
+def test_validate_rescue_accepts(inst, props, machine, fmt, expected):
+    caps = CAPS_Q35 if machine else CAPS_PC
+    assert rescue.validate_rescue('kvm', inst, props, caps, machine,
+                                  fmt) == expected
+
+
+@pytest.mark.parametrize('virt,props,machine,fmt,caps,error,words', [
+    ('qemu', {'hw_rescue_bus': 'xen'}, None, 'raw', None,
+     rescue.UnsupportedRescueBus, ["'xen'", 'virtio, ide']),
+    ('qemu', {'hw_rescue_device': 'lun'}, None, 'raw', None,
+     rescue.UnsupportedRescueDevice, ["'lun'", 'disk, cdrom, floppy']),
+    ('qemu', {'hw_rescue_bus': 'usb', 'hw_rescue_device': 'floppy'}, None,
+     'raw', None, rescue.UnsupportedRescueDevice, ['fdc', "'usb'"]),
+    ('qemu', {'hw_rescue_bus': 'fdc', 'hw_rescue_device': 'disk'}, None,
+     'raw', None, rescue.UnsupportedRescueBus, ['floppy', "'disk'"]),
+    ('qemu', {'hw_rescue_bus': 'ide'}, 'pc-q35-7.2', 'raw', None,
+     rescue.UnsupportedRescueBus, ['IDE', 'q35']),
+    ('qemu', {'hw_rescue_bus': 'virtio', 'hw_rescue_device': 'cdrom'}, None,
+     'iso', None, rescue.UnsupportedRescueDevice, ["'virtio'", 'cdrom']),
+    ('qemu', {'hw_rescue_bus': 'usb', 'hw_rescue_device': 'cdrom'}, None,
+     'iso', None, rescue.UnsupportedRescueDevice, ['usb', 'firmware']),
+    ('qemu', {'hw_rescue_device': 'cdrom'}, None, 'raw', None,
+     rescue.UnsupportedRescueImage, ['disk_format=iso', 'disk_format=raw']),
+    ('qemu', {'hw_rescue_device': 'cdrom'}, None, None, None,
+     rescue.UnsupportedRescueImage, ['disk_format=None']),
+    ('qemu', {'hw_rescue_bus': 'usb'}, None, 'raw',
+     {'bus': ('virtio', 'ide'), 'diskDevice': ('disk',)},
+     rescue.UnsupportedRescueBus, ["host's QEMU", "'usb'", 'virtio, ide']),
+    ('qemu', {'hw_rescue_device': 'floppy'}, None, 'raw',
+     {'bus': ('fdc',), 'diskDevice': ('disk',)},
+     rescue.UnsupportedRescueDevice, ["host's QEMU", 'floppy']),
+    ('lxc', {'hw_rescue_bus': 'usb'}, None, 'raw', None,
+     rescue.UnsupportedRescue, ["'lxc'", 'stable device rescue']),
+    ('xen', {'hw_rescue_device': 'disk'}, None, 'raw', None,
+     rescue.UnsupportedRescue, ["'xen'"]),
+])
+def test_validate_rescue_refuses(virt, props, machine, fmt, caps, error,
+                                 words):
+    with pytest.raises(error) as err:
+        rescue.validate_rescue(virt, {}, props, caps, machine, fmt)
+    assert isinstance(err.value, exception.Invalid)
+    for word in words:
+        assert word in err.value.format_message(), err.value
+
+
+def test_legacy_rescue_of_volume_backed_instance_is_refused():
+    with pytest.raises(rescue.UnsupportedRescue) as err:
+        rescue.validate_rescue('qemu', {}, {}, None, None, 'raw',
+                               volume_backed=True)
+    assert 'hw_rescue_bus' in err.value.format_message()
+    # Legacy rescue stays available on lxc when the props are absent.
+    assert rescue.validate_rescue('lxc', {}, {}, None, None, 'raw') is None
+
+
+def test_validate_with_image_meta_props_object():
+    props = image_meta_obj.ImageMeta.from_dict(
+        {'properties': {'hw_rescue_bus': 'scsi'}}).properties
+    assert rescue.validate_rescue('kvm', {}, props) == ('scsi', 'disk')
+
+
+def test_parse_domain_disk_caps():
+    xml = """<domainCapabilities><devices><disk supported='yes'>
+      <enum name='diskDevice'><value>disk</value><value>cdrom</value></enum>
+      <enum name='bus'><value>ide</value><value>usb</value></enum>
+    </disk></devices></domainCapabilities>"""
+    assert rescue.parse_domain_disk_caps(xml) == {
+        'diskDevice': ('disk', 'cdrom'), 'bus': ('ide', 'usb')}
+    assert rescue.parse_domain_disk_caps(None) is None
+
+
+# ---------------------------------------------------------- XML transforms
+
+SAVED = """<domain type='qemu'>
+  <name>i-1</name>
+  <os><type arch='x86_64' machine='pc-i440fx-7.2'>hvm</type></os>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/><source file='/i/u/disk'/>
+      <target dev='vda' bus='virtio'/><boot order='1'/>
+      <address type='pci' domain='0x0000' bus='0x00' slot='0x04'
+               function='0x0'/>
+    </disk>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/><source file='/i/u/disk.local'/>
+      <target dev='vdb' bus='virtio'/>
+      <address type='pci' domain='0x0000' bus='0x00' slot='0x05'
+               function='0x0'/>
+    </disk>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw'/><source file='/v/data'/>
+      <target dev='sdb' bus='scsi'/><serial>vol</serial>
+      <address type='drive' controller='0' bus='0' target='0' unit='1'/>
+    </disk>
+    <disk type='file' device='cdrom'>
+      <driver name='qemu' type='raw'/><source file='/i/u/disk.config'/>
+      <target dev='hdd' bus='ide'/><readonly/>
+      <address type='drive' controller='0' bus='1' target='0' unit='1'/>
+    </disk>
+    <controller type='scsi' index='0' model='virtio-scsi'/>
+    <serial type='file'><source path='/i/u/console.log'/></serial>
+  </devices>
+</domain>"""
+
+
+def rescue_disk(bus, dev, device='disk', fmt='qcow2'):
+    return vconfig.GuestDisk(
+        source_type='file', source_device=device, driver_format=fmt,
+        source_path='/i/u/disk.rescue', target_dev=dev, target_bus=bus,
+        boot_order=1, readonly=device == 'cdrom')
+
+
+def without(xml, *paths):
+    root = etree.fromstring(xml.encode())
+    for path in paths:
+        for elem in root.xpath(path):
+            elem.getparent().remove(elem)
+    return canon(etree.tostring(root))
+
+
+def test_stable_rescue_keeps_everything_and_appends_the_rescue_disk():
+    root = etree.fromstring(SAVED.encode())
+    info = rescue.rescue_disk_info(root, 'scsi', 'disk')
+    assert (info['dev'], info['boot_index']) == ('sda', 1)
+    xml = rescue.stable_rescue_xml(SAVED, rescue_disk('scsi', 'sda'))
+    # Minus the rescue disk and the boot orders, it is the saved domain.
+    assert without(xml, "//disk[source/@file='/i/u/disk.rescue']",
+                   '//boot') == without(SAVED, '//boot')
+    disks = etree.fromstring(xml.encode()).findall('devices/disk')
+    assert [d.find('target').get('dev') for d in disks] == \
+        ['vda', 'vdb', 'sdb', 'hdd', 'sda']
+    assert canon(etree.tostring(disks[-1])) == canon("""
+        <disk type="file" device="disk">
+          <driver name="qemu" type="qcow2"/>
+          <source file="/i/u/disk.rescue"/>
+          <target dev="sda" bus="scsi"/>
+          <boot order="1"/>
+          <address type="drive" controller="0" bus="0" target="0" unit="0"/>
+        </disk>""")
+    assert disks[0].find('boot').get('order') == '2'
+
+
+def test_stable_rescue_adds_a_scsi_controller_and_drops_os_boot():
+    saved = SAVED.replace("<controller type='scsi' index='0' "
+                          "model='virtio-scsi'/>", '').replace(
+        "<type arch", "<boot dev='hd'/><type arch")
+    xml = rescue.stable_rescue_xml(saved, rescue_disk('scsi', 'sda'))
+    root = etree.fromstring(xml.encode())
+    assert root.find('os/boot') is None
+    ctrl = root.find('devices/controller')
+    assert (ctrl.get('type'), ctrl.get('model')) == ('scsi', 'virtio-scsi')
+
+
+def test_stable_rescue_usb_cdrom_boot_orders_shift():
+    saved = SAVED.replace("<target dev='vdb' bus='virtio'/>",
+                          "<target dev='vdb' bus='virtio'/>"
+                          "<boot order='2'/>")
+    xml = rescue.stable_rescue_xml(saved, rescue_disk('ide', 'hda', 'cdrom',
+                                                      'raw'))
+    orders = {d.find('target').get('dev'): d.find('boot').get('order')
+              for d in etree.fromstring(xml.encode()).iterfind(
+                  'devices/disk') if d.find('boot') is not None}
+    assert orders == {'vda': '2', 'vdb': '3', 'hda': '1'}
+
+
+def test_legacy_rescue_layout():
+    xml = rescue.legacy_rescue_xml(SAVED, rescue_disk('virtio', 'vda'),
+                                   '/i/u/disk.config')
+    root = etree.fromstring(xml.encode())
+    disks = root.findall('devices/disk')
+    assert [(d.find('target').get('dev'), d.find('source').get('file'),
+             d.find('boot').get('order') if d.find('boot') is not None
+             else None) for d in disks] == [
+        ('vda', '/i/u/disk.rescue', '1'),
+        ('vdb', '/i/u/disk', None),
+        ('hdd', '/i/u/disk.config', None)]
+    # The rescue disk sits where the root was; the root gets a new slot.
+    assert disks[0].find('address').get('slot') == '0x04'
+    assert disks[1].find('address') is None
+    assert without(xml, '//disk') == without(SAVED, '//disk')
+
+
+# ------------------------------------------------ the driver, test:///
+
+@pytest.fixture
+def images(tmp_path):
+    return {
+        'image-1': bootimg.write_boot_image(str(tmp_path / 'root.raw'),
+                                            'ROOT'),
+        'rescue-raw': bootimg.write_boot_image(str(tmp_path / 'r.raw'),
+                                               'RESCUE'),
+        'rescue-iso': bootimg.write_boot_iso(str(tmp_path / 'r.iso'),
+                                             'RESCUE'),
+    }
+
+
+@pytest.fixture
+def drv(tmp_path, images):
+    conf = fx.make_conf(tmp_path / 'state')
+    drv = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher(images))
+    drv.init_host('h')
+    yield drv
+    drv.cleanup_host('h')
+
+
+@pytest.fixture
+def instance(drv, tmp_path):
+    inst = fx.make_instance(config_drive='True',
+                            flavor=fx.make_flavor(ephemeral_gb=1, swap=16))
+    vol = fx.make_volume(tmp_path / 'vol.qcow2')
+    bdi = fx.block_device_info([fx.volume_bdm('vol-1', vol)])
+    drv.spawn(None, inst, fx.make_image_meta(), [], None, {},
+              block_device_info=bdi)
+    yield inst
+    drv.destroy(None, inst)
+
+
+def persistent(drv, instance):
+    return drv.host.get_guest(instance.uuid).get_xml_desc(inactive=True)
+
+
+def test_capabilities_advertise_stable_rescue(drv, tmp_path):
+    assert drv.capabilities['supports_stable_rescue'] is True
+    assert drv.capabilities['supports_bfv_rescue'] is True
+    lxc = libvirt_driver.LibvirtDriver(
+        fx.make_conf(tmp_path, virt_type='lxc'), None)
+    assert lxc.capabilities['supports_stable_rescue'] is False
+    assert libvirt_driver.LibvirtDriver.capabilities[
+        'supports_stable_rescue'] is False
+
+
+@pytest.mark.parametrize('props,fmt,image', [
+    ({'hw_rescue_bus': 'usb'}, 'raw', 'rescue-raw'),
+    ({'hw_rescue_device': 'cdrom'}, 'iso', 'rescue-iso'),
+])
+def test_stable_rescue_and_unrescue(drv, instance, props, fmt, image):
+    before = persistent(drv, instance)
+    inst_dir = drv.get_instance_dir(instance)
+    drv.rescue(None, instance, None,
+               fx.make_image_meta(image, disk_format=fmt, **props), 'pw')
+    during = persistent(drv, instance)
+    assert without(during, "//disk[source/@file='%s/disk.rescue']"
+                   % inst_dir, '//boot') == without(before, '//boot')
+    assert os.path.exists(os.path.join(inst_dir, 'unrescue.xml'))
+    assert drv.get_info(instance).state == 1
+    drv.unrescue(None, instance)
+    assert canon(persistent(drv, instance)) == canon(before)
+    assert not os.path.exists(os.path.join(inst_dir, 'disk.rescue'))
+    assert not os.path.exists(os.path.join(inst_dir, 'unrescue.xml'))
+    assert drv.get_info(instance).state == 1
+
+
+def test_legacy_rescue_and_unrescue(drv, instance):
+    before = persistent(drv, instance)
+    drv.rescue(None, instance, None, fx.make_image_meta('rescue-raw'), 'pw')
+    root = etree.fromstring(persistent(drv, instance).encode())
+    assert [(d.find('target').get('dev'),
+             os.path.basename(d.find('source').get('file')))
+            for d in root.iterfind('devices/disk')] == [
+        ('vda', 'disk.rescue'), ('vdb', 'disk'), ('hdd', 'disk.config')]
+    drv.unrescue(None, instance)
+    assert canon(persistent(drv, instance)) == canon(before)
+
+
+def test_invalid_rescue_changes_nothing(drv, instance):
+    before = persistent(drv, instance)
+    meta = fx.make_image_meta('rescue-raw', hw_rescue_device='cdrom')
+    with pytest.raises(rescue.UnsupportedRescueImage):
+        drv.validate_rescue_request(instance, meta)
+    with pytest.raises(rescue.UnsupportedRescueImage):
+        drv.rescue(None, instance, None, meta, 'pw')
+    assert persistent(drv, instance) == before
+    assert not os.path.exists(os.path.join(drv.get_instance_dir(instance),
+                                           'unrescue.xml'))
+
+
+def test_failed_rescue_restores_the_domain(drv, instance, monkeypatch):
+    before = persistent(drv, instance)
+    real_define = drv.host.define_guest
+    calls = []
+
+    def define(xml):
+        calls.append(xml)
+        guest = real_define(xml)
+        if len(calls) == 1:       # the rescue domain: "fails to start"
+            raise exception.HypervisorError(reason='boom')
+        return guest
+
+    monkeypatch.setattr(drv.host, 'define_guest', define)
+    with pytest.raises(exception.HypervisorError):
+        drv.rescue(None, instance, None,
+                   fx.make_image_meta('rescue-raw', hw_rescue_bus='usb'),
+                   'pw')
+    assert len(calls) == 2 and calls[1] == before
+    assert canon(persistent(drv, instance)) == canon(before)
+    assert drv.get_info(instance).state == 1
+    inst_dir = drv.get_instance_dir(instance)
+    assert not os.path.exists(os.path.join(inst_dir, 'disk.rescue'))
+    assert not os.path.exists(os.path.join(inst_dir, 'unrescue.xml'))
+
+
+def test_missing_rescue_image_fails_cleanly(drv, instance):
+    before = persistent(drv, instance)
+    with pytest.raises(KeyError):
+        drv.rescue(None, instance, None, fx.make_image_meta('nope'), 'pw')
+    assert persistent(drv, instance) == before
+
+
+def test_rescue_twice_and_unrescue_without_rescue_conflict(drv, instance):
+    with pytest.raises(exception.Conflict):
+        drv.unrescue(None, instance)
+    drv.rescue(None, instance, None,
+               fx.make_image_meta('rescue-raw', hw_rescue_bus='usb'), 'pw')
+    with pytest.raises(exception.Conflict):
+        drv.rescue(None, instance, None,
+                   fx.make_image_meta('rescue-raw', hw_rescue_bus='usb'),
+                   'pw')
+    drv.unrescue(None, instance)
+
+
+def test_volume_backed_rescue(drv, tmp_path):
+    boot = fx.make_volume(tmp_path / 'boot.qcow2')
+    inst = fx.make_instance(image_ref=None)
+    bdi = fx.block_device_info([fx.volume_bdm('boot', boot, boot_index=0)],
+                               root_device_name='/dev/vda')
+    drv.spawn(None, inst, fx.make_image_meta(None, None), [], None, {},
+              block_device_info=bdi)
+    try:
+        with pytest.raises(rescue.UnsupportedRescue):
+            drv.rescue(None, inst, None, fx.make_image_meta('rescue-raw'),
+                       'pw', bdi)
+        drv.rescue(None, inst, None,
+                   fx.make_image_meta('rescue-raw', hw_rescue_bus='virtio'),
+                   'pw', bdi)
+        disks = etree.fromstring(persistent(drv, inst).encode()).findall(
+            'devices/disk')
+        assert [(d.find('target').get('dev'), d.find('boot').get('order'))
+                for d in disks] == [('vda', '2'), ('vdb', '1')]
+        drv.unrescue(None, inst)
+    finally:
+        drv.destroy(None, inst)
+
+
+def test_instance_hw_disk_bus_from_system_metadata(drv, tmp_path):
+    inst = fx.make_instance(system_metadata={'image_hw_disk_bus': 'scsi'})
+    drv.spawn(None, inst, fx.make_image_meta(hw_disk_bus='scsi'), [], None,
+              {})
+    try:
+        drv.rescue(None, inst, None,
+                   fx.make_image_meta('rescue-raw',
+                                      hw_rescue_device='disk'), 'pw')
+        disks = etree.fromstring(persistent(drv, inst).encode()).findall(
+            'devices/disk')
+        assert [(d.find('target').get('dev'), d.find('target').get('bus'))
+                for d in disks] == [('sda', 'scsi'), ('sdb', 'scsi')]
+    finally:
+        drv.destroy(None, inst)

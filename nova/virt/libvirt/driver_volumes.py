@@ -1,0 +1,252 @@
+"""LibvirtDriver volume family: hot-plug, unplug, next device name, root snapshot."""
+
+import logging
+import os
+import time
+
+from lxml import etree
+
+from nova import exception
+from nova.virt.libvirt import blockinfo, imagebackend
+from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import volume as libvirt_volume
+
+LOG = logging.getLogger(__name__)
+
+# Buses QEMU can hot-plug a disk onto while the guest runs.
+HOTPLUG_BUSES = ('virtio', 'scsi', 'usb')
+
+
+def domain_targets(*xmls):
+    """Every disk target name in the given domain XML texts."""
+    used = set()
+    for xml in xmls:
+        if xml:
+            root = etree.fromstring(xml.encode())
+            used.update(t.get('dev') for t in root.iterfind(
+                'devices/disk/target'))
+    return used
+
+
+def find_disk(xml, dev=None, serial=None):
+    """The <disk> element with target ``dev`` (or ``serial``), or None."""
+    if not xml:
+        return None
+    root = etree.fromstring(xml.encode())
+    for disk in root.iterfind('devices/disk'):
+        if dev and disk.find('target').get('dev') == dev:
+            return disk
+        if not dev and serial and disk.findtext('serial') == serial:
+            return disk
+    return None
+
+
+def scsi_controller_model(xml):
+    """Model of SCSI controller 0 in a domain XML, or None if absent."""
+    root = etree.fromstring(xml.encode())
+    for ctrl in root.iterfind('devices/controller'):
+        if ctrl.get('type') == 'scsi' and ctrl.get('index', '0') == '0':
+            return ctrl.get('model') or 'lsilogic'
+    return None
+
+
+def volume_bus(virt_type, image_props, dev, disk_bus, device_type,
+               machine_type):
+    """Bus for a hot-plugged volume: given, implied by the requested name,
+    or the instance image's bus for the device type."""
+    default = blockinfo.get_disk_bus_for_device_type(
+        virt_type, image_props, device_type, machine_type)
+    bus = disk_bus
+    if not bus:
+        bus = default
+        if dev:
+            prefix = blockinfo.parse_dev(dev)[0]
+            if prefix != blockinfo.DEV_PREFIX[default]:
+                bus = blockinfo.PREFIX_BUS[prefix]
+    blockinfo.validate_disk_bus(virt_type, bus, device_type, machine_type)
+    if dev:
+        blockinfo.check_dev_on_bus(dev, bus, 'volume device')
+    return bus
+
+
+class VolumeMixin:
+    """Volume calls for LibvirtDriver (needs host, settings, conf,
+    _guest, _instance_image_props)."""
+
+    def _domain_xmls(self, guest):
+        """(persistent XML, live XML or None when stopped)."""
+        conf_xml = guest.get_xml_desc(inactive=True)
+        live_xml = guest.get_xml_desc() if guest.is_active() else None
+        return conf_xml, live_xml
+
+    @staticmethod
+    def _machine_type(xml):
+        root = etree.fromstring(xml.encode())
+        elem = root.find('os/type')
+        return elem.get('machine') if elem is not None else None
+
+    def get_next_volume_device(self, instance, image_meta=None, bus=None,
+                               device_type='disk', requested=None):
+        """'/dev/<name>' the next volume on ``bus`` gets (``requested``
+        when it is free and fits the bus; Invalid when taken).  The
+        persistent domain (plus the live one) is the source of names in
+        use, so names stay stable across reboots."""
+        guest = self._guest(instance)
+        conf_xml, live_xml = self._domain_xmls(guest)
+        props = (image_meta.properties if image_meta is not None
+                 else self._instance_image_props(instance))
+        dev = blockinfo.strip_dev(requested)
+        bus = volume_bus(self.virt_type, props, dev, bus, device_type,
+                         self._machine_type(conf_xml))
+        used = domain_targets(conf_xml, live_xml)
+        if dev:
+            if dev in used:
+                raise exception.Invalid(
+                    reason='device /dev/%s is already in use on instance %s'
+                           % (dev, instance.uuid))
+            return blockinfo.prepend_dev(dev)
+        return blockinfo.prepend_dev(blockinfo.get_next_device_name(used,
+                                                                    bus))
+
+    def attach_volume(self, context, connection_info, instance, mountpoint,
+                      disk_bus=None, device_type=None, encryption=None):
+        """Attach to the persistent domain, and hot-plug when running.
+
+        Returns the device name used ('/dev/vdb'), for the manager to
+        store in the block device mapping.
+        """
+        guest = self._guest(instance)
+        conf_xml, live_xml = self._domain_xmls(guest)
+        running = live_xml is not None
+        device_type = device_type or 'disk'
+        dev = blockinfo.strip_dev(mountpoint)
+        machine = self._machine_type(conf_xml)
+        bus = volume_bus(self.virt_type, self._instance_image_props(instance),
+                         dev, disk_bus, device_type, machine)
+        used = domain_targets(conf_xml, live_xml)
+        if dev and dev in used:
+            raise exception.Invalid(
+                reason='device /dev/%s is already in use on instance %s'
+                       % (dev, instance.uuid))
+        if not dev:
+            dev = blockinfo.get_next_device_name(used, bus)
+        if running and bus not in HOTPLUG_BUSES:
+            raise exception.Invalid(
+                reason='the %s bus cannot take a disk while the instance '
+                       'runs (hot-plug works on: %s); stop it first'
+                       % (bus, ', '.join(HOTPLUG_BUSES)))
+        driver = libvirt_volume.get_volume_driver(connection_info)
+        info = blockinfo.disk_info(bus, dev, device_type)
+        disk = driver.get_config(connection_info, info,
+                                 self.settings.disk_cachemode)
+        driver.connect_volume(connection_info, instance)
+        try:
+            if bus == 'scsi':
+                disk.address = self._scsi_address(guest, conf_xml, running,
+                                                  dev)
+            guest.attach_device(disk.to_xml(), live=running, config=True)
+        except Exception:
+            driver.disconnect_volume(connection_info, instance)
+            raise
+        LOG.info('Attached volume %s to %s at /dev/%s',
+                 libvirt_volume.volume_id(connection_info), instance.uuid,
+                 dev)
+        return blockinfo.prepend_dev(dev)
+
+    def _scsi_address(self, guest, conf_xml, running, dev):
+        """Make sure SCSI controller 0 exists (virtio-scsi when we add it)
+        and return the disk's drive address on it."""
+        model = scsi_controller_model(conf_xml)
+        if model is None:
+            model = 'virtio-scsi'
+            ctrl = vconfig.GuestController(type='scsi', index=0, model=model)
+            guest.attach_device(ctrl.to_xml(), live=running, config=True)
+        if model != 'virtio-scsi':
+            return None
+        return vconfig.GuestDeviceAddressDrive(
+            controller=0, bus=0, target=0,
+            unit=blockinfo.get_drive_unit('scsi', dev))
+
+    def detach_volume(self, context, connection_info, instance, mountpoint,
+                      encryption=None):
+        """Remove from the persistent domain and unplug from the running
+        guest, waiting up to [libvirt]device_detach_timeout for it."""
+        guest = self._guest(instance)
+        conf_xml, live_xml = self._domain_xmls(guest)
+        dev = blockinfo.strip_dev(mountpoint)
+        serial = libvirt_volume.volume_id(connection_info or {})
+        conf_disk = find_disk(conf_xml, dev, serial)
+        live_disk = find_disk(live_xml, dev, serial)
+        if conf_disk is None and live_disk is None:
+            raise exception.NotFound(
+                'No disk at %s (volume %s) on instance %s'
+                % (mountpoint, serial, instance.uuid))
+        if conf_disk is not None:
+            guest.detach_device(etree.tostring(conf_disk, encoding='unicode'),
+                                live=False, config=True)
+        if live_disk is not None:
+            target = live_disk.find('target').get('dev')
+            guest.detach_device(etree.tostring(live_disk, encoding='unicode'),
+                                live=True, config=False)
+            self._wait_for_unplug(guest, target)
+        if connection_info:
+            libvirt_volume.get_volume_driver(
+                connection_info).disconnect_volume(connection_info, instance)
+        LOG.info('Detached volume %s from %s', serial, instance.uuid)
+
+    def _wait_for_unplug(self, guest, dev):
+        deadline = time.monotonic() + self.conf.libvirt.device_detach_timeout
+        while True:
+            if not guest.is_active() or dev not in domain_targets(
+                    guest.get_xml_desc()):
+                return
+            if time.monotonic() >= deadline:
+                raise exception.HypervisorError(
+                    reason='the guest did not release /dev/%s within %ss '
+                           '(it is gone from the persistent definition and '
+                           'will be gone after the next reboot)'
+                           % (dev, self.conf.libvirt.device_detach_timeout))
+            time.sleep(0.05)
+
+    # ------------------------------------------------------------ snapshot
+    def _root_disk_source(self, guest, instance):
+        """(path, format) of the root disk: the image overlay, else the
+        boot-order-1 disk of the persistent domain (a file volume)."""
+        path = self.get_instance_disk_path(instance)
+        if os.path.exists(path):
+            return path, 'qcow2'
+        root = etree.fromstring(guest.get_xml_desc(inactive=True).encode())
+        for disk in root.iterfind('devices/disk'):
+            boot = disk.find('boot')
+            if boot is not None and boot.get('order') == '1':
+                source = disk.find('source')
+                return source.get('file'), disk.find('driver').get('type')
+        raise exception.NotFound('instance %s has no root disk file'
+                                 % instance.uuid)
+
+    def snapshot(self, context, instance, dest_path):
+        """Write the root disk to ``dest_path`` as a standalone qcow2.
+
+        A running guest is paused for the copy (QEMU keeps the file open:
+        qemu-img reads with force-share), so the copy is crash-consistent.
+        Returns {'path', 'disk_format', 'container_format', 'size'} for the
+        manager's upload.
+        """
+        guest = self._guest(instance)
+        src, fmt = self._root_disk_source(guest, instance)
+        running = guest.is_active()
+        paused = False
+        try:
+            if running:
+                guest.pause()
+                paused = True
+            imagebackend.convert_to_qcow2(src, fmt, dest_path,
+                                          force_share=running)
+        except imagebackend.ProcessError as exc:
+            raise exception.HypervisorError(reason=exc.format_message())
+        finally:
+            if paused:
+                guest.resume()
+        return {'path': dest_path, 'disk_format': 'qcow2',
+                'container_format': 'bare',
+                'size': os.path.getsize(dest_path)}
