@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES="libvirt-daemon-system libvirt-clients libvirt-dev qemu-system-x86 qemu-utils
-  pkg-config seabios ovmf libxml2-utils tini xorriso busybox-static cpio python3-venv
+  pkg-config seabios ovmf libxml2-utils tini xorriso dosfstools mtools busybox-static cpio python3-venv
   python3-dev gcc git ca-certificates"
 
 missing=""

@@ -134,11 +134,13 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                                         expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
                 image_meta = image_meta_obj.ImageMeta.from_instance(instance)
                 bdi = self.block_device_info(context, instance)
+                # Names first (a conflict fails before any disk exists); spawn
+                # computes the same mapping.
+                self._record_devices(instance, image_meta, bdi)
                 self.driver.spawn(context, instance, image_meta, injected_files=[],
                                   admin_password=admin_password, allocations=None,
                                   block_device_info=bdi)
                 self.complete_volumes(context, instance)
-                self._record_devices(instance, image_meta, bdi)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
             LOG.exception('Build of %s failed', instance.uuid)
             self._build_failed(context, instance, exc)
@@ -155,14 +157,22 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
 
     def _record_devices(self, instance, image_meta, bdi):
         """Keep the device names the driver chose, so they survive reboots."""
-        names_of = getattr(self.driver, 'get_device_names', None)
-        if names_of is None:
-            return
-        names = names_of(instance, image_meta, bdi)
-        root = names.pop('root', None)
-        if root:
-            self.db.instance_update(instance.uuid, {'root_device_name': root})
-        self.record_device_names(instance, names)
+        names = self.driver.get_device_names(instance, image_meta, bdi)
+        if names.get('root_device_name'):
+            self.db.instance_update(instance.uuid,
+                                    {'root_device_name': names['root_device_name']})
+        by_key = dict(names.get('volumes') or {})
+        ephemerals = names.get('ephemerals') or {}
+        index = 0
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'local' or bdm['source_type'] != 'blank':
+                continue
+            if bdm['guest_format'] == 'swap':
+                by_key[bdm['uuid']] = names.get('swap')
+            else:
+                by_key[bdm['uuid']] = ephemerals.get(index)
+                index += 1
+        self.record_device_names(instance, {k: v for k, v in by_key.items() if v})
 
     def _build_failed(self, context, instance, exc):
         actions.record_fault(self.db, instance.uuid, exc, host=self.host)

@@ -24,8 +24,7 @@ class RescueMixin:
         if check is None:
             return
         try:
-            check(instance, image_meta_obj.ImageMeta.from_instance(instance),
-                  image_meta_obj.ImageMeta.from_dict(rescue_image))
+            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
         except exception.Invalid as exc:
             # Re-raised as a plain Invalid so the API can map it across RPC.
             raise exception.Invalid(reason=exc.format_message())
