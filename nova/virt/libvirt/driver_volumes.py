@@ -188,7 +188,15 @@ class VolumeMixin:
             target = live_disk.find('target').get('dev')
             guest.detach_device(etree.tostring(live_disk, encoding='unicode'),
                                 live=True, config=False)
-            self._wait_for_unplug(guest, target)
+            try:
+                self._wait_for_unplug(guest, target)
+            except exception.HypervisorError:
+                # The guest kept the disk: put it back in the persistent
+                # definition so the next boot matches what the API reports.
+                if conf_disk is not None:
+                    guest.attach_device(etree.tostring(conf_disk, encoding='unicode'),
+                                        live=False, config=True)
+                raise
         if connection_info:
             libvirt_volume.get_volume_driver(
                 connection_info).disconnect_volume(connection_info, instance)
@@ -202,10 +210,9 @@ class VolumeMixin:
                 return
             if time.monotonic() >= deadline:
                 raise exception.HypervisorError(
-                    reason='the guest did not release /dev/%s within %ss '
-                           '(it is gone from the persistent definition and '
-                           'will be gone after the next reboot)'
-                           % (dev, self.conf.libvirt.device_detach_timeout))
+                    reason='the guest did not release /dev/%s within %ss; the '
+                           'volume stays attached' % (
+                               dev, self.conf.libvirt.device_detach_timeout))
             time.sleep(0.05)
 
     # ------------------------------------------------------------ snapshot

@@ -1,0 +1,190 @@
+"""Volumes end to end on real QEMU: every disk kind at boot, hot attach/detach, snapshot."""
+
+import time
+
+import libvirt
+import pytest
+
+from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import libvirt as fx
+from nova.tests.functional import fixtures
+
+pytestmark = [
+    pytest.mark.libvirtd,
+    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
+                       reason='no libvirtd on qemu:///system (run tools/start-libvirtd.sh)'),
+]
+V = '2.100'
+CINDER = {'OpenStack-API-Version': 'volume 3.44'}
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('volumes')
+    # The test guests run no OS, so they never acknowledge a hot-unplug.
+    c = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI,
+                            extra={('libvirt', 'device_detach_timeout'): 2})
+    c.root = c.upload_image(bootimg.write_boot_image(str(tmp / 'root.img'), 'ROOT-OK\r\n'))
+    status, _h, body = c.request('POST', '/flavors', {'flavor': {
+        'name': 'full', 'ram': 128, 'vcpus': 1, 'disk': 1, 'id': 'full',
+        'OS-FLV-EXT-DATA:ephemeral': 1, 'swap': 64}}, token='admin:admin')
+    assert status == 200, body
+    yield c
+    c.stop()
+
+
+def volume(cloud, size=1):
+    status, _h, body = cloud.request('POST', '/v3/demo/volumes', {'volume': {'size': size}},
+                                     url=cloud.aio.urls['volume'], headers=CINDER)
+    assert status == 202, body
+    return wait_volume(cloud, body['volume']['id'], 'available')
+
+
+def wait_volume(cloud, vid, status, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = cloud.request('GET', '/v3/demo/volumes/' + vid, url=cloud.aio.urls['volume'],
+                             headers=CINDER)[2]
+        if body['volume']['status'] == status:
+            return body['volume']
+        time.sleep(0.1)
+    raise AssertionError('volume %s not %s: %s' % (vid, status, body))
+
+
+def targets(sid):
+    conn = libvirt.open(fx.QEMU_URI)
+    try:
+        dom = conn.lookupByUUIDString(sid)
+        return ({t[0]: t[1:3] for t in fx.disk_targets(dom.XMLDesc(0))},
+                {t[0]: t[1:3] for t in fx.disk_targets(dom.XMLDesc(
+                    libvirt.VIR_DOMAIN_XML_INACTIVE))})
+    finally:
+        conn.close()
+
+
+def test_every_disk_kind_then_hot_attach_and_detach(cloud):
+    v1, v2, v3 = volume(cloud), volume(cloud), volume(cloud)
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'disks', 'imageRef': cloud.root, 'flavorRef': 'full', 'networks': 'none',
+        'config_drive': True, 'block_device_mapping_v2': [
+            {'source_type': 'image', 'uuid': cloud.root, 'destination_type': 'local',
+             'boot_index': 0},
+            {'source_type': 'volume', 'uuid': v1['id'], 'destination_type': 'volume',
+             'boot_index': -1},
+            {'source_type': 'volume', 'uuid': v2['id'], 'destination_type': 'volume',
+             'boot_index': -1}]}}, version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    live, _persistent = targets(sid)
+    assert live == {'vda': ('virtio', 'disk'), 'vdb': ('virtio', 'disk'),
+                    'vdc': ('virtio', 'disk'), 'vdd': ('virtio', 'disk'),
+                    'vde': ('virtio', 'disk'), 'hdd': ('ide', 'cdrom')}
+    status, _h, body = cloud.request('GET', '/servers/%s/os-volume_attachments' % sid,
+                                     version='2.89')
+    devices = {a['volumeId']: a['device'] for a in body['volumeAttachments']}
+    assert devices == {v1['id']: '/dev/vdd', v2['id']: '/dev/vde'}
+    assert wait_volume(cloud, v1['id'], 'in-use')['attachments'][0]['server_id'] == sid
+
+    # Hot-plug a third volume into the running guest, then remove it.
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid,
+                                     {'volumeAttachment': {'volumeId': v3['id']}}, version=V)
+    assert status == 200, body
+    assert body['volumeAttachment']['device'] == '/dev/vdf'
+    wait_volume(cloud, v3['id'], 'in-use')
+    live, persistent = targets(sid)
+    assert live['vdf'] == ('virtio', 'disk') and persistent['vdf'] == ('virtio', 'disk')
+
+    # Names survive a hard reboot (the persistent definition is the truth).
+    status, _h, _b = cloud.request('POST', '/servers/%s/action' % sid,
+                                   {'reboot': {'type': 'HARD'}}, version=V)
+    assert status == 202
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    assert set(targets(sid)[0]) == {'vda', 'vdb', 'vdc', 'vdd', 'vde', 'vdf', 'hdd'}
+
+    # A guest that does not release the disk keeps it: consistent on all sides.
+    assert cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (sid, v3['id']),
+                         version=V)[0] == 202
+    deadline = time.monotonic() + 20
+    while not cloud.db.faults_latest([sid]):
+        assert time.monotonic() < deadline, 'detach did not finish'
+        time.sleep(0.2)
+    assert 'did not release' in cloud.db.faults_latest([sid])[sid]['message']
+    assert wait_volume(cloud, v3['id'], 'in-use')
+    assert 'vdf' in targets(sid)[1]
+    assert cloud.request('GET', '/servers/%s/os-volume_attachments/%s' % (sid, v3['id']),
+                         version=V)[0] == 200
+
+    # Stopped, the detach is a change of definition only, and completes.
+    cloud.request('POST', '/servers/%s/action' % sid, {'os-stop': None}, version=V)
+    cloud.wait_for_status(sid, ['SHUTOFF'])
+    assert cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (sid, v3['id']),
+                         version=V)[0] == 202
+    wait_volume(cloud, v3['id'], 'available')
+    assert 'vdf' not in targets(sid)[1]
+    status, _h, body = cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s'
+                                     % (sid, v3['id']), version=V)
+    assert status == 404
+
+    # A failed attach (volume in use elsewhere) is refused before any change.
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid,
+                                     {'volumeAttachment': {'volumeId': v1['id']}}, version=V)
+    assert status == 400
+
+    cloud.request('POST', '/servers/%s/action' % sid, {'os-start': None}, version=V)
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    cloud.wait_for_status(sid, ['DELETED'])
+    wait_volume(cloud, v1['id'], 'available')
+    wait_volume(cloud, v2['id'], 'available')
+
+
+def test_boot_from_volume_and_delete_on_termination(cloud):
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'bfv', 'flavorRef': '1', 'networks': 'none', 'block_device_mapping_v2': [
+            {'source_type': 'image', 'uuid': cloud.root, 'destination_type': 'volume',
+             'volume_size': 1, 'boot_index': 0, 'delete_on_termination': True}]}},
+        version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    server = cloud.wait_for_status(sid, ['ACTIVE'])
+    assert server['image'] == ''
+    vid = server['os-extended-volumes:volumes_attached'][0]['id']
+    deadline = time.monotonic() + 20
+    while 'ROOT-OK' not in cloud.request('POST', '/servers/%s/action' % sid,
+                                         {'os-getConsoleOutput': {}})[2]['output']:
+        assert time.monotonic() < deadline, 'the volume root did not boot'
+        time.sleep(0.2)
+    assert cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (sid, vid),
+                         version=V)[0] == 400
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    cloud.wait_for_status(sid, ['DELETED'])
+    deadline = time.monotonic() + 20
+    while cloud.request('GET', '/v3/demo/volumes/' + vid, url=cloud.aio.urls['volume'],
+                        headers=CINDER)[0] != 404:
+        assert time.monotonic() < deadline, 'delete_on_termination volume still there'
+        time.sleep(0.2)
+
+
+def test_snapshot_uploads_an_image_and_keeps_the_server(cloud):
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'snap', 'imageRef': cloud.root, 'flavorRef': '1', 'networks': 'none'}},
+        version=V)
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'createImage': {'name': 'snap-1',
+                                                      'metadata': {'k': 'v'}}}, version=V)
+    assert status == 202, body
+    image_id = body['image_id']
+    deadline = time.monotonic() + 30
+    while True:
+        image = cloud.request('GET', '/v2/images/' + image_id, url=cloud.image_url)[2]
+        if image['status'] == 'active':
+            break
+        assert time.monotonic() < deadline, image
+        time.sleep(0.2)
+    assert image['k'] == 'v' and image['image_type'] == 'snapshot'
+    assert image['instance_uuid'] == sid and image['disk_format'] == 'qcow2'
+    assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+    cloud.request('DELETE', '/servers/' + sid)
