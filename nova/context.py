@@ -20,7 +20,8 @@ class RequestContext(o_context.RequestContext):
     @classmethod
     def from_dict(cls, values):
         return cls(
-            user_id=values.get('user'), project_id=values.get('project_id') or values.get('project'),
+            user_id=values.get('user'),
+            project_id=values.get('project_id') or values.get('project'),
             roles=values.get('roles', []), is_admin=values.get('is_admin', False),
             auth_token=values.get('auth_token'), request_id=values.get('request_id'),
             global_request_id=values.get('global_request_id'),

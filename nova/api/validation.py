@@ -13,7 +13,8 @@ def _path(error):
 
 def _message(error):
     if error.validator == 'additionalProperties':
-        return 'Additional properties are not allowed (%s)' % error.message.split('(', 1)[-1].rstrip(')')
+        detail = error.message.split('(', 1)[-1].rstrip(')')
+        return 'Additional properties are not allowed (%s)' % detail
     if error.validator == 'required':
         return error.message
     return ("Invalid input for field/attribute %s. Value: %s. %s"

@@ -22,7 +22,8 @@ def _start(mgr, ctx, inst):
 
 def _reboot(kind):
     def run(mgr, ctx, inst):
-        mgr.driver.reboot(ctx, inst, None, kind, block_device_info=mgr.block_device_info(ctx, inst))
+        mgr.driver.reboot(ctx, inst, None, kind,
+                          block_device_info=mgr.block_device_info(ctx, inst))
     return run
 
 

@@ -30,7 +30,8 @@ rules = [
           'POST', '/servers'),
     _rule('create:forced_host', base.ADMIN, 'Create a server on a named host',
           'POST', '/servers'),
-    _rule('update', base.PROJECT_MEMBER_OR_ADMIN, 'Update a server', 'PUT', '/servers/{server_id}'),
+    _rule('update', base.PROJECT_MEMBER_OR_ADMIN, 'Update a server', 'PUT',
+          '/servers/{server_id}'),
     _rule('delete', base.PROJECT_MEMBER_OR_ADMIN, 'Delete a server', 'DELETE',
           '/servers/{server_id}'),
     policy.DocumentedRuleDefault(

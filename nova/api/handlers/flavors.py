@@ -3,8 +3,7 @@
 from oslo_utils import strutils, uuidutils
 
 from nova.api import microversion as mv
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.schemas import flavors as schemas
 from nova.api.views import flavors as views
 
@@ -59,7 +58,8 @@ def show(req, flavor_id):
 
 def create(req):
     req.context.can('os_compute_api:os-flavor-manage:create', target={})
-    schema = schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION) else schemas.create_v2_1
+    schema = (schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION)
+              else schemas.create_v2_1)
     body = validation.validate(schema, req.json_body())['flavor']
     flavorid = body.get('id')
     flavor = req.app.db.flavor_create(dict(

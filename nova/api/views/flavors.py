@@ -30,7 +30,10 @@ def detail(req, flavor, show_extra_specs):
 
 def index(req, flavors, limit):
     body = {'flavors': [basic(req, f) for f in flavors]}
-    links = common.next_link(req, 'flavors', flavors, limit, id_key='flavorid')
+    # /flavors/detail builds on this body too; its next page is the detail one.
+    collection = 'flavors/detail' if req.path_info.rstrip('/').endswith('/detail') \
+        else 'flavors'
+    links = common.next_link(req, collection, flavors, limit, id_key='flavorid')
     if links:
         body['flavors_links'] = links
     return body

@@ -1,6 +1,9 @@
 """Server response bodies per microversion, built straight from database rows."""
 
+import datetime
 import hashlib
+
+from oslo_utils import timeutils
 
 from nova.api import microversion as mv
 from nova.api.views import common
@@ -30,6 +33,9 @@ _STATUS = {
     'shelved_offloaded': {'default': 'SHELVED_OFFLOADED'},
 }
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE', 'VERIFY_RESIZE', 'MIGRATING')
+_FAULT_STATUSES = ('ERROR', 'DELETED')
+# 2.16: host_status for those allowed by os_compute_api:servers:show:host_status.
+HOST_STATUS = (2, 16)
 
 
 def status(inst):
@@ -75,10 +81,12 @@ def _flavor(req, inst, show_extra_specs):
 
 
 def _fault(inst, fault, is_admin):
-    body = {'code': fault['code'], 'created': common.isotime(fault['created_at']),
+    # The schema promises an integer; a stray non-HTTP code reads as a server error.
+    code = fault['code'] if isinstance(fault['code'], int) else 500
+    body = {'code': code, 'created': common.isotime(fault['created_at']),
             'message': fault['message']}
     # Tracebacks stay with admins unless the fault is a user-caused one.
-    if fault.get('details') and (is_admin or fault['code'] != 500):
+    if fault.get('details') and (is_admin or code != 500):
         body['details'] = fault['details']
     return body
 
@@ -91,16 +99,51 @@ class ViewContext:
         self.req = req
         self.faults = faults or {}
         self.volumes = volumes or {}
-        self.host_status = host_status
         self.show_extended = ctx.can('os_compute_api:os-extended-server-attributes',
                                      fatal=False)
         self.show_extra_specs = ctx.can('os_compute_api:os-flavor-extra-specs:index',
                                         fatal=False)
         self.is_admin = ctx.is_admin
+        if host_status is None and _wants_host_status(req):
+            host_status = _host_status_lookup(req)
+        self.host_status = host_status
+
+
+def _wants_host_status(req):
+    # Upstream leaves host_status out of the pre-2.75 update/rebuild bodies.
+    if not req.is_at_least(HOST_STATUS):
+        return False
+    if req.method not in ('GET', 'HEAD') and not req.is_at_least(mv.FULL_UPDATE_BODY):
+        return False
+    return req.context.can('os_compute_api:servers:show:host_status', fatal=False)
+
+
+def _host_status_lookup(req):
+    """inst -> UP/DOWN/MAINTENANCE/UNKNOWN, or '' without a host, from one services query."""
+    services = {s['host']: s for s in req.app.db.service_get_all(binary='nova-compute')}
+    down_time = datetime.timedelta(seconds=req.app.conf.service_down_time)
+    now = timeutils.utcnow()
+
+    def lookup(inst):
+        service = services.get(inst['host']) if inst['host'] else None
+        if service is None:
+            return ''
+        if service['forced_down']:
+            return 'DOWN'
+        if service['disabled']:
+            return 'MAINTENANCE'
+        seen = service['last_seen_up'] or service['created_at']
+        # A missed heartbeat is UNKNOWN, not DOWN: the guest may still be running.
+        return 'UP' if seen is not None and now - seen <= down_time else 'UNKNOWN'
+    return lookup
 
 
 def show(vc, inst):
-    """The full server body (show, detail, and from 2.75 update/rebuild)."""
+    """The full server body of one server (show, and from 2.75 update/rebuild)."""
+    return _full(vc, inst, in_list=False)
+
+
+def _full(vc, inst, in_list):
     req = vc.req
     state = status(inst)
     body = basic(req, inst)
@@ -115,7 +158,8 @@ def show(vc, inst):
         'OS-DCF:diskConfig': 'MANUAL',
         'key_name': inst['key_name'],
         'config_drive': 'True' if inst['config_drive'] else '',
-        'OS-EXT-AZ:availability_zone': inst['availability_zone'] or ('nova' if inst['host'] else ''),
+        'OS-EXT-AZ:availability_zone': (inst['availability_zone']
+                                        or ('nova' if inst['host'] else '')),
         'OS-SRV-USG:launched_at': common.usg_time(inst['launched_at']),
         'OS-SRV-USG:terminated_at': common.usg_time(inst['terminated_at']),
         'OS-EXT-STS:task_state': inst['task_state'],
@@ -126,10 +170,10 @@ def show(vc, inst):
     if state in _PROGRESS_STATUSES:
         body['progress'] = inst['progress'] or 0
     fault = vc.faults.get(inst['uuid'])
-    if fault and inst['vm_state'] in ('error', 'deleted'):
+    if fault and state in _FAULT_STATUSES:
         body['fault'] = _fault(inst, fault, vc.is_admin)
     _extended(vc, inst, body)
-    _versioned(vc, inst, body)
+    _versioned(vc, inst, body, in_list)
     return body
 
 
@@ -150,7 +194,7 @@ def _extended(vc, inst, body):
     if not vc.show_extended:
         return
     body.update({'OS-EXT-SRV-ATTR:host': inst['host'],
-                 'OS-EXT-SRV-ATTR:instance_name': 'instance-%08x' % inst['id'],
+                 'OS-EXT-SRV-ATTR:instance_name': inst['name'],
                  'OS-EXT-SRV-ATTR:hypervisor_hostname': inst['node']})
     if req.is_at_least(mv.EXTENDED_ATTRS):
         body.update({'OS-EXT-SRV-ATTR:reservation_id': inst['reservation_id'],
@@ -162,11 +206,11 @@ def _extended(vc, inst, body):
                      'OS-EXT-SRV-ATTR:user_data': inst['user_data']})
 
 
-def _versioned(vc, inst, body):
+def _versioned(vc, inst, body, in_list):
     req = vc.req
     if req.is_at_least(mv.LOCKED):
         body['locked'] = bool(inst['locked'])
-    if req.is_at_least((2, 16)) and vc.host_status is not None:
+    if req.is_at_least(HOST_STATUS) and vc.host_status is not None:
         body['host_status'] = vc.host_status(inst)
     if req.is_at_least(mv.DESCRIPTION):
         body['description'] = inst['display_description']
@@ -174,7 +218,8 @@ def _versioned(vc, inst, body):
         body['tags'] = inst['tags']
     if req.is_at_least(mv.TRUSTED_CERTS):
         body['trusted_image_certificates'] = None
-    if req.is_at_least(mv.SERVER_GROUPS):
+    if req.is_at_least(mv.SERVER_GROUPS) and not in_list:
+        # Upstream shows server_groups on one server only, never in /servers/detail.
         body['server_groups'] = []
     if req.is_at_least(mv.LOCKED_REASON):
         body['locked_reason'] = inst['locked_reason']
@@ -195,8 +240,9 @@ def index(req, instances, limit):
 
 
 def detail(vc, instances, limit):
-    body = {'servers': [show(vc, i) for i in instances]}
-    links = common.next_link(vc.req, 'servers', [{'id': i['uuid']} for i in instances], limit)
+    body = {'servers': [_full(vc, i, in_list=True) for i in instances]}
+    links = common.next_link(vc.req, 'servers/detail', [{'id': i['uuid']} for i in instances],
+                             limit)
     if links:
         body['servers_links'] = links
     return body

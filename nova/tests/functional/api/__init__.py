@@ -1,0 +1,1 @@
+"""Wire-compatibility tests of the compute API against tempest's response schemas."""
