@@ -2,14 +2,11 @@
 
 import logging
 
-from oslo_middleware import http_proxy_to_wsgi
-from oslo_middleware import request_id
+from oslo_middleware import http_proxy_to_wsgi, request_id
 
 from nova import exception
-from nova.api import auth
+from nova.api import auth, router, wsgi
 from nova.api import microversion as mv
-from nova.api import router
-from nova.api import wsgi
 from nova.api.handlers import versions
 
 LOG = logging.getLogger(__name__)

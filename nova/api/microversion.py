@@ -120,6 +120,7 @@ MAX_VERSION = VERSIONS[-1][0]
 # Named thresholds that handlers branch on.
 EXTENDED_ATTRS = (2, 3)
 LOCKED = (2, 9)
+HOST_STATUS = (2, 16)
 DESCRIPTION = (2, 19)
 TAGS = (2, 26)
 NETWORKS_REQUIRED = (2, 37)

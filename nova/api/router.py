@@ -5,15 +5,17 @@ import re
 
 from nova.api import microversion as mv
 from nova.api import wsgi
-from nova.api.handlers import flavors
-from nova.api.handlers import instance_actions
-from nova.api.handlers import rescue  # noqa: F401 - registers its actions
-from nova.api.handlers import server_actions
-from nova.api.handlers import server_metadata
-from nova.api.handlers import server_tags
-from nova.api.handlers import servers
-from nova.api.handlers import versions
-from nova.api.handlers import volume_attachments
+from nova.api.handlers import (
+    flavors,
+    instance_actions,
+    rescue,  # noqa: F401 - registers its actions
+    server_actions,
+    server_metadata,
+    server_tags,
+    servers,
+    versions,
+    volume_attachments,
+)
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
 

@@ -14,6 +14,9 @@ def _path(error):
 def _message(error):
     if error.validator == 'additionalProperties':
         detail = error.message.split('(', 1)[-1].rstrip(')')
+        if error.absolute_path:
+            return ('Invalid input for field/attribute %s. Value: %s. Additional properties '
+                    'are not allowed (%s)' % (_path(error), _short(error.instance), detail))
         return 'Additional properties are not allowed (%s)' % detail
     if error.validator == 'required':
         return error.message

@@ -5,10 +5,8 @@ import os
 
 import nova.conf
 from nova import context as nova_context
-from nova import wiring
-from nova import wsgi_server
-from nova.cmd import common
-from nova.cmd import manage
+from nova import wiring, wsgi_server
+from nova.cmd import common, manage
 
 LOG = logging.getLogger(__name__)
 

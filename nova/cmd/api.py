@@ -2,8 +2,7 @@
 
 import logging
 
-from nova import wiring
-from nova import wsgi_server
+from nova import wiring, wsgi_server
 from nova.cmd import common
 
 LOG = logging.getLogger(__name__)

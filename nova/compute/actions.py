@@ -4,6 +4,8 @@ import contextlib
 import logging
 import traceback
 
+from nova import exception
+
 LOG = logging.getLogger(__name__)
 
 
@@ -21,7 +23,10 @@ def event(db, context, instance_uuid, name, host=None):
 
 def record_fault(db, instance_uuid, exc, host=None):
     """Store a fault; user-caused errors keep their code, the rest are 500."""
-    code = getattr(exc, 'code', 500)
+    # Only our own exceptions carry HTTP codes; others (e.g. SQLAlchemy's
+    # string codes) are server-side failures.
+    code = exc.code if isinstance(exc, exception.NovaException) and \
+        isinstance(exc.code, int) else 500
     message = exc.format_message() if hasattr(exc, 'format_message') else str(exc)
     details = traceback.format_exc() if code == 500 else message
     try:

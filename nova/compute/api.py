@@ -8,10 +8,7 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
-from nova.compute import api_actions
-from nova.compute import api_rescue
-from nova.compute import block_device
-from nova.compute import image_props
+from nova.compute import api_actions, api_rescue, block_device, image_props
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj

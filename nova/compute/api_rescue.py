@@ -1,9 +1,7 @@
 """Rescue in the compute API: every check happens before any state changes."""
 
 from nova import exception
-from nova.compute import api_actions
-from nova.compute import block_device
-from nova.compute import image_props
+from nova.compute import api_actions, block_device, image_props
 from nova.image import glance, sysmeta
 from nova.objects import instance as instance_obj
 

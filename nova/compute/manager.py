@@ -8,12 +8,14 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
-from nova.compute import actions
-from nova.compute import manager_image
-from nova.compute import manager_power
-from nova.compute import manager_rescue
-from nova.compute import manager_volumes
-from nova.compute import power_state
+from nova.compute import (
+    actions,
+    manager_image,
+    manager_power,
+    manager_rescue,
+    manager_volumes,
+    power_state,
+)
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
 from nova.objects import image_meta as image_meta_obj
@@ -142,7 +144,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                                   block_device_info=bdi)
                 self.complete_volumes(context, instance)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
-            LOG.exception('Build of %s failed', instance.uuid)
+            if not isinstance(exc, (exception.UnexpectedTaskStateError,
+                                    exception.InstanceNotFound)):
+                LOG.exception('Build of %s failed', instance.uuid)
             self._build_failed(context, instance, exc)
             return
         now = timeutils.utcnow().replace(microsecond=0)
@@ -175,7 +179,11 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.record_device_names(instance, {k: v for k, v in by_key.items() if v})
 
     def _build_failed(self, context, instance, exc):
-        actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+        if isinstance(exc, (exception.UnexpectedTaskStateError, exception.InstanceNotFound)):
+            # Deleted during the build: the delete path cleans up; not a failure.
+            LOG.info('Instance %s was deleted during its build', instance.uuid)
+            self.driver.destroy(context, instance, destroy_disks=True)
+            return
         try:
             self.driver.destroy(context, instance, destroy_disks=True,
                                 block_device_info=self.block_device_info(context, instance))

@@ -5,8 +5,7 @@ import logging
 import platform
 
 from nova import exception
-from nova.compute import actions
-from nova.compute import block_device
+from nova.compute import actions, block_device
 
 LOG = logging.getLogger(__name__)
 

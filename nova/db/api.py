@@ -9,8 +9,7 @@ from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils, uuidutils
 
 from nova import exception
-from nova.db import migration
-from nova.db import models
+from nova.db import migration, models
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',

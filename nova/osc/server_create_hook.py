@@ -2,11 +2,10 @@
 
 from cliff import hooks
 from openstack import resource
+from openstack import utils as sdk_utils
 from openstack.compute.v2 import server as sdk_server
 from osc_lib import exceptions
 from osc_lib.cli import parseractions
-
-from openstack import utils as sdk_utils
 
 MIN_VERSION = '2.105'
 

@@ -2,10 +2,7 @@
 
 import itertools
 
-from nova.policies import base
-from nova.policies import flavors
-from nova.policies import server_actions
-from nova.policies import servers
+from nova.policies import base, flavors, server_actions, servers
 
 
 def list_rules():

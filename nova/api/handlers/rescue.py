@@ -3,8 +3,7 @@
 import copy
 
 from nova.api import microversion as mv
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.handlers import server_actions
 
 _rescue_v2_1 = {

@@ -1,8 +1,7 @@
 """POST /servers/{id}/action: one small handler per action key."""
 
 from nova.api import microversion as mv
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.schemas import server_actions as schemas
 from nova.api.views import servers as views
 

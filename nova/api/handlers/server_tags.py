@@ -1,7 +1,6 @@
 """Handlers of /servers/{id}/tags (microversion 2.26)."""
 
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.schemas import types
 from nova.compute import api_actions
 from nova.compute import vm_states as vs

@@ -4,8 +4,7 @@ from oslo_utils import strutils
 
 from nova import exception
 from nova.api import microversion as mv
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views

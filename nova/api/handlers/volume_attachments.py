@@ -2,8 +2,7 @@
 
 import copy
 
-from nova.api import validation
-from nova.api import wsgi
+from nova.api import validation, wsgi
 from nova.api.schemas import types
 
 _attach_v2_1 = {

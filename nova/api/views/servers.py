@@ -35,7 +35,7 @@ _STATUS = {
 _PROGRESS_STATUSES = ('ACTIVE', 'BUILD', 'REBUILD', 'RESIZE', 'VERIFY_RESIZE', 'MIGRATING')
 _FAULT_STATUSES = ('ERROR', 'DELETED')
 # 2.16: host_status for those allowed by os_compute_api:servers:show:host_status.
-HOST_STATUS = (2, 16)
+
 
 
 def status(inst):
@@ -111,7 +111,7 @@ class ViewContext:
 
 def _wants_host_status(req):
     # Upstream leaves host_status out of the pre-2.75 update/rebuild bodies.
-    if not req.is_at_least(HOST_STATUS):
+    if not req.is_at_least(mv.HOST_STATUS):
         return False
     if req.method not in ('GET', 'HEAD') and not req.is_at_least(mv.FULL_UPDATE_BODY):
         return False
@@ -210,7 +210,7 @@ def _versioned(vc, inst, body, in_list):
     req = vc.req
     if req.is_at_least(mv.LOCKED):
         body['locked'] = bool(inst['locked'])
-    if req.is_at_least(HOST_STATUS) and vc.host_status is not None:
+    if req.is_at_least(mv.HOST_STATUS) and vc.host_status is not None:
         body['host_status'] = vc.host_status(inst)
     if req.is_at_least(mv.DESCRIPTION):
         body['description'] = inst['display_description']

@@ -6,8 +6,7 @@ import urllib.request
 import uuid as uuidlib
 
 from nova import conf as nova_conf
-from nova import objects
-from nova import rpc
+from nova import objects, rpc
 from nova.cmd import aio
 
 

@@ -14,8 +14,7 @@ import pytest
 
 from nova import wsgi_server
 from nova.embedded.image import app as image_app
-from nova.tests.functional import fixtures
-from nova.tests.functional import services
+from nova.tests.functional import fixtures, services
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 BIN = os.path.dirname(sys.executable)

@@ -1,8 +1,7 @@
 """Initial schema: services, compute nodes, flavors, instances, actions, faults, BDMs."""
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision = '0001_initial'
 down_revision = None
