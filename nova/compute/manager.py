@@ -232,7 +232,7 @@ def _capabilities(resources, driver):
     if isinstance(cpu_info, str):
         cpu_info = json.loads(cpu_info)
     caps = {'arch': cpu_info.get('arch'), 'hypervisor_type': resources.get('hypervisor_type'),
-            'cpus': resources.get('vcpus')}
+            'cpus': resources.get('vcpus'), 'hugepages': resources.get('hugepages')}
     caps.update({k: v for k, v in getattr(driver, 'capabilities', {}).items()
                  if isinstance(v, (bool, int, str))})
     return caps

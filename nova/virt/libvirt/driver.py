@@ -5,6 +5,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 import time
 
 from nova import exception
@@ -236,7 +237,7 @@ def kernel_cmdline(image_props, disk_mapping):
 
 
 def get_guest_config(settings, instance, image_meta, disk_mapping,
-                     boot_files=None, block_device_info=None):
+                     boot_files=None, block_device_info=None, host_info=None):
     """The whole config.Guest for an instance; no I/O, no libvirt calls.
 
     ``block_device_info`` supplies the connection_info of the volumes the
@@ -267,8 +268,22 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
                                  CONSOLE_LOG)))
     guest.devices = devices
     guestfeatures.apply(guest, settings, instance, image_meta,
-                        getattr(settings, 'host_info', None))
+                        host_info or getattr(settings, 'host_info', None))
     return guest
+
+
+def _free_pages(conn, caps_xml):
+    """{cell: {size KiB: free}} for the huge page sizes the host has, or None."""
+    from lxml import etree
+    root = etree.fromstring(caps_xml.encode())
+    cells = root.findall('host/topology/cells/cell')
+    sizes = sorted({int(p.get('size')) for p in root.iter('pages')} - {4})
+    if not cells or not sizes:
+        return None
+    try:
+        return conn.getFreePages(sizes, 0, len(cells), 0)
+    except Exception:  # noqa: BLE001 - page counts from capabilities still apply.
+        return None
 
 
 def cpu_info_json(caps, node_info):
@@ -333,6 +348,7 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
         self.soft_reboot_wait = soft_reboot_wait
         self.shutdown_poll_interval = shutdown_poll_interval
         self._settings = None
+        self._placement_lock = threading.Lock()
         stable = self.virt_type in driver_rescue.STABLE_RESCUE_VIRT_TYPES
         self.capabilities = dict(type(self).capabilities,
                                  supports_stable_rescue=stable,
@@ -413,7 +429,16 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
             'hypervisor_version': self.host.get_hypervisor_version(),
             'hypervisor_hostname': self.host.get_hostname(),
             'cpu_info': cpu_info_json(caps, node),
+            'hugepages': self._has_huge_pages(),
         }
+
+    def _has_huge_pages(self):
+        """Whether any huge page (> 4 KiB) is free for guests right now."""
+        info = self.host_info()
+        if info is None:
+            return False
+        return any(size > 4 and count > 0 for cell in info.cells
+                   for size, count in cell.pages)
 
     # -------------------------------------------------------------- paths
     def get_instance_dir(self, instance):
@@ -438,13 +463,26 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
             self.get_disk_mapping(instance, image_meta, block_device_info))
 
     def get_guest_xml(self, instance, image_meta, disk_mapping=None,
-                      boot_files=None, block_device_info=None):
+                      boot_files=None, block_device_info=None, host_info=None):
         if disk_mapping is None:
             disk_mapping = self.get_disk_mapping(instance, image_meta,
                                                  block_device_info)
         return get_guest_config(self.settings, instance, image_meta,
                                 disk_mapping, boot_files,
-                                block_device_info).to_xml()
+                                block_device_info, host_info).to_xml()
+
+    def host_info(self):
+        """Host facts for NUMA/pinning/huge pages, read fresh at each spawn
+        (CPUs pinned by other guests and free pages change over time)."""
+        if self.host.is_test:
+            return None
+        conn = self.host.get_connection()
+        caps_xml = conn.getCapabilities()
+        running = [g.get_xml_desc() for g in self.host.list_guests(True)]
+        return guestfeatures.host_info_from_capabilities(
+            caps_xml, self.host.get_domain_capabilities(self.domain_type),
+            pinned_cpus=guestfeatures.pinned_host_cpus(running),
+            free_pages=_free_pages(conn, caps_xml))
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
@@ -466,10 +504,14 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
             self._connect_volumes(instance, block_device_info)
             boot_files = self._fetch_boot_files(context, instance,
                                                 image_meta, disk_mapping)
-            xml = self.get_guest_xml(instance, image_meta, disk_mapping,
-                                     boot_files, block_device_info)
-            guest = self.host.define_guest(xml)
-            guest.launch()
+            # One spawn at a time picks host CPUs and pages, so two guests
+            # cannot pin the same CPU.
+            with self._placement_lock:
+                xml = self.get_guest_xml(instance, image_meta, disk_mapping,
+                                         boot_files, block_device_info,
+                                         host_info=self.host_info())
+                guest = self.host.define_guest(xml)
+                guest.launch()
         except Exception:
             # Leave nothing half-built: the manager can retry or reschedule.
             self._rollback_spawn(guest, inst_dir if created_dir else None)
