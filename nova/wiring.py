@@ -43,7 +43,7 @@ def compute_service(conf, db):
                                  volume_api=cinder.CinderClient(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources'),
-                (mgr.poll_rescued_instances, 60 if conf.rescue_timeout else 0,
+                (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
                  'rescue-timeout')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,
                            periodic=periodic)

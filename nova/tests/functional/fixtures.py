@@ -64,7 +64,7 @@ class RunningAio:
                 status, resp_headers, payload = resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as err:
             status, resp_headers, payload = err.code, err.headers, err.read()
-        return status, resp_headers, (json.loads(payload) if payload else None)
+        return status, resp_headers, _decode(payload)
 
     def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
                      **props):
@@ -96,6 +96,16 @@ class RunningAio:
             if time.monotonic() > deadline:
                 raise AssertionError('server %s stuck in %s' % (server_id, server['status']))
             time.sleep(0.05)
+
+
+def _decode(payload):
+    """JSON when the body is JSON; otherwise the text (e.g. a plain error page)."""
+    if not payload:
+        return None
+    try:
+        return json.loads(payload)
+    except ValueError:
+        return payload.decode('utf-8', 'replace')
 
 
 def tiny_disk(path, size=1024 * 1024):
