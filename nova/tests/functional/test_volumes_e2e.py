@@ -188,3 +188,29 @@ def test_snapshot_uploads_an_image_and_keeps_the_server(cloud):
     assert image['instance_uuid'] == sid and image['disk_format'] == 'qcow2'
     assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
     cloud.request('DELETE', '/servers/' + sid)
+
+
+def test_failed_attach_leaves_the_volume_available_and_the_guest_unchanged(cloud):
+    vol = volume(cloud)
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'att', 'imageRef': cloud.root, 'flavorRef': '1', 'networks': 'none'}},
+        version=V)
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    before = targets(sid)
+    # IDE cannot be hot-plugged into a running guest: the host refuses it.
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid,
+                                     {'volumeAttachment': {'volumeId': vol['id'],
+                                                           'device': '/dev/hdb'}}, version=V)
+    assert status == 200, body
+    deadline = time.monotonic() + 20
+    while not cloud.db.faults_latest([sid]):
+        assert time.monotonic() < deadline, 'the attach did not finish'
+        time.sleep(0.1)
+    wait_volume(cloud, vol['id'], 'available')
+    attachments = cloud.request('GET', '/servers/%s/os-volume_attachments' % sid,
+                                version=V)[2]['volumeAttachments']
+    assert attachments == []
+    assert targets(sid) == before
+    assert cloud.request('GET', '/servers/' + sid)[2]['server']['status'] == 'ACTIVE'
+    cloud.request('DELETE', '/servers/' + sid)
