@@ -22,7 +22,7 @@ class NovaException(Exception):
 
 
 class Invalid(NovaException):
-    msg_fmt = "Bad request: %(reason)s"
+    msg_fmt = "%(reason)s"
     code = 400
 
 

@@ -33,7 +33,7 @@ def _point_image_client(conf, url):
         conf.set_override('auth_type', 'none', group='glance')
 
 
-def write_clouds_yaml(conf, compute_url, image_url):
+def write_clouds_yaml(conf, compute_url, image_url, volume_url):
     path = os.path.join(conf.state_path, 'clouds.yaml')
     with open(path, 'w') as handle:
         handle.write(
@@ -45,7 +45,9 @@ def write_clouds_yaml(conf, compute_url, image_url):
             # openstackclient sets up an identity client even with auth_type
             # none; any endpoint that answers a version document will do.
             '    identity_endpoint_override: %s\n'
-            '    identity_api_version: 3\n' % (compute_url, image_url, image_url))
+            '    identity_api_version: 3\n'
+            '    block_storage_endpoint_override: %s/v3\n'
+            % (compute_url, image_url, image_url, volume_url))
     return path
 
 
@@ -118,9 +120,11 @@ def main(argv=None):
     set_aio_defaults(conf)
     common.parse_args(argv, conf=conf)
     aio = AllInOne(conf).start()
-    clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'])
+    clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
+                               aio.urls['volume'])
     LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
              aio.urls['compute'], aio.urls['image'], clouds)
-    print('nova-aio ready\n  compute: %s\n  image:   %s\n  export OS_CLIENT_CONFIG_FILE=%s '
-          'OS_CLOUD=nova-aio' % (aio.urls['compute'], aio.urls['image'], clouds), flush=True)
+    print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
+          '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio'
+          % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds), flush=True)
     common.wait_for_signal(aio.stop)

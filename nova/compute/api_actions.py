@@ -77,6 +77,10 @@ class ServerActionsMixin:
         self.compute_rpcapi.power_action(context, inst, inst.host, spec_key, **kwargs)
 
     def lock(self, context, instance, reason=None):
+        if instance['locked']:
+            # Locking a locked server changes nothing, as upstream: otherwise
+            # an owner could turn an admin's lock into their own and unlock it.
+            return instance
         self.db.action_start(context, instance['uuid'], 'lock')
         values = {'locked': True, 'locked_by': 'admin' if context.is_admin and
                   context.project_id != instance['project_id'] else 'owner'}
@@ -130,6 +134,12 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = api_mod.image_id_from_ref(spec['imageRef'])
+        from nova.compute import block_device
+        if block_device.is_volume_backed(self.db.bdm_get_by_instance(instance['uuid'])):
+            # Re-imaging a root volume (upstream 2.93) is not implemented;
+            # refuse rather than pretend the server became image-backed.
+            raise exception.Invalid(reason='Rebuilding a volume-backed server is not '
+                                           'supported by this deployment.')
         image = self._get_image(context, image_id)
         self._check_image_fits(image, instance['flavor'])
         from nova.compute import image_props

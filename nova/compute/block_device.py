@@ -115,7 +115,7 @@ def _check_local_sizes(rows, flavor):
         raise _invalid('Only one swap block device mapping is allowed.')
     for swap in swaps:
         # Swap BDMs are sized in MiB by the flavor but GiB in the request.
-        if (swap['volume_size'] or 0) * 1024 > flavor['swap'] and flavor['swap']:
+        if (swap['volume_size'] or 0) * 1024 > flavor['swap']:
             raise _invalid('Swap drive requested is larger than instance type allows.')
     total = sum(r['volume_size'] or 0 for r in ephemerals)
     if total > flavor['ephemeral_gb']:

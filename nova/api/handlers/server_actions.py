@@ -77,6 +77,8 @@ def rebuild(req, server_id, body):
     instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
+    if not req.is_at_least(mv.FULL_UPDATE_BODY):
+        server = servers_handlers.trim_before_2_75(server)
     if password is not None:
         server['adminPass'] = password
     return wsgi.json_response({'server': server}, status=202)

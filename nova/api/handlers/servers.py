@@ -155,9 +155,14 @@ def update(req, server_id):
         instance = req.app.compute_api.update(ctx, instance, values)
     body = views.show(_view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):
-        body = {k: v for k, v in body.items()
-                if not k.startswith(_DETAIL_ONLY_PREFIXES) and k not in _DETAIL_ONLY}
+        body = trim_before_2_75(body)
     return wsgi.json_response({'server': body})
+
+
+def trim_before_2_75(body):
+    """Update and rebuild answered with the short server body before 2.75."""
+    return {k: v for k, v in body.items()
+            if not k.startswith(_DETAIL_ONLY_PREFIXES) and k not in _DETAIL_ONLY}
 
 
 def delete(req, server_id):

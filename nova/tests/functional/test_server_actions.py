@@ -87,6 +87,9 @@ def test_lock_blocks_actions_for_the_owner_not_admin(aio, server):
 def test_admin_lock_needs_admin_to_unlock(aio, server):
     assert act(aio, server, {'lock': None}, token='admin:admin')[0] == 202
     assert act(aio, server, {'unlock': None})[0] == 403
+    # Locking again must not turn the admin's lock into the owner's.
+    assert act(aio, server, {'lock': None})[0] == 202
+    assert act(aio, server, {'unlock': None})[0] == 403
     assert act(aio, server, {'unlock': None}, token='admin:admin')[0] == 202
 
 

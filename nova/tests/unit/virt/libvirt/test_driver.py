@@ -200,8 +200,10 @@ def test_available_resource(drv):
     assert set(res) == {'vcpus', 'memory_mb', 'local_gb', 'vcpus_used',
                         'memory_mb_used', 'local_gb_used', 'hypervisor_type',
                         'hypervisor_version', 'hypervisor_hostname',
-                        'cpu_info'}
+                        'cpu_info', 'hugepages'}
     assert res['hypervisor_type'] == 'TEST'
+    # The in-process test hypervisor has no huge pages to offer.
+    assert res['hugepages'] is False
     assert res['vcpus'] == 16 and res['memory_mb'] == 3072
     assert res['local_gb'] > 0
     cpu = json.loads(res['cpu_info'])
