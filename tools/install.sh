@@ -22,7 +22,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"
 fi
 "$VENV/bin/pip" install -q -U pip wheel
-"$VENV/bin/pip" install -q -r requirements.txt -r test-requirements.txt
+"$VENV/bin/pip" install -q -r requirements.txt -r test-requirements.txt -r doc/requirements.txt
 "$VENV/bin/pip" install -q --no-deps -e .
 # oslo.service still depends on eventlet, but with its threading backend
 # nothing imports it; when installed, futurist loads it (and dnspython) on

@@ -11,3 +11,6 @@ tools/fetch-test-kernel.sh || echo "warning: no test kernel; kernel guest tests 
 # PostgreSQL/MariaDB where present) serially.
 .venv/bin/python -m pytest -q -n 2 nova/tests/unit
 .venv/bin/python -m pytest -q nova/tests/functional "$@"
+# Docs are part of the gate: api-ref, guides and release notes build with
+# warnings as errors, and the api-ref samples match the running service.
+tools/check-docs.sh
