@@ -144,8 +144,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                                   block_device_info=bdi)
                 self.complete_volumes(context, instance)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
-            if not isinstance(exc, (exception.UnexpectedTaskStateError,
-                                    exception.InstanceNotFound)):
+            if not self._deleted_meanwhile(instance):
                 LOG.exception('Build of %s failed', instance.uuid)
             self._build_failed(context, instance, exc)
             return
@@ -178,12 +177,20 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                 index += 1
         self.record_device_names(instance, {k: v for k, v in by_key.items() if v})
 
+    def _deleted_meanwhile(self, instance):
+        """True when this instance itself is gone or being deleted."""
+        try:
+            return self.db.instance_get(instance.uuid)['task_state'] == vs.DELETING
+        except exception.InstanceNotFound:
+            return True
+
     def _build_failed(self, context, instance, exc):
-        if isinstance(exc, (exception.UnexpectedTaskStateError, exception.InstanceNotFound)):
+        if self._deleted_meanwhile(instance):
             # Deleted during the build: the delete path cleans up; not a failure.
             LOG.info('Instance %s was deleted during its build', instance.uuid)
             self.driver.destroy(context, instance, destroy_disks=True)
             return
+        actions.record_fault(self.db, instance.uuid, exc, host=self.host)
         try:
             self.driver.destroy(context, instance, destroy_disks=True,
                                 block_device_info=self.block_device_info(context, instance))

@@ -42,8 +42,21 @@ class RunningAio:
         self.db = self.aio.db
 
     def stop(self):
+        self._destroy_guests()
         self.aio.stop()
         rpc.cleanup(self.conf)
+
+    def _destroy_guests(self):
+        """Leave no guest behind on a shared libvirtd, even after a failed test."""
+        from nova import context as nova_context
+        from nova.objects import instance as instance_obj
+        driver = self.aio.services[1].manager.driver
+        ctx = nova_context.get_admin_context()
+        for row in self.db.instance_get_all({}):
+            try:
+                driver.destroy(ctx, instance_obj.Instance.from_db(row), destroy_disks=True)
+            except Exception:  # noqa: BLE001 - best effort clean-up.
+                pass
 
     def request(self, method, path, body=None, version=None, token='demo:demo',
                 headers=None, raw=None, url=None):
@@ -94,8 +107,19 @@ class RunningAio:
                 raise AssertionError('server %s went to ERROR: %s'
                                      % (server_id, server.get('fault')))
             if time.monotonic() > deadline:
-                raise AssertionError('server %s stuck in %s' % (server_id, server['status']))
+                _dump_threads(self.conf.state_path)
+                raise AssertionError('server %s stuck in %s (task %s); thread dump in %s'
+                                     % (server_id, server['status'],
+                                        server.get('OS-EXT-STS:task_state'),
+                                        self.conf.state_path))
             time.sleep(0.05)
+
+
+def _dump_threads(directory):
+    """Write every thread's stack next to the state, to explain a hang."""
+    import faulthandler
+    with open(os.path.join(directory, 'threads.txt'), 'w') as out:
+        faulthandler.dump_traceback(file=out, all_threads=True)
 
 
 def _decode(payload):

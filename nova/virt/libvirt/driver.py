@@ -471,6 +471,17 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                                 disk_mapping, boot_files,
                                 block_device_info, host_info).to_xml()
 
+    def _running_xmls(self):
+        """Domain XML of running guests; one may vanish while we look (a
+        concurrent delete), which must not fail this spawn."""
+        xmls = []
+        for guest in self.host.list_guests(True):
+            try:
+                xmls.append(guest.get_xml_desc())
+            except exception.NotFound:
+                continue
+        return xmls
+
     def host_info(self):
         """Host facts for NUMA/pinning/huge pages, read fresh at each spawn
         (CPUs pinned by other guests and free pages change over time)."""
@@ -478,10 +489,9 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
             return None
         conn = self.host.get_connection()
         caps_xml = conn.getCapabilities()
-        running = [g.get_xml_desc() for g in self.host.list_guests(True)]
         return guestfeatures.host_info_from_capabilities(
             caps_xml, self.host.get_domain_capabilities(self.domain_type),
-            pinned_cpus=guestfeatures.pinned_host_cpus(running),
+            pinned_cpus=guestfeatures.pinned_host_cpus(self._running_xmls()),
             free_pages=_free_pages(conn, caps_xml))
 
     def spawn(self, context, instance, image_meta, injected_files,
