@@ -46,7 +46,9 @@ def write_clouds_yaml(conf, compute_url, image_url, volume_url):
             # none; any endpoint that answers a version document will do.
             '    identity_endpoint_override: %s\n'
             '    identity_api_version: 3\n'
-            '    block_storage_endpoint_override: %s/v3\n'
+            # The 'none' auth plugin makes the caller project 'notused' under
+            # noauth2; volumes live under that project's URL.
+            '    block_storage_endpoint_override: %s/v3/notused\n'
             % (compute_url, image_url, image_url, volume_url))
     return path
 
