@@ -1,0 +1,1 @@
+"""The compute API v2.1 WSGI application."""

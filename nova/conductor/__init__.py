@@ -1,0 +1,1 @@
+"""The conductor: scheduling and build orchestration."""

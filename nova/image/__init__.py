@@ -1,0 +1,1 @@
+"""The image service client and image system metadata helpers."""

@@ -1,0 +1,1 @@
+"""The test suites (unit and functional) and their fixtures."""

@@ -1,0 +1,1 @@
+"""Hypervisor drivers behind the ComputeDriver interface."""

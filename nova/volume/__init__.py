@@ -1,0 +1,1 @@
+"""The volume service (Cinder v3) client."""

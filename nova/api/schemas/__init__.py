@@ -1,0 +1,1 @@
+"""Request JSON schemas, one module per resource."""

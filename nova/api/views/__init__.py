@@ -1,0 +1,1 @@
+"""Response bodies, one module per resource."""

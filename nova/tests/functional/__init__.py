@@ -1,0 +1,1 @@
+"""Functional tests: the real services, SQLite/PostgreSQL/MariaDB, RabbitMQ, libvirtd and QEMU."""

@@ -1,0 +1,1 @@
+"""Unit tests: one process, libvirt test:///default, SQLite."""

@@ -1,0 +1,1 @@
+"""The libvirt driver: domain XML, disk mapping, guests and volumes."""
