@@ -12,6 +12,8 @@ import threading
 import time
 import uuid
 
+from nova.embedded import files
+
 LOG = logging.getLogger(__name__)
 
 HASH_ALGO = 'sha512'
@@ -63,21 +65,8 @@ def new_record(image_id=None, owner=None):
     }
 
 
-def _write_json(path, obj):
-    """Write ``obj`` so that readers see the old or the new file, never half."""
-    tmp = path + '.tmp'
-    with open(tmp, 'w', encoding='utf-8') as fp:
-        json.dump(obj, fp, ensure_ascii=False, sort_keys=True)
-        fp.flush()
-        os.fsync(fp.fileno())
-    os.replace(tmp, path)
 
 
-def _unlink(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def virtual_size(disk_format, header, size):
@@ -131,26 +120,26 @@ class ImageStore:
         """Load records; undo uploads a crash or kill left half done."""
         for name in os.listdir(self._data_dir):
             if name.endswith('.part'):
-                _unlink(os.path.join(self._data_dir, name))
+                files.unlink(os.path.join(self._data_dir, name))
         for name in sorted(os.listdir(self._meta_dir)):
             path = os.path.join(self._meta_dir, name)
             if not _UUID_FILE.match(name):
                 if name.endswith('.tmp'):
-                    _unlink(path)
+                    files.unlink(path)
                 continue
             with open(path, encoding='utf-8') as fp:
                 record = json.load(fp)
             if record['status'] == 'saving':
                 LOG.warning('image %s was saving at shutdown; back to queued',
                             record['id'])
-                _unlink(self.data_path(record['id']))
+                files.unlink(self.data_path(record['id']))
                 record = dict(record, status='queued', size=None)
-                _write_json(path, record)
+                files.write_json(path, record)
             self._records[record['id']] = record
             self._last_ns = max(self._last_ns, record.get('created_ns', 0))
 
     def _save(self, record):
-        _write_json(self._meta_path(record['id']), record)
+        files.write_json(self._meta_path(record['id']), record)
         self._records[record['id']] = record
 
     def _creation_stamp(self):
@@ -199,9 +188,9 @@ class ImageStore:
             if record['protected']:
                 raise Forbidden('Image %s is protected and cannot be deleted.'
                                 % image_id)
-            _unlink(self._meta_path(image_id))
+            files.unlink(self._meta_path(image_id))
             del self._records[image_id]
-            _unlink(self.data_path(image_id))
+            files.unlink(self.data_path(image_id))
 
     # -- data -----------------------------------------------------------
 
@@ -242,7 +231,7 @@ class ImageStore:
                                  'the announced size (%d)'
                                  % (size, expected_size))
         except BaseException:
-            _unlink(tmp_path)
+            files.unlink(tmp_path)
             raise
         return UploadResult(tmp_path, size, md5.hexdigest(),
                             multihash.hexdigest(),
@@ -259,7 +248,7 @@ class ImageStore:
         with self._lock:
             record = self._records.get(image_id)
             if record is None or record['status'] != 'saving':
-                _unlink(result.tmp_path)
+                files.unlink(result.tmp_path)
                 raise Gone('Image %s could not be found after upload. The '
                            'image may have been deleted during the upload.'
                            % image_id)

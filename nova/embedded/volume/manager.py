@@ -6,6 +6,7 @@ import os
 import socket
 import uuid
 
+from nova.embedded import files
 from nova.embedded.volume import disks, errors, store
 from nova.embedded.volume import microversion as mv
 from nova.embedded.volume.store import ATTACHMENTS, SNAPSHOTS, VOLUMES
@@ -243,7 +244,7 @@ class VolumeManager:
             raise errors.BadRequest('Invalid input received: size is required '
                                     'when creating a volume from an image.')
         staged = self.store.temp_path('image')
-        cleanup.callback(store.unlink, staged)
+        cleanup.callback(files.unlink, staged)
         try:
             image = self.image_fetcher(image_id, staged)
         except Exception as exc:
@@ -292,7 +293,7 @@ class VolumeManager:
             build(part, record)
             os.replace(part, final)
         except (disks.DiskError, OSError) as exc:
-            store.unlink(part)
+            files.unlink(part)
             LOG.error('creating volume %s failed: %s', record['id'], exc)
             self.store.update(VOLUMES, record['id'], status='error',
                               error=str(exc))
@@ -337,7 +338,7 @@ class VolumeManager:
         self._purge_volume(volume_id)
 
     def _purge_volume(self, volume_id):
-        store.unlink(self.store.volume_path(volume_id))
+        files.unlink(self.store.volume_path(volume_id))
         self.store.remove(VOLUMES, volume_id)
 
     def extend_volume(self, caller, volume_id, new_size):
@@ -413,7 +414,7 @@ class VolumeManager:
                               force_share=True)
                 os.replace(part, final)
             except (disks.DiskError, OSError) as exc:
-                store.unlink(part)
+                files.unlink(part)
                 LOG.error('snapshot %s of volume %s failed: %s',
                           accepted['id'], volume['id'], exc)
                 self.store.update(SNAPSHOTS, accepted['id'], status='error',
@@ -465,7 +466,7 @@ class VolumeManager:
         self._purge_snapshot(snapshot_id)
 
     def _purge_snapshot(self, snapshot_id):
-        store.unlink(self.store.snapshot_path(snapshot_id))
+        files.unlink(self.store.snapshot_path(snapshot_id))
         self.store.remove(SNAPSHOTS, snapshot_id)
 
     # -- restart ----------------------------------------------------------

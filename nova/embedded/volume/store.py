@@ -12,6 +12,8 @@ import tempfile
 import threading
 import time
 
+from nova.embedded import files
+
 LOG = logging.getLogger(__name__)
 
 VOLUMES = 'volumes'
@@ -28,21 +30,8 @@ def now():
         '%Y-%m-%dT%H:%M:%S.%f')
 
 
-def _write_json(path, obj):
-    """Write ``obj`` so that readers see the old or the new file, never half."""
-    tmp = path + '.tmp'
-    with open(tmp, 'w', encoding='utf-8') as fp:
-        json.dump(obj, fp, ensure_ascii=False, sort_keys=True)
-        fp.flush()
-        os.fsync(fp.fileno())
-    os.replace(tmp, path)
 
 
-def unlink(path):
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 class Store:
@@ -87,17 +76,17 @@ class Store:
 
     def _load(self):
         for name in os.listdir(self.tmp_dir):
-            unlink(os.path.join(self.tmp_dir, name))
+            files.unlink(os.path.join(self.tmp_dir, name))
         for directory in (self.volumes_dir, self.snapshots_dir):
             for name in os.listdir(directory):
                 if name.endswith('.part'):
-                    unlink(os.path.join(directory, name))
+                    files.unlink(os.path.join(directory, name))
         for kind, directory in self._meta.items():
             for name in sorted(os.listdir(directory)):
                 path = os.path.join(directory, name)
                 if not _RECORD_FILE.match(name):
                     if name.endswith('.tmp'):
-                        unlink(path)
+                        files.unlink(path)
                     continue
                 with open(path, encoding='utf-8') as fp:
                     record = json.load(fp)
@@ -135,11 +124,11 @@ class Store:
 
     def remove(self, kind, record_id):
         with self.lock:
-            unlink(os.path.join(self._meta[kind], record_id + '.json'))
+            files.unlink(os.path.join(self._meta[kind], record_id + '.json'))
             self._records[kind].pop(record_id, None)
 
     def _save(self, kind, record):
-        _write_json(os.path.join(self._meta[kind], record['id'] + '.json'),
+        files.write_json(os.path.join(self._meta[kind], record['id'] + '.json'),
                     record)
         self._records[kind][record['id']] = record
 
