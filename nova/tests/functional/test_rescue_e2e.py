@@ -1,5 +1,6 @@
 """Stable-device rescue through the API on real libvirtd + QEMU (TCG) guests."""
 
+import os
 import time
 
 import libvirt
@@ -152,10 +153,17 @@ def rescue_round_trip(cloud, sid, image, expect_bus, expect_device):
     assert [d[3] for d in others if d[0] == root_dev] == ['2']
     assert _without_rescue(rescued, controllers=_controllers(before)) == \
         _without_rescue(before, rescued=False)
+    instance_dir = os.path.join(cloud.conf.instances_path, sid)
+    assert os.path.exists(os.path.join(instance_dir, 'disk.rescue'))
     assert act(cloud, sid, {'unrescue': None})[0] == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
     wait_console(cloud, sid, ROOT, 2)
     assert _disks(live_xml(sid)) == _disks(before)
+    # The exact pre-rescue definition is back and no rescue artefact remains.
+    assert _without_rescue(live_xml(sid), rescued=False) == \
+        _without_rescue(before, rescued=False)
+    assert not os.path.exists(os.path.join(instance_dir, 'disk.rescue'))
+    assert not os.path.exists(os.path.join(instance_dir, 'unrescue.xml'))
     return rescued
 
 
