@@ -346,11 +346,22 @@ class Database:
                 values['message'] = 'Error'
             conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(**values))
 
-    def actions_get(self, instance_uuid):
+    def actions_get(self, instance_uuid, limit=None, marker_id=None, changes_since=None,
+                    changes_before=None):
+        """Newest first; ``marker_id`` pages past that action."""
+        query = sa.select(ACTIONS).where(ACTIONS.c.instance_uuid == instance_uuid)
+        if marker_id is not None:
+            query = query.where(ACTIONS.c.id < marker_id)
+        changed = sa.func.coalesce(ACTIONS.c.updated_at, ACTIONS.c.start_time)
+        if changes_since is not None:
+            query = query.where(changed >= changes_since)
+        if changes_before is not None:
+            query = query.where(changed <= changes_before)
+        query = query.order_by(ACTIONS.c.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(ACTIONS).where(
-                ACTIONS.c.instance_uuid == instance_uuid).order_by(ACTIONS.c.id.desc()))
-            return [dict(r._mapping) for r in rows]
+            return [dict(r._mapping) for r in conn.execute(query)]
 
     def events_get(self, action_id):
         with self.engine.connect() as conn:

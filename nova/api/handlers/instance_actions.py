@@ -2,7 +2,8 @@
 
 import hashlib
 
-from nova.api import wsgi
+from nova.api import validation, wsgi
+from nova.api.views import common
 
 
 def _time(value):
@@ -50,10 +51,45 @@ def _is_uuid(value):
     return uuidutils.is_uuid_like(value)
 
 
+_list_query = {'type': 'object', 'properties': {
+    'limit': {'type': 'string', 'pattern': '^[0-9]+$'},
+    'marker': {'type': 'string'},
+    'changes-since': {'type': 'string', 'format': 'date-time'},
+    'changes-before': {'type': 'string', 'format': 'date-time'},
+}}
+
+
+def _parse_time(value):
+    from oslo_utils import timeutils
+    return timeutils.normalize_time(timeutils.parse_isotime(value)) if value else None
+
+
 def index(req, server_id):
     instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:list')
-    actions = req.app.db.actions_get(instance['uuid'])
-    return wsgi.json_response({'instanceActions': [_action_view(req, a) for a in actions]})
+    kwargs, limit = {}, None
+    if req.is_at_least((2, 58)):
+        # 2.58: pagination and changes-since; 2.66: changes-before.
+        schema = dict(_list_query, properties=dict(_list_query['properties']))
+        if not req.is_at_least((2, 66)):
+            del schema['properties']['changes-before']
+        params = validation.validate_query(schema, req.GET, strict=True)
+        if 'limit' in params:
+            limit = min(int(params['limit']), req.app.conf.api.max_limit)
+        if 'marker' in params:
+            marker = next((a for a in req.app.db.actions_get(instance['uuid'])
+                           if a['request_id'] == params['marker']), None)
+            if marker is None:
+                raise wsgi.fault(400, 'Marker %s could not be found.' % params['marker'])
+            kwargs['marker_id'] = marker['id']
+        kwargs['changes_since'] = _parse_time(params.get('changes-since'))
+        kwargs['changes_before'] = _parse_time(params.get('changes-before'))
+    actions = req.app.db.actions_get(instance['uuid'], limit=limit, **kwargs)
+    body = {'instanceActions': [_action_view(req, a) for a in actions]}
+    links = common.next_link(req, 'servers/%s/os-instance-actions' % instance['uuid'],
+                             [{'id': a['request_id']} for a in actions], limit)
+    if links:
+        body['links'] = links
+    return wsgi.json_response(body)
 
 
 def show(req, server_id, request_id):

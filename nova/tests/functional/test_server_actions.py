@@ -143,3 +143,26 @@ def test_instance_actions_record_events(aio, server):
     events = detail['instanceAction']['events']
     assert [e['event'] for e in events] == ['compute_stop_instance']
     assert events[0]['result'] == 'Success' and events[0]['host'] == 'testhost'
+
+
+def test_instance_actions_pagination_from_2_58(aio, server):
+    for body in ({'os-stop': None}, {'os-start': None}):
+        assert act(aio, server, body)[0] == 202
+        aio.wait_for_status(server, ['SHUTOFF' if 'os-stop' in body else 'ACTIVE'])
+    base = '/servers/%s/os-instance-actions' % server
+    page = aio.request('GET', base + '?limit=2', version='2.58')[2]
+    assert [a['action'] for a in page['instanceActions']] == ['start', 'stop']
+    next_href = page['links'][0]['href']
+    assert 'marker=' in next_href
+    marker = page['instanceActions'][-1]['request_id']
+    rest = aio.request('GET', base + '?limit=2&marker=' + marker, version='2.58')[2]
+    assert [a['action'] for a in rest['instanceActions']] == ['create']
+    assert 'links' not in rest
+    assert aio.request('GET', base + '?marker=nope', version='2.58')[0] == 400
+    assert aio.request('GET', base + '?changes-before=2000-01-01T00:00:00Z',
+                       version='2.58')[0] == 400
+    assert aio.request('GET', base + '?changes-before=2000-01-01T00:00:00Z',
+                       version='2.66')[2]['instanceActions'] == []
+    # Before 2.58 query parameters are ignored.
+    assert len(aio.request('GET', base + '?limit=1', version='2.57')[2][
+        'instanceActions']) == 3
