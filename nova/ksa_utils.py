@@ -53,6 +53,31 @@ def load_session(conf, group):
     return session
 
 
+class ServiceClient:
+    """Base of the clients of other services: a session and optional service
+    credentials from the option group ``GROUP``, and a retry count."""
+
+    GROUP = None
+    # The group's own retry option, used unless connect_retries is set.
+    RETRIES_OPTION = None
+
+    def __init__(self, conf, session=None):
+        self._conf = conf
+        self._session = session or load_session(conf, self.GROUP)
+        self._service_auth = load_service_auth(conf, self.GROUP)
+
+    @classmethod
+    def from_conf(cls, conf):
+        return cls(conf)
+
+    @property
+    def _retries(self):
+        group = self._conf[self.GROUP]
+        if group.connect_retries is not None:
+            return group.connect_retries
+        return group[self.RETRIES_OPTION]
+
+
 def load_service_auth(conf, group):
     """The group's own credentials (a service user), or None if unset.
 

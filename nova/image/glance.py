@@ -141,26 +141,13 @@ def _unlink(path):
         pass
 
 
-class GlanceClient:
+class GlanceClient(ksa_utils.ServiceClient):
     """Calls Glance v2 as the caller in each RequestContext."""
 
-    def __init__(self, conf, session=None):
-        self._conf = conf
-        self._session = session or ksa_utils.load_session(conf, GROUP)
-        self._service_auth = ksa_utils.load_service_auth(conf, GROUP)
-
-    @classmethod
-    def from_conf(cls, conf):
-        return cls(conf)
+    GROUP = GROUP
+    RETRIES_OPTION = 'num_retries'
 
     # -- plumbing -------------------------------------------------------
-
-    @property
-    def _retries(self):
-        group = self._conf[GROUP]
-        if group.connect_retries is not None:
-            return group.connect_retries
-        return group.num_retries
 
     def _adapter(self, context, retries):
         return ksa_utils.get_adapter(

@@ -96,7 +96,7 @@ def _translate_http_error(exc, not_found, microversion):
                                         % (status, message))
 
 
-class CinderClient:
+class CinderClient(ksa_utils.ServiceClient):
     """Calls Cinder v3 as the caller in each RequestContext.
 
     Every method returns Cinder's JSON object (the value under 'volume',
@@ -106,23 +106,10 @@ class CinderClient:
     be reached or fails.
     """
 
-    def __init__(self, conf, session=None):
-        self._conf = conf
-        self._session = session or ksa_utils.load_session(conf, GROUP)
-        self._service_auth = ksa_utils.load_service_auth(conf, GROUP)
-
-    @classmethod
-    def from_conf(cls, conf):
-        return cls(conf)
+    GROUP = GROUP
+    RETRIES_OPTION = 'http_retries'
 
     # -- plumbing -------------------------------------------------------
-
-    @property
-    def _retries(self):
-        group = self._conf[GROUP]
-        if group.connect_retries is not None:
-            return group.connect_retries
-        return group.http_retries
 
     def _base_url(self, adapter, context):
         endpoint = adapter.get_endpoint()

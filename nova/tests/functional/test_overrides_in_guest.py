@@ -8,11 +8,7 @@ from nova.tests.fixtures import kernelguest
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
 
-pytestmark = [
-    pytest.mark.libvirtd,
-    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
-                       reason='no libvirtd on qemu:///system (run tools/start-libvirtd.sh)'),
-]
+pytestmark = fx.requires_libvirtd()
 V = '2.105'
 CMDLINE_A = 'console=ttyS0 quiet nova.override=alpha'
 CMDLINE_B = 'console=ttyS0 quiet panic=-1 nova.override=beta'

@@ -8,11 +8,7 @@ from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
 
-pytestmark = [
-    pytest.mark.libvirtd,
-    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
-                       reason='no libvirtd on qemu:///system (run tools/start-libvirtd.sh)'),
-]
+pytestmark = fx.requires_libvirtd()
 V = '2.105'
 OVERRIDES = {
     'hw_machine_type': 'q35', 'hw_disk_bus': 'scsi', 'hw_scsi_model': 'virtio-scsi',

@@ -11,11 +11,7 @@ from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
 
-pytestmark = [
-    pytest.mark.libvirtd,
-    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
-                       reason='no libvirtd on qemu:///system (run tools/start-libvirtd.sh)'),
-]
+pytestmark = fx.requires_libvirtd()
 V = '2.106'
 ROOT = 'ROOT-DISK-OK'
 RESCUE = 'RESCUE-MEDIA-OK'

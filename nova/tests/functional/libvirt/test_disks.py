@@ -11,12 +11,7 @@ from nova.tests.fixtures import libvirt as fx
 from nova.virt import configdrive
 from nova.virt.libvirt import driver as libvirt_driver
 
-pytestmark = [
-    pytest.mark.libvirtd,
-    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
-                       reason='no libvirtd on qemu:///system '
-                              '(run tools/start-libvirtd.sh)'),
-]
+pytestmark = fx.requires_libvirtd()
 
 MESSAGE = 'ROOT-OK'
 

@@ -16,12 +16,7 @@ from nova.tests.fixtures import libvirt as fx
 from nova.virt.libvirt import driver as libvirt_driver
 from nova.virt.libvirt import guestfeatures
 
-pytestmark = [
-    pytest.mark.libvirtd,
-    pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI),
-                       reason='no libvirtd on qemu:///system '
-                              '(run tools/start-libvirtd.sh)'),
-]
+pytestmark = fx.requires_libvirtd()
 
 # Under TCG a kernel reaches /init in ~8 s; leave room for a busy host.
 KERNEL_BOOT_TIMEOUT = 90
