@@ -137,3 +137,19 @@ class VolumeSnapshotNotFound(VolumeNotFound):
 
 class VolumeNotReady(NovaException):
     msg_fmt = "Volume %(volume_id)s is not ready: %(reason)s"
+
+
+class UnsupportedRescue(Invalid):
+    msg_fmt = "Rescue is not possible: %(reason)s"
+
+
+class UnsupportedRescueBus(UnsupportedRescue):
+    msg_fmt = "Rescue bus %(bus)r is not supported: %(reason)s"
+
+
+class UnsupportedRescueDevice(UnsupportedRescue):
+    msg_fmt = "Rescue device %(device)r is not supported: %(reason)s"
+
+
+class UnsupportedRescueImage(UnsupportedRescue):
+    msg_fmt = "Rescue image is not supported: %(reason)s"

@@ -23,11 +23,8 @@ class RescueMixin:
         check = getattr(self.driver, 'validate_rescue_request', None)
         if check is None:
             return
-        try:
-            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
-        except exception.Invalid as exc:
-            # Re-raised as a plain Invalid so the API can map it across RPC.
-            raise exception.Invalid(reason=exc.format_message())
+        # Refusals are nova.exception classes, so they reach the API as 400s.
+        check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
 
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
         with self._lock(instance.uuid):

@@ -23,20 +23,11 @@ RESCUE_DISK = 'disk.rescue'
 CONFIG_DRIVE = 'disk.config'
 
 
-class UnsupportedRescue(exception.Invalid):
-    msg_fmt = "Rescue is not possible: %(reason)s"
-
-
-class UnsupportedRescueBus(UnsupportedRescue):
-    msg_fmt = "Rescue bus %(bus)r is not supported: %(reason)s"
-
-
-class UnsupportedRescueDevice(UnsupportedRescue):
-    msg_fmt = "Rescue device %(device)r is not supported: %(reason)s"
-
-
-class UnsupportedRescueImage(UnsupportedRescue):
-    msg_fmt = "Rescue image is not supported: %(reason)s"
+# The refusals live in nova.exception so they cross RPC as themselves.
+UnsupportedRescue = exception.UnsupportedRescue
+UnsupportedRescueBus = exception.UnsupportedRescueBus
+UnsupportedRescueDevice = exception.UnsupportedRescueDevice
+UnsupportedRescueImage = exception.UnsupportedRescueImage
 
 
 # ------------------------------------------------ decisions (pure functions)
