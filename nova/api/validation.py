@@ -59,3 +59,52 @@ def validate_query(schema, params, strict):
                     raise wsgi.fault(400, 'Invalid input for query parameters %s. Value: %s. %s'
                                      % (key, value, exc.message))
     return {k: v[-1] for k, v in values.items()}
+
+
+def schema(body_schema, min_version=None, max_version=None):
+    """Validate the JSON body of a handler against ``body_schema`` in a version range.
+
+    Stack one decorator per microversion range; the first whose range holds the
+    request's version validates the body and passes it to the handler as ``body``.
+    A request outside every range is called without validation (the route table
+    decides which versions reach the handler). ``body_schema`` may be a callable
+    taking the request's version, for schemas derived per microversion.
+    """
+    def decorator(func):
+        inner = getattr(func, '__wrapped_handler__', func)
+        ranges = list(getattr(func, '__schemas__', ())) + [
+            (body_schema, min_version, max_version)]
+
+        def handler(req, *args, **kwargs):
+            version = req.api_version
+            for spec, low, high in ranges:
+                if (low is None or version >= low) and (high is None or version <= high):
+                    doc = spec(version) if callable(spec) else spec
+                    kwargs['body'] = validate(doc, req.json_body())
+                    break
+            return inner(req, *args, **kwargs)
+        handler.__schemas__ = ranges
+        handler.__wrapped_handler__ = inner
+        handler.__name__ = inner.__name__
+        handler.__doc__ = inner.__doc__
+        return handler
+    return decorator
+
+
+def query_schema(params_schema, min_version=None, max_version=None, strict_from=None):
+    """Validate the query string; the handler gets the parsed values as ``params``.
+
+    Unknown parameters are ignored below ``strict_from`` and refused at or above it.
+    """
+    def decorator(func):
+        def handler(req, *args, **kwargs):
+            version = req.api_version
+            if (min_version is None or version >= min_version) and (
+                    max_version is None or version <= max_version):
+                strict = strict_from is not None and version >= strict_from
+                kwargs['params'] = validate_query(params_schema, req.GET, strict)
+            return func(req, *args, **kwargs)
+        handler.__name__ = func.__name__
+        handler.__doc__ = func.__doc__
+        return handler
+    return decorator
