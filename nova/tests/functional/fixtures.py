@@ -25,6 +25,10 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
                       'test-%s-%%08x' % uuidlib.uuid4().hex[:8])
     conf.set_override('sync_power_state_interval', -1)
     conf.set_override('shutdown_timeout', 0)
+    if any(group == 'keystone_authtoken' for group, _key in (extra or {})):
+        # keystonemiddleware registers these only when it starts.
+        from nova.tests.functional import keystone
+        keystone.register_authtoken_opts(conf)
     for (group, key), value in (extra or {}).items():
         conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf
