@@ -8,6 +8,7 @@ from nova.api import wsgi
 from nova.api.handlers import (
     flavors,
     instance_actions,
+    keypairs,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
     server_metadata,
@@ -34,6 +35,8 @@ ROUTES = [
     ('/flavors', {'GET': m(flavors.index), 'POST': m(flavors.create)}),
     ('/flavors/detail', {'GET': m(flavors.detail)}),
     ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete)}),
+    ('/os-keypairs', {'GET': m(keypairs.index), 'POST': m(keypairs.create)}),
+    ('/os-keypairs/{keypair_name}', {'GET': m(keypairs.show), 'DELETE': m(keypairs.delete)}),
     ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),

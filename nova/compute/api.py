@@ -8,7 +8,7 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
-from nova.compute import api_actions, api_rescue, block_device, image_props
+from nova.compute import api_actions, api_keypairs, api_rescue, block_device, image_props
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -35,7 +35,7 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -124,8 +124,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
                                            '"auto".')
-        if server.get('key_name'):
-            raise exception.Invalid(reason='Invalid key_name provided.')
+        key_values = self.key_values(context.user_id, server.get('key_name'))
         min_count = int(server.get('min_count', 1))
         max_count = int(server.get('max_count', min_count))
         if min_count > max_count:
@@ -134,6 +133,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
+        base.update(key_values)
         instances = []
         try:
             for index in range(max_count):

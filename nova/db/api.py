@@ -9,7 +9,7 @@ from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils, uuidutils
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import aggregates, flavor_access, keypairs, migration, models
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -81,7 +81,8 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database:
+class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
+               aggregates.AggregatesMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url):
@@ -133,10 +134,17 @@ class Database:
         return flavor
 
     def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
-                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None,
+                       project_id=None):
+        """Flavors; with ``project_id`` the private ones that project may use count too."""
         query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
         if is_public is not None:
-            query = query.where(FLAVORS.c.is_public == bool(is_public))
+            clause = FLAVORS.c.is_public == bool(is_public)
+            if project_id is not None and is_public:
+                access = flavor_access.FLAVOR_PROJECTS
+                clause = sa.or_(clause, FLAVORS.c.id.in_(sa.select(access.c.flavor_id).where(
+                    access.c.project_id == project_id)))
+            query = query.where(clause)
         if min_ram is not None:
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
@@ -158,6 +166,10 @@ class Database:
 
     def flavor_destroy(self, flavorid):
         with self.writer.begin() as conn:
+            # Its access list goes with it (SQLite does not enforce the cascade).
+            conn.execute(flavor_access.FLAVOR_PROJECTS.delete().where(
+                flavor_access.FLAVOR_PROJECTS.c.flavor_id.in_(sa.select(FLAVORS.c.id).where(
+                    FLAVORS.c.flavorid == str(flavorid)))))
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
@@ -415,7 +427,8 @@ class Database:
                 last_seen_up=now, updated_at=now)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now))
+                                                  last_seen_up=now,
+                                                  uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)
 
@@ -472,6 +485,9 @@ class Database:
                 vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
                 local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
+
+    def _decode_node(self, row):
+        return _decode(NODES, row)
 
     def compute_node_get(self, host):
         with self.engine.connect() as conn:
