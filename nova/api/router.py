@@ -6,6 +6,7 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    flavor_extras,
     flavors,
     instance_actions,
     keypairs,
@@ -34,7 +35,15 @@ ROUTES = [
     ('/', {'GET': m(versions.show_v21)}),
     ('/flavors', {'GET': m(flavors.index), 'POST': m(flavors.create)}),
     ('/flavors/detail', {'GET': m(flavors.detail)}),
-    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete)}),
+    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete),
+                              'PUT': m(flavors.update, mv.FLAVOR_DESCRIPTION)}),
+    ('/flavors/{flavor_id}/action', {'POST': m(flavor_extras.action)}),
+    ('/flavors/{flavor_id}/os-flavor-access', {'GET': m(flavor_extras.access_index)}),
+    ('/flavors/{flavor_id}/os-extra_specs', {'GET': m(flavor_extras.specs_index),
+                                             'POST': m(flavor_extras.specs_create)}),
+    ('/flavors/{flavor_id}/os-extra_specs/{key}', {'GET': m(flavor_extras.specs_show),
+                                                   'PUT': m(flavor_extras.specs_update),
+                                                   'DELETE': m(flavor_extras.specs_delete)}),
     ('/os-keypairs', {'GET': m(keypairs.index), 'POST': m(keypairs.create)}),
     ('/os-keypairs/{keypair_name}', {'GET': m(keypairs.show), 'DELETE': m(keypairs.delete)}),
     ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),

@@ -8,7 +8,14 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
-from nova.compute import api_actions, api_keypairs, api_rescue, block_device, image_props
+from nova.compute import (
+    api_actions,
+    api_flavors,
+    api_keypairs,
+    api_rescue,
+    block_device,
+    image_props,
+)
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -35,7 +42,8 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin):
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
+          api_flavors.FlavorsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -59,10 +67,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                                         sort_keys=sort_keys, sort_dirs=sort_dirs)
 
     # -- create ------------------------------------------------------------
-    def _get_flavor(self, flavor_ref):
+    def _get_flavor(self, context, flavor_ref):
         flavor_id = image_id_from_ref(str(flavor_ref))
         try:
-            flavor = self.db.flavor_get(flavor_id)
+            # A private flavor the project was not granted is 'not found'.
+            flavor = self.flavor_get(context, flavor_id)
         except exception.FlavorNotFound:
             raise exception.Invalid(reason='Flavor %s could not be found.' % flavor_id)
         if flavor['disabled']:
@@ -107,7 +116,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
         Returns (instances, admin_password). Nothing is written when a check fails.
         """
-        flavor = self._get_flavor(server['flavorRef'])
+        flavor = self._get_flavor(context, server['flavorRef'])
         image_ref = image_id_from_ref(server.get('imageRef') or '')
         bdms, root = block_device.normalize(server.get('block_device_mapping_v2'), image_ref,
                                             flavor)
