@@ -10,6 +10,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 from nova import exception
 from nova.compute import (
     api_actions,
+    api_admin,
     api_flavors,
     api_keypairs,
     api_rescue,
@@ -43,7 +44,7 @@ def image_id_from_ref(ref):
 
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
-          api_flavors.FlavorsMixin):
+          api_flavors.FlavorsMixin, api_admin.AdminMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
