@@ -6,6 +6,7 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    aggregates,
     flavor_extras,
     flavors,
     hypervisors,
@@ -48,6 +49,12 @@ ROUTES = [
                                                    'DELETE': m(flavor_extras.specs_delete)}),
     ('/os-keypairs', {'GET': m(keypairs.index), 'POST': m(keypairs.create)}),
     ('/os-keypairs/{keypair_name}', {'GET': m(keypairs.show), 'DELETE': m(keypairs.delete)}),
+    ('/os-aggregates', {'GET': m(aggregates.index), 'POST': m(aggregates.create)}),
+    ('/os-aggregates/{aggregate_id}', {'GET': m(aggregates.show), 'PUT': m(aggregates.update),
+                                       'DELETE': m(aggregates.delete)}),
+    ('/os-aggregates/{aggregate_id}/action', {'POST': m(aggregates.action)}),
+    ('/os-availability-zone', {'GET': m(aggregates.az_index)}),
+    ('/os-availability-zone/detail', {'GET': m(aggregates.az_detail)}),
     ('/os-services', {'GET': m(services.index)}),
     ('/os-services/{service_id}', {'PUT': m(services.update), 'DELETE': m(services.delete)}),
     ('/os-hypervisors', {'GET': m(hypervisors.index)}),

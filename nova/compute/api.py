@@ -11,6 +11,7 @@ from nova import exception
 from nova.compute import (
     api_actions,
     api_admin,
+    api_aggregates,
     api_flavors,
     api_keypairs,
     api_rescue,
@@ -44,7 +45,7 @@ def image_id_from_ref(ref):
 
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
-          api_flavors.FlavorsMixin, api_admin.AdminMixin):
+          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -135,6 +136,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                                            'deployment has no network service; use "none" or '
                                            '"auto".')
         key_values = self.key_values(context.user_id, server.get('key_name'))
+        zone, force_host = self._requested_zone(context, server.get('availability_zone'))
         min_count = int(server.get('min_count', 1))
         max_count = int(server.get('max_count', min_count))
         if min_count > max_count:
@@ -144,6 +146,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
         base.update(key_values)
+        base['availability_zone'] = zone
         instances = []
         try:
             for index in range(max_count):
@@ -156,14 +159,31 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 self.db.action_start(context, row['uuid'], 'create')
                 instances.append(row)
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self.conductor_api.build_instances(context, objs, internal,
-                                               {'flavor': flavor['flavorid']})
+            spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
+            if force_host:
+                spec['force_host'] = force_host
+            self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:
                 self.db.instance_hard_delete(row['uuid'])
             raise
         return instances, admin_password
+
+    def _requested_zone(self, context, requested):
+        """(zone, forced host) from 'zone', 'zone:host' or 'zone:host:node' (hosts: admins)."""
+        requested = requested or self.conf.default_schedule_zone
+        if not requested:
+            return None, None
+        zone, _sep, rest = requested.partition(':')
+        host = rest.partition(':')[0] or None
+        if host is not None:
+            context.can('os_compute_api:servers:create:forced_host', target={})
+        if zone:
+            self.check_availability_zone(context, zone)
+        elif host is None:
+            raise exception.Invalid(reason='The requested availability zone is not available')
+        return zone or None, host
 
     def _base_values(self, context, server, flavor, image_ref, image):
         props = image.get('properties', {})
