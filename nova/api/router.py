@@ -9,6 +9,7 @@ from nova.api.handlers import (
     aggregates,
     flavor_extras,
     flavors,
+    hosts,
     hypervisors,
     instance_actions,
     keypairs,
@@ -30,6 +31,7 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 
 TAGS = mv.TAGS
+_BEFORE_HOSTS_REMOVED = (2, 42)
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -55,6 +57,15 @@ ROUTES = [
     ('/os-aggregates/{aggregate_id}/action', {'POST': m(aggregates.action)}),
     ('/os-availability-zone', {'GET': m(aggregates.az_index)}),
     ('/os-availability-zone/detail', {'GET': m(aggregates.az_detail)}),
+    ('/os-hosts', {'GET': m(hosts.index, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}', {'GET': m(hosts.show, max_version=_BEFORE_HOSTS_REMOVED),
+                               'PUT': m(hosts.update, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/reboot', {'GET': m(hosts.reboot,
+                                               max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/shutdown', {'GET': m(hosts.shutdown,
+                                                 max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/startup', {'GET': m(hosts.startup,
+                                                max_version=_BEFORE_HOSTS_REMOVED)}),
     ('/os-services', {'GET': m(services.index)}),
     ('/os-services/{service_id}', {'PUT': m(services.update), 'DELETE': m(services.delete)}),
     ('/os-hypervisors', {'GET': m(hypervisors.index)}),
