@@ -49,7 +49,19 @@ def write_clouds_yaml(conf, compute_url, image_url, volume_url):
             # The 'none' auth plugin makes the caller project 'notused' under
             # noauth2; volumes live under that project's URL.
             '    block_storage_endpoint_override: %s/v3/notused\n'
-            % (compute_url, image_url, image_url, volume_url))
+            # The administrator (os-services, os-hypervisors, aggregates...):
+            # noauth2 takes user and project from the token 'admin:admin'.
+            '  nova-aio-admin:\n'
+            '    auth_type: admin_token\n'
+            '    auth:\n'
+            '      token: admin:admin\n'
+            '      endpoint: %s\n'
+            '    compute_endpoint_override: %s\n'
+            '    image_endpoint_override: %s\n'
+            '    identity_endpoint_override: %s\n'
+            '    identity_api_version: 3\n'
+            % (compute_url, image_url, image_url, volume_url,
+               compute_url, compute_url, image_url, image_url))
     return path
 
 

@@ -7,9 +7,12 @@ from nova.tests.functional.test_openstack_cli import cloud, osc, osc_json  # noq
 
 @pytest.fixture(scope='module')
 def admin(cloud):  # noqa: F811
-    """The same cloud as the administrator: noauth2 reads the user from the token."""
-    env = dict(cloud.env, OS_AUTH_TYPE='admin_token', OS_TOKEN='admin:admin',
-               OS_ENDPOINT=cloud.compute_url)
+    """The administrator, through the 'nova-aio-admin' entry of the all-in-one's clouds.yaml."""
+    from nova.cmd import aio
+    urls = cloud.aio.urls
+    path = aio.write_clouds_yaml(cloud.conf, urls['compute'], urls['image'], urls['volume'])
+    env = {k: v for k, v in cloud.env.items() if not k.startswith('OS_')}
+    env.update(OS_CLIENT_CONFIG_FILE=path, OS_CLOUD='nova-aio-admin')
     return type('Admin', (), {'env': env})()
 
 
