@@ -43,7 +43,7 @@ def fetcher(tmp_path):
 @pytest.fixture
 def server(tmp_path, fetcher):
     srv = vs.VolumeServer(str(tmp_path / 'volumes'), image_fetcher=fetcher)
-    srv.log = RequestLog(srv.app)
+    srv.log = RequestLog(srv.wsgi_app)
     srv.server.set_app(srv.log)
     yield srv
     srv.stop()
@@ -68,7 +68,7 @@ def client(server):
 @pytest.fixture
 def ctx():
     return nova_context.RequestContext(user_id='u1', project_id='p1',
-                                       auth_token='user-token',
+                                       auth_token='u1:p1',
                                        global_request_id='req-global-1')
 
 
@@ -113,7 +113,7 @@ def test_create_wait_get_delete(client, ctx, server):
     method, path, headers = server.log.requests[0]
     assert (method, path) == ('POST', '/v3/p1/volumes')
     # The user's token and the request id travel with every call.
-    assert headers['HTTP_X_AUTH_TOKEN'] == 'user-token'
+    assert headers['HTTP_X_AUTH_TOKEN'] == 'u1:p1'
     assert headers['HTTP_X_OPENSTACK_REQUEST_ID'] == 'req-global-1'
     assert headers['HTTP_OPENSTACK_API_VERSION'] == 'volume 3.0'
     client.delete(ctx, volume['id'])
