@@ -213,6 +213,7 @@ def main(argv=None):
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
                                aio.urls['volume'])
+
     def ready():
         LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
                  aio.urls['compute'], aio.urls['image'], clouds)
