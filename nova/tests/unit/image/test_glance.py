@@ -46,7 +46,7 @@ def client(conf):
 @pytest.fixture
 def ctx():
     return nova_context.RequestContext(user_id='u1', project_id='p1',
-                                       auth_token='user-token')
+                                       auth_token='u1:p1')
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_create_show_and_internal_form(client, ctx):
 def test_requests_carry_user_token_and_request_id(client, server, ctx):
     client.show(ctx, _new(client, ctx)['id'])
     calls = [h for h in server.recorder.headers if h['path'] != '/']
-    assert {h.get('HTTP_X_AUTH_TOKEN') for h in calls} == {'user-token'}
+    assert {h.get('HTTP_X_AUTH_TOKEN') for h in calls} == {'u1:p1'}
     assert {h.get('HTTP_X_OPENSTACK_REQUEST_ID') for h in calls} == {
         ctx.global_id}
 
@@ -290,7 +290,8 @@ def test_download_retries_broken_transfers(server, ctx, src, tmp_path,
                                            num_retries=retries))
     image = _new(client, ctx)
     client.upload(ctx, image['id'], src)
-    server.recorder.app = _FlakyDownloads(server.app, failures=1)
+    server.recorder.app = image_server.TokenIdentity(
+        _FlakyDownloads(server.app, failures=1))
     dest_dir = tmp_path / 'cache'
     dest_dir.mkdir()
     dest = str(dest_dir / 'dest')
