@@ -161,6 +161,7 @@ def rescue_server(compute, server, admin_pass=None, image=None, image_props_over
 
     Returns the rescue password when the service returns one.
     """
-    res = compute._get_resource(Server, server)
+    # A stock Server (e.g. from find_server) becomes ours by its id.
+    res = compute._get_resource(Server, resource.Resource._get_id(server))
     return res.rescue(compute, admin_pass=admin_pass, image=image,
                       image_props_override=image_props_override)

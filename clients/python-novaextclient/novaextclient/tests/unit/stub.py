@@ -118,7 +118,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return self._send(202, {'server': {'id': sid, 'links': [], 'adminPass': 'pw',
                                                'OS-DCF:diskConfig': 'MANUAL',
                                                'security_groups': []}})
-        if re.match(r'/compute/v2\.1/servers/[^/]+/action$', path):
+        match = re.match(r'/compute/v2\.1/servers/([^/]+)/action$', path)
+        if match and match.group(1) in self.rec.servers:
             if 'rescue' in body:
                 return self._send(200, {'adminPass': 'rescue-pw'})
             return self._send(202)

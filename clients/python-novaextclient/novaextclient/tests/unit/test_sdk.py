@@ -45,7 +45,9 @@ def test_rescue_sends_the_overrides(make_cloud):
     cloud = make_cloud('2.106')
     sid = cloud.add_server()
     conn = connect(cloud)
-    password = sdk.rescue_server(conn.compute, sid, image=stub.IMAGE_ID,
+    # A stock SDK Server object works as well as an id.
+    stock = conn.compute.get_server(sid)
+    password = sdk.rescue_server(conn.compute, stock, image=stub.IMAGE_ID,
                                  image_props_override={'hw_rescue_device': 'cdrom'})
     assert password == 'rescue-pw'
     [post] = cloud.recorder.posts('/action')
