@@ -24,9 +24,7 @@ before sending anything when the field needs a newer one.
 import re
 
 from keystoneauth1 import discover
-from openstack import exceptions
-from openstack import resource
-from openstack import utils
+from openstack import exceptions, resource, utils
 from openstack.compute.v2 import server as sdk_server
 
 IMAGE_PROPERTIES = '2.98'
