@@ -43,7 +43,7 @@ class RescueOverrideTest(base.BaseNovaExtTest):
         self.servers_client.unrescue_server(server['id'])
         waiters.wait_for_server_status(self.servers_client, server['id'], 'ACTIVE')
 
-    @decorators.negative
+    @decorators.attr(type=['negative'])
     @decorators.idempotent_id('3d2f7218-5dc4-4a7e-b7e6-3eade5255d8e')
     def test_refusals_leave_the_server_active(self):
         server = self.boot(self.image)
