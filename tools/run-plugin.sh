@@ -15,7 +15,7 @@
 #   the plugin part fails, saying so.
 #
 # Environment: NOVAEXT_DIR (virtualenvs and workspaces; default /var/lib/nova-compat/novaext),
-# NOVA_PYTHON (the service's interpreter; default .venv/bin/python), TEMPEST_CONCURRENCY
+# NOVA_PYTHON (the service's virtualenv's python, whose nova-aio runs; default .venv/bin/python), TEMPEST_CONCURRENCY
 # (default 2), NOVAEXT_REGEX (default: every plugin test), PIP_ARGS (extra pip arguments).
 # Exits non-zero when any test fails.
 set -euo pipefail
@@ -61,7 +61,7 @@ volume_port = 0
 [libvirt]
 connection_uri = test:///default
 EOF
-  "$NOVA_PYTHON" -m nova.cmd.aio --config-file "$state.conf" > "$state.log" 2>&1 &
+  "$(dirname "$NOVA_PYTHON")/nova-aio" --config-file "$state.conf" > "$state.log" 2>&1 &
   AIO_PID=$!
   for _ in $(seq 120); do
     grep -q 'nova-aio ready' "$state.log" 2>/dev/null && return 0
@@ -83,13 +83,13 @@ run_client() {
   local tests
   tests=$("$venv/bin/python" -c 'import novaextclient, os; print(os.path.dirname(novaextclient.__file__))')/tests
   echo "== python-novaextclient: unit tests"
-  (cd "$DIR" && "$venv/bin/python" -m pytest -q -p no:cacheprovider "$tests/unit")
+  (cd "$DIR" && "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings "$tests/unit")
   echo "== python-novaextclient: functional tests"
   if [ -z "${OS_CLOUD:-}" ]; then
     start_aio "$DIR/aio"
     export OS_CLIENT_CONFIG_FILE=$DIR/aio/clouds.yaml OS_CLOUD=nova-aio
   fi
-  (cd "$DIR" && NOVAEXT_FUNCTIONAL=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+  (cd "$DIR" && NOVAEXT_FUNCTIONAL=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings \
     "$tests/functional")
   stop_aio
 }
