@@ -153,3 +153,28 @@ class UnsupportedRescueDevice(UnsupportedRescue):
 
 class UnsupportedRescueImage(UnsupportedRescue):
     msg_fmt = "Rescue image is not supported: %(reason)s"
+
+
+# Quota refusals are 403s at the API, with upstream's messages.
+class QuotaError(NovaException):
+    msg_fmt = "Quota exceeded: code=%(code)s"
+    code = 403
+
+
+class TooManyInstances(QuotaError):
+    msg_fmt = ("Quota exceeded for %(overs)s: Requested %(req)s, but already used "
+               "%(used)s of %(allowed)s %(overs)s")
+
+
+class MetadataLimitExceeded(QuotaError):
+    msg_fmt = "Maximum number of metadata items exceeds %(allowed)d"
+
+
+class OverQuota(QuotaError):
+    """Raised by nova.quota checks; kwargs carry overs, quotas and usages."""
+
+    msg_fmt = "Quota exceeded for resources: %(overs)s"
+
+
+class QuotaResourceUnknown(Invalid):
+    msg_fmt = "Unknown quota resources %(unknown)s."
