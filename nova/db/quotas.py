@@ -124,8 +124,9 @@ class QuotaDBMixin:
 
         SQLite writers already queue on BEGIN IMMEDIATE, one at a time across
         processes. Elsewhere the project's row in quota_locks is locked FOR
-        UPDATE; READ COMMITTED lets the counts read after the lock see what the
-        previous holder committed (MariaDB's REPEATABLE READ would not).
+        UPDATE; READ COMMITTED makes sure the counts read after the lock see
+        what the previous holder committed, whatever the server's default
+        isolation level.
         """
         if self.engine.dialect.name == 'sqlite':
             with self.writer.begin() as conn:
