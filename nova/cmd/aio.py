@@ -33,24 +33,59 @@ def _point_image_client(conf, url):
         conf.set_override('auth_type', 'none', group='glance')
 
 
-def write_clouds_yaml(conf, compute_url, image_url, volume_url):
+def _password_cloud(name, identity_url, user):
+    # A password login to the identity stand-in: the token is "user:user" and
+    # comes with a catalog, so clients also learn there is no network service.
+    return ('  %s:\n'
+            '    auth_type: password\n'
+            '    auth:\n'
+            '      auth_url: %s\n'
+            '      username: %s\n'
+            '      password: %s\n'
+            '      project_name: %s\n'
+            '      user_domain_name: Default\n'
+            '      project_domain_name: Default\n'
+            '    identity_api_version: 3\n' % (name, identity_url, user, user, user))
+
+
+def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=None):
+    """clouds.yaml: nova-aio (user and project "notused") and nova-aio-admin (admin)."""
     path = os.path.join(conf.state_path, 'clouds.yaml')
+    if identity_url:
+        text = ('clouds:\n' + _password_cloud('nova-aio', identity_url, 'notused')
+                + _password_cloud('nova-aio-admin', identity_url, 'admin'))
+    else:
+        text = ('clouds:\n'
+                '  nova-aio:\n'
+                '    auth_type: none\n'
+                '    compute_endpoint_override: %s\n'
+                '    image_endpoint_override: %s\n'
+                # openstackclient sets up an identity client even with
+                # auth_type none; any endpoint with a version document will do.
+                '    identity_endpoint_override: %s\n'
+                '    identity_api_version: 3\n'
+                # The 'none' auth plugin makes the caller project 'notused'
+                # under noauth2; volumes live under that project's URL.
+                '    block_storage_endpoint_override: %s/v3/notused\n'
+                % (compute_url, image_url, image_url, volume_url))
     with open(path, 'w') as handle:
-        handle.write(
-            'clouds:\n'
-            '  nova-aio:\n'
-            '    auth_type: none\n'
-            '    compute_endpoint_override: %s\n'
-            '    image_endpoint_override: %s\n'
-            # openstackclient sets up an identity client even with auth_type
-            # none; any endpoint that answers a version document will do.
-            '    identity_endpoint_override: %s\n'
-            '    identity_api_version: 3\n'
-            # The 'none' auth plugin makes the caller project 'notused' under
-            # noauth2; volumes live under that project's URL.
-            '    block_storage_endpoint_override: %s/v3/notused\n'
-            % (compute_url, image_url, image_url, volume_url))
+        handle.write(text)
     return path
+
+
+def _with_identity(app, endpoints):
+    """Serve the noauth2 identity stand-in under /identity beside the compute API."""
+    from nova.embedded import identity
+    stub = identity.IdentityStub(endpoints)
+
+    def dispatch(environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == '/identity' or path.startswith('/identity/'):
+            environ['SCRIPT_NAME'] = environ.get('SCRIPT_NAME', '') + '/identity'
+            environ['PATH_INFO'] = path[len('/identity'):]
+            return stub(environ, start_response)
+        return app(environ, start_response)
+    return dispatch
 
 
 class AllInOne:
@@ -82,10 +117,23 @@ class AllInOne:
             svc = build(conf, db)
             svc.start()
             self.services.append(svc)
-        server, _t, url = wsgi_server.serve_in_thread(wiring.api_app(conf, db),
-                                                      conf.aio.listen, conf.aio.compute_port)
+        app = wiring.api_app(conf, db)
+        noauth = conf.api.auth_strategy == 'noauth2'
+        endpoints = []
+        if noauth:
+            app = _with_identity(app, endpoints)
+        server, _t, url = wsgi_server.serve_in_thread(app, conf.aio.listen,
+                                                      conf.aio.compute_port)
         self.servers.append(server)
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
+        if noauth:
+            self.urls['identity'] = url.rstrip('/') + '/identity'
+            # Filled in place: the ports are known only once the servers listen.
+            endpoints.extend([
+                ('compute', 'nova', self.urls['compute']),
+                ('image', 'glance', self.urls['image']),
+                ('block-storage', 'cinder', self.urls['volume'] + '/v3/%(project_id)s'),
+                ('identity', 'keystone', self.urls['identity'])])
         self.db = db
         return self
 
@@ -123,7 +171,7 @@ def main(argv=None):
     common.parse_args(argv, conf=conf)
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
-                               aio.urls['volume'])
+                               aio.urls['volume'], aio.urls.get('identity'))
     LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
              aio.urls['compute'], aio.urls['image'], clouds)
     print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
