@@ -13,6 +13,9 @@ from nova.api.handlers import (
     hypervisors,
     instance_actions,
     keypairs,
+    limits,
+    quota_classes,
+    quota_sets,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
     server_metadata,
@@ -103,6 +106,13 @@ ROUTES = [
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),
+    ('/limits', {'GET': m(limits.index)}),
+    ('/os-quota-sets/{project_id}', {'GET': m(quota_sets.show), 'PUT': m(quota_sets.update),
+                                     'DELETE': m(quota_sets.delete)}),
+    ('/os-quota-sets/{project_id}/defaults', {'GET': m(quota_sets.defaults)}),
+    ('/os-quota-sets/{project_id}/detail', {'GET': m(quota_sets.detail)}),
+    ('/os-quota-class-sets/{class_name}', {'GET': m(quota_classes.show),
+                                           'PUT': m(quota_classes.update)}),
 ]
 
 

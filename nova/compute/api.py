@@ -7,7 +7,7 @@ import string
 
 from oslo_utils import strutils, timeutils, uuidutils
 
-from nova import exception
+from nova import exception, quota
 from nova.compute import (
     api_actions,
     api_admin,
@@ -55,6 +55,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         self.image_api = image_api
         self.conductor_api = conductor_api
         self.compute_rpcapi = compute_rpcapi
+        # Quota sets, limits and the checks other resources call.
+        self.quota = quota.QuotaEngine(conf, db)
 
     # -- reads -------------------------------------------------------------
     def get(self, context, uuid):
@@ -137,27 +139,18 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                                            '"auto".')
         key_values = self.key_values(context.user_id, server.get('key_name'))
         zone, force_host = self._requested_zone(context, server.get('availability_zone'))
-        min_count = int(server.get('min_count', 1))
-        max_count = int(server.get('max_count', min_count))
-        if min_count > max_count:
-            raise exception.Invalid(reason='min_count must be <= max_count')
+        min_count, max_count = self._counts(server)
+        self.quota.check_metadata(context, server.get('metadata'), context.project_id,
+                                  context.user_id)
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
         base.update(key_values)
         base['availability_zone'] = zone
-        instances = []
+        instances = self._write_instances(context, server, flavor, bdms, base,
+                                          min_count, max_count)
         try:
-            for index in range(max_count):
-                values = dict(base, launch_index=index)
-                if max_count > 1:
-                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
-                    values['hostname'] = sanitize_hostname(values['display_name'])
-                row = self.db.instance_create(values, bdms=bdms,
-                                              name_template=self.conf.instance_name_template)
-                self.db.action_start(context, row['uuid'], 'create')
-                instances.append(row)
             objs = [instance_obj.Instance.from_db(r) for r in instances]
             spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
             if force_host:
@@ -184,6 +177,40 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         elif host is None:
             raise exception.Invalid(reason='The requested availability zone is not available')
         return zone or None, host
+
+    def _counts(self, server):
+        """(min_count, max_count), max_count capped so one request stays bounded."""
+        min_count = int(server.get('min_count', 1))
+        max_count = int(server.get('max_count', min_count))
+        if min_count > max_count:
+            raise exception.Invalid(reason='min_count must be <= max_count')
+        cap = self.conf.quota.max_instances_per_request
+        if min_count > cap:
+            raise exception.Invalid(reason='Invalid input for field/attribute min_count. '
+                                           'Value: %d. At most %d servers can be created '
+                                           'in one request.' % (min_count, cap))
+        return min_count, min(max_count, cap)
+
+    def _write_instances(self, context, server, flavor, bdms, base, min_count, max_count):
+        """Check the quota and insert every row of the request in one transaction.
+
+        The transaction holds the project's quota lock, so a concurrent create
+        counts these rows (or waits for them) before it decides.
+        """
+        with self.quota.locked(context.project_id) as conn:
+            count = self.quota.check_instances(context, flavor, min_count, max_count,
+                                               context.project_id, context.user_id,
+                                               conn=conn)
+            values_list = []
+            for index in range(count):
+                values = dict(base, launch_index=index)
+                if count > 1:
+                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
+                    values['hostname'] = sanitize_hostname(values['display_name'])
+                values_list.append(values)
+            return self.db.instances_create(conn, values_list, bdms=bdms,
+                                            name_template=self.conf.instance_name_template,
+                                            context=context, action='create')
 
     def _base_values(self, context, server, flavor, image_ref, image):
         props = image.get('properties', {})

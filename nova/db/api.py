@@ -10,6 +10,7 @@ from oslo_utils import timeutils, uuidutils
 
 from nova import exception
 from nova.db import aggregates, flavor_access, keypairs, migration, models
+from nova.db import quotas as quota_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -82,7 +83,7 @@ def _replace_oslo_sqlite_begin(engine):
 
 
 class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
-               aggregates.AggregatesMixin):
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -185,20 +186,38 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         The hypervisor-side name comes from ``name_template`` and the new
         row's id (or its uuid, for a '%(uuid)s' template).
         """
+        with self.writer.begin() as conn:
+            return self._instance_insert(conn, values, bdms, name_template)
+
+    def instances_create(self, conn, values_list, bdms=(), name_template='instance-%08x',
+                         context=None, action=None):
+        """Insert the instances of one request (and their ``action`` records) in ``conn``.
+
+        The caller owns the transaction, so a quota check made in it and the
+        rows it allowed commit together or not at all.
+        """
+        rows = []
+        for values in values_list:
+            row = self._instance_insert(conn, values, bdms, name_template)
+            if action:
+                self._insert(conn, ACTIONS, self._action_values(context, row['uuid'], action))
+            rows.append(row)
+        return rows
+
+    def _instance_insert(self, conn, values, bdms, name_template):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.writer.begin() as conn:
-            row_id = self._insert(conn, INSTANCES, values)
-            if not values.get('name'):
-                name = (name_template % {'uuid': values['uuid'], 'id': row_id}
-                        if '%(' in name_template else name_template % row_id)
-                conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
-                             .values(name=name))
-            for bdm in bdms:
-                bdm = dict(bdm, instance_uuid=values['uuid'])
-                bdm.setdefault('uuid', uuidutils.generate_uuid())
-                self._insert(conn, BDMS, bdm)
-            return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+        row_id = self._insert(conn, INSTANCES, values)
+        if not values.get('name'):
+            name = (name_template % {'uuid': values['uuid'], 'id': row_id}
+                    if '%(' in name_template else name_template % row_id)
+            conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
+                         .values(name=name))
+        for bdm in bdms:
+            bdm = dict(bdm, instance_uuid=values['uuid'])
+            bdm.setdefault('uuid', uuidutils.generate_uuid())
+            self._insert(conn, BDMS, bdm)
+        return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
 
     def instance_get(self, uuid, project_id=None, read_deleted=False):
         where = [INSTANCES.c.uuid == uuid]
@@ -328,11 +347,15 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
 
     def action_start(self, context, instance_uuid, action):
         with self.writer.begin() as conn:
-            return self._insert(conn, ACTIONS, dict(
-                instance_uuid=instance_uuid, action=action,
-                request_id=getattr(context, 'request_id', None),
-                user_id=getattr(context, 'user_id', None),
-                project_id=getattr(context, 'project_id', None), start_time=_now()))
+            return self._insert(conn, ACTIONS,
+                                self._action_values(context, instance_uuid, action))
+
+    @staticmethod
+    def _action_values(context, instance_uuid, action):
+        return dict(instance_uuid=instance_uuid, action=action,
+                    request_id=getattr(context, 'request_id', None),
+                    user_id=getattr(context, 'user_id', None),
+                    project_id=getattr(context, 'project_id', None), start_time=_now())
 
     def action_finish(self, action_id, message=None):
         with self.writer.begin() as conn:

@@ -233,6 +233,16 @@ class Aggregate(BASE):
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
     name = Column(String(255), nullable=False, unique=True)
+class Quota(BASE):
+    """A project's own limit for one resource (absent: the class default applies)."""
+
+    __tablename__ = 'quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'resource',
+                                       name='uniq_quotas0project_id0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
     created_at = Column(DateTime)
     updated_at = Column(DateTime)
 
@@ -258,3 +268,37 @@ class AggregateMetadata(BASE):
     key = Column(String(255), nullable=False)
     value = Column(String(255), nullable=False)
     created_at = Column(DateTime)
+class ProjectUserQuota(BASE):
+    """One user's limit inside a project (absent: the project's limit applies)."""
+
+    __tablename__ = 'project_user_quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'user_id', 'resource',
+                                       name='uniq_project_user_quotas0project0user0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    user_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaClass(BASE):
+    """A quota class's limit; the "default" class overrides the configured defaults."""
+
+    __tablename__ = 'quota_classes'
+    __table_args__ = (UniqueConstraint('class_name', 'resource',
+                                       name='uniq_quota_classes0class_name0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    class_name = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaLock(BASE):
+    """One row per project, locked (FOR UPDATE) while a quota check and its insert run."""
+
+    __tablename__ = 'quota_locks'
+    project_id = Column(String(255), primary_key=True)

@@ -8,6 +8,9 @@ from nova.policies import (
     flavor_extras,
     flavors,
     keypairs,
+    limits,
+    quota_class_sets,
+    quota_sets,
     server_actions,
     servers,
 )
@@ -17,4 +20,5 @@ def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
                                 keypairs.list_rules(), flavor_extras.list_rules(),
-                                admin_hosts.list_rules()))
+                                admin_hosts.list_rules(), quota_sets.list_rules(),
+                                quota_class_sets.list_rules(), limits.list_rules()))
