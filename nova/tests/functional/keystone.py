@@ -130,15 +130,3 @@ def authtoken_options():
     }
     return {('keystone_authtoken', key): value for key, value in values.items()}
 
-
-def register_authtoken_opts(conf):
-    """Register keystonemiddleware's options (and the password plugin's) on ``conf`` so
-    they can be overridden before the middleware registers them itself."""
-    from keystoneauth1 import loading
-    from keystonemiddleware.auth_token import _opts
-
-    for group, opts in _opts.list_opts():
-        conf.register_opts(opts, group=group)
-    loading.register_auth_conf_options(conf, 'keystone_authtoken')
-    conf.register_opts(loading.get_auth_plugin_conf_options('password'),
-                       group='keystone_authtoken')
