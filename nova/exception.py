@@ -153,3 +153,7 @@ class UnsupportedRescueDevice(UnsupportedRescue):
 
 class UnsupportedRescueImage(UnsupportedRescue):
     msg_fmt = "Rescue image is not supported: %(reason)s"
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = "Instance group %(group_uuid)s could not be found."

@@ -10,6 +10,7 @@ from nova.api.handlers import (
     instance_actions,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
+    server_groups,
     server_metadata,
     server_tags,
     servers,
@@ -59,6 +60,9 @@ ROUTES = [
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),
+    ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
+    ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),
+                                             'DELETE': m(server_groups.delete)}),
 ]
 
 

@@ -8,7 +8,13 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
-from nova.compute import api_actions, api_rescue, block_device, image_props
+from nova.compute import (
+    api_actions,
+    api_rescue,
+    api_server_groups,
+    block_device,
+    image_props,
+)
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -35,7 +41,8 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
+          api_server_groups.ServerGroupsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -102,7 +109,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
         from nova.virt.libvirt import guestfeatures
         guestfeatures.validate_image_request(flavor, props)
 
-    def create(self, context, server, networks=None):
+    def create(self, context, server, networks=None, scheduler_hints=None):
         """Validate everything, write the instances, and cast the build.
 
         Returns (instances, admin_password). Nothing is written when a check fails.
@@ -130,6 +137,15 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
         max_count = int(server.get('max_count', min_count))
         if min_count > max_count:
             raise exception.Invalid(reason='min_count must be <= max_count')
+        try:
+            group = self.group_from_hints(context, scheduler_hints)
+        except exception.InstanceGroupNotFound as exc:
+            raise exception.Invalid(reason=exc.format_message())
+        if group is not None:
+            self.check_group_room(context, group, max_count)
+        request_spec = {'flavor': flavor['flavorid']}
+        if group is not None:
+            request_spec['group'] = group['uuid']
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
@@ -145,9 +161,12 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
                                               name_template=self.conf.instance_name_template)
                 self.db.action_start(context, row['uuid'], 'create')
                 instances.append(row)
+            if group is not None:
+                # Members from the start, as upstream: the scheduler counts them.
+                self.db.server_group_add_members(group['uuid'],
+                                                 [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self.conductor_api.build_instances(context, objs, internal,
-                                               {'flavor': flavor['flavorid']})
+            self.conductor_api.build_instances(context, objs, internal, request_spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:

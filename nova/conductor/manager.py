@@ -35,7 +35,8 @@ class ConductorManager:
                                'conductor_schedule_and_build_instances'):
                 node = self.scheduler.select_and_claim(
                     flavor, force_host=request_spec.get('force_host'),
-                    image_props=(image or {}).get('properties'))
+                    image_props=(image or {}).get('properties'),
+                    group=request_spec.get('group'))
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return

@@ -10,6 +10,7 @@ from oslo_utils import timeutils, uuidutils
 
 from nova import exception
 from nova.db import migration, models
+from nova.db import server_groups as server_groups_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -81,7 +82,7 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database:
+class Database(server_groups_db.ServerGroupsDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url):
@@ -276,13 +277,16 @@ class Database:
                 deleted=row.id, deleted_at=now, updated_at=now, terminated_at=now,
                 vm_state='deleted', task_state=None))
             conn.execute(BDMS.delete().where(BDMS.c.instance_uuid == uuid))
+            # A deleted server leaves its server groups, as upstream.
+            conn.execute(server_groups_db.MEMBERS.delete().where(
+                server_groups_db.MEMBERS.c.instance_uuid == uuid))
 
     def instance_hard_delete(self, uuid):
         """Remove every trace of an instance (used when a create is rolled back)."""
         with self.writer.begin() as conn:
             action_ids = sa.select(ACTIONS.c.id).where(ACTIONS.c.instance_uuid == uuid)
             conn.execute(EVENTS.delete().where(EVENTS.c.action_id.in_(action_ids)))
-            for table in (ACTIONS, FAULTS, BDMS):
+            for table in (ACTIONS, FAULTS, BDMS, server_groups_db.MEMBERS):
                 conn.execute(table.delete().where(table.c.instance_uuid == uuid))
             conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
 

@@ -458,6 +458,38 @@ def _volumes(w, image_id, rescue_image_id):
     _delete(w, server_id)
 
 
+def _server_groups(w, image_id):
+    """os-server-groups at 2.1 and 2.64, and a server booted into a group."""
+    prefix = 'os-server-groups/'
+    body = {'server_group': {'name': 'test', 'policies': ['anti-affinity']}}
+    group = w.call('POST', '/os-server-groups', 200, body, version='2.1',
+                   req_name=prefix + 'server-groups-post-req.json',
+                   resp_name=prefix + 'server-groups-post-resp.json')['server_group']
+    w.call('GET', '/os-server-groups', 200, version='2.1',
+           resp_name=prefix + 'server-groups-list-resp.json')
+    w.call('GET', '/os-server-groups/' + group['id'], 200, version='2.1',
+           resp_name=prefix + 'server-groups-get-resp.json')
+    w.call('DELETE', '/os-server-groups/' + group['id'], 204, version='2.1')
+    body = {'server_group': {'name': 'test', 'policy': 'anti-affinity',
+                             'rules': {'max_server_per_host': 3}}}
+    group = w.call('POST', '/os-server-groups', 200, body, version='2.64',
+                   req_name=prefix + 'v2.64/server-groups-post-req.json',
+                   resp_name=prefix + 'v2.64/server-groups-post-resp.json')['server_group']
+    create = {'server': {'name': 'grouped', 'imageRef': image_id, 'flavorRef': '1',
+                         'networks': 'none'},
+              'os:scheduler_hints': {'group': group['id']}}
+    resp = w.call('POST', '/servers', 202, create, version=NEWEST,
+                  req_name='servers/v%s/server-create-group-req.json' % NEWEST)
+    server_id = resp['server']['id']
+    _wait_idle(w, '/servers/%s' % server_id, 'ACTIVE')
+    w.call('GET', '/os-server-groups', 200, version='2.64',
+           resp_name=prefix + 'v2.64/server-groups-list-resp.json')
+    w.call('GET', '/os-server-groups/' + group['id'], 200, version='2.64',
+           resp_name=prefix + 'v2.64/server-groups-get-resp.json')
+    _delete(w, server_id)
+    w.call('DELETE', '/os-server-groups/' + group['id'], 204, version='2.64')
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -482,6 +514,7 @@ def generate():
             _server_actions(writer, image_id)
             _metadata_tags_and_actions(writer, image_id)
             _volumes(writer, image_id, rescue_image_id)
+            _server_groups(writer, image_id)
             return writer.files
         finally:
             aio.stop()

@@ -24,7 +24,7 @@ def backend_db(request):
 
 
 def test_migrations_reach_head(backend_db):
-    assert migration.db_version(backend_db.engine) == '0001_initial'
+    assert migration.db_version(backend_db.engine) == '0002_apiservers'
     backend_db.sync()  # idempotent
 
 
