@@ -6,6 +6,7 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    admin_actions,
     flavors,
     instance_actions,
     rescue,  # noqa: F401 - registers its actions
@@ -60,6 +61,7 @@ ROUTES = [
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),
+    ('/servers/{server_id}/diagnostics', {'GET': m(admin_actions.diagnostics)}),
     ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
     ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),
                                              'DELETE': m(server_groups.delete)}),

@@ -10,6 +10,7 @@ from oslo_utils import strutils, timeutils, uuidutils
 from nova import exception
 from nova.compute import (
     api_actions,
+    api_admin,
     api_rescue,
     api_server_groups,
     block_device,
@@ -42,7 +43,7 @@ def image_id_from_ref(ref):
 
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
-          api_server_groups.ServerGroupsMixin):
+          api_server_groups.ServerGroupsMixin, api_admin.AdminActionsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -253,7 +254,12 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
             raise exception.InstanceLocked(instance_uuid=instance['uuid'])
 
     def delete(self, context, instance):
+        if self.deferred_delete_applies(instance):
+            return self.soft_delete(context, instance)
         self.check_locked(context, instance)
+        self.hard_delete(context, instance)
+
+    def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record.

@@ -204,6 +204,10 @@ class Database(server_groups_db.ServerGroupsDBMixin):
         query = sa.select(INSTANCES)
         if not filters.pop('deleted', False):
             query = query.where(INSTANCES.c.deleted == 0)
+        if filters.pop('hide_soft_deleted', False):
+            # Lists leave SOFT_DELETED servers out unless asked for, as upstream.
+            query = query.where(sa.or_(INSTANCES.c.vm_state != 'soft-delete',
+                                       INSTANCES.c.vm_state.is_(None)))
         name = filters.pop('name', None)
         if name:
             query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))

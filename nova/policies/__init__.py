@@ -2,10 +2,17 @@
 
 import itertools
 
-from nova.policies import base, flavors, server_actions, server_groups, servers
+from nova.policies import (
+    admin_actions,
+    base,
+    flavors,
+    server_actions,
+    server_groups,
+    servers,
+)
 
 
 def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
-                                server_groups.list_rules()))
+                                server_groups.list_rules(), admin_actions.list_rules()))

@@ -89,6 +89,8 @@ def _list(req, policy_name):
         filters['deleted'] = True
     if strutils.bool_from_string(params.get('deleted', 'false')) and ctx.is_admin:
         filters['deleted'] = True
+    if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
+        filters['hide_soft_deleted'] = True
     limit = min(int(params.get('limit', req.app.conf.api.max_limit)),
                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
