@@ -490,6 +490,43 @@ def _server_groups(w, image_id):
     w.call('DELETE', '/os-server-groups/' + group['id'], 204, version='2.64')
 
 
+def _steady_counters(value):
+    """Counters and uptime change on every run: fixed numbers keep the sample stable."""
+    if isinstance(value, dict):
+        return {k: (1000 + len(k) if isinstance(v, int) and not isinstance(v, bool)
+                    and k not in ('id', 'maximum', 'memory', 'num_cpus', 'num_nics',
+                                  'num_disks') else _steady_counters(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_steady_counters(v) for v in value]
+    return value
+
+
+def _admin_actions(w, image_id):
+    """os-resetState, diagnostics and createBackup of one server."""
+    server_id = _boot(w, image_id, 'admin-server')
+    path = '/servers/%s' % server_id
+    action, prefix = path + '/action', 'server-actions/'
+    for state in ('error', 'active'):
+        w.call('POST', action, 202, {'os-resetState': {'state': state}}, version='2.1',
+               req_name=prefix + 'server-action-reset-state-%s-req.json' % state)
+    for version, sub in (('2.1', ''), ('2.48', 'v2.48/')):
+        resp = w.call('GET', path + '/diagnostics', 200, version=version)
+        w._add('os-server-diagnostics/%sserver-diagnostics-get-resp.json' % sub,
+               _steady_counters(resp))
+    body = {'createBackup': {'name': 'Backup 1', 'backup_type': 'daily', 'rotation': 1}}
+    w.call('POST', action, 202, body, version='2.1',
+           req_name=prefix + 'server-action-create-backup-req.json')
+    _wait_idle(w, path, 'ACTIVE')
+    w.call('POST', action, 202, body, version='2.45',
+           req_name=prefix + 'v2.45/server-action-create-backup-req.json',
+           resp_name=prefix + 'v2.45/server-action-create-backup-resp.json')
+    _wait_idle(w, path, 'ACTIVE')
+    w.call('POST', action, 202, {'forceDelete': None}, version='2.1',
+           req_name=prefix + 'server-action-force-delete-req.json')
+    _wait(w, path, None)
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -515,6 +552,7 @@ def generate():
             _metadata_tags_and_actions(writer, image_id)
             _volumes(writer, image_id, rescue_image_id)
             _server_groups(writer, image_id)
+            _admin_actions(writer, image_id)
             return writer.files
         finally:
             aio.stop()
