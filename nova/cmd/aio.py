@@ -63,9 +63,25 @@ class AllInOne:
         self.urls = {}
 
     def start(self):
+        try:
+            return self._start()
+        except BaseException:
+            # Stop what did start: its RPC and HTTP threads would keep a
+            # failed process alive instead of letting it exit with the error.
+            self.stop()
+            raise
+
+    def _start(self):
         conf = self.conf
-        os.makedirs(conf.state_path, exist_ok=True)
-        os.makedirs(conf.instances_path, exist_ok=True)
+        for path, option in ((conf.state_path, '[DEFAULT] state_path'),
+                             (conf.instances_path, '[DEFAULT] instances_path')):
+            try:
+                os.makedirs(path, exist_ok=True)
+                if not os.access(path, os.W_OK):
+                    raise PermissionError('not writable')
+            except OSError as exc:
+                raise common.StartupError('cannot use %s as %s: %s'
+                                          % (path, option, exc.strerror or exc)) from None
         db = wiring.database(conf)
         db.sync()
         if conf.aio.seed_flavors:
@@ -117,6 +133,7 @@ class AllInOne:
             server.server_close()
 
 
+@common.clean_exit
 def main(argv=None):
     conf = nova.conf.CONF
     set_aio_defaults(conf)
