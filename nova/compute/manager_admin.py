@@ -101,3 +101,28 @@ class AdminMixin:
                 continue
             LOG.info('Reclaiming soft-deleted instance %s', row['uuid'])
             self.terminate_instance(ctx, instance_obj.Instance.from_db(row))
+
+    def external_instance_event(self, context, instance, events):
+        """Events from other services. Without a network service or host-side volume
+        resizing here, only power-update changes anything: the hypervisor's view wins."""
+        for event in events:
+            LOG.info('Received event %s:%s for instance %s', event['name'],
+                     event.get('tag'), instance.uuid)
+            if event['name'] == 'power-update':
+                self._power_update(instance, event.get('tag'))
+
+    def _power_update(self, instance, tag):
+        if tag not in ('POWER_ON', 'POWER_OFF'):
+            LOG.warning('Ignoring power-update with tag %s for %s', tag, instance.uuid)
+            return
+        state = self._power_state(instance)
+        values = {'power_state': state}
+        if tag == 'POWER_OFF' and state != power_state.RUNNING:
+            values['vm_state'] = vs.STOPPED
+        elif tag == 'POWER_ON' and state == power_state.RUNNING:
+            values['vm_state'] = vs.ACTIVE
+        try:
+            self.db.instance_update(instance.uuid, values, expected_task_state=[None],
+                                    expected_vm_state=[vs.ACTIVE, vs.STOPPED])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            LOG.info('Instance %s is busy; power-update ignored', instance.uuid)

@@ -12,7 +12,8 @@ class ComputeAPI:
             power_action, get_console_output, snapshot_instance,
             rebuild_instance.
     * 1.0 - (same major) get_diagnostics, backup_instance, soft_delete_instance,
-            restore_instance added while 1.x is unreleased.
+            restore_instance, external_instance_event added while 1.x is
+            unreleased.
     """
 
     VERSION = '1.0'
@@ -86,3 +87,7 @@ class ComputeAPI:
 
     def restore_instance(self, context, instance, host):
         self._prepare(host).cast(context, 'restore_instance', instance=instance)
+
+    def external_instance_event(self, context, instance, host, events):
+        self._prepare(host).cast(context, 'external_instance_event', instance=instance,
+                                 events=events)

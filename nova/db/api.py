@@ -11,6 +11,7 @@ from oslo_utils import timeutils, uuidutils
 from nova import exception
 from nova.db import migration, models
 from nova.db import server_groups as server_groups_db
+from nova.db import usage as usage_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -82,7 +83,7 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database(server_groups_db.ServerGroupsDBMixin):
+class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):

@@ -7,12 +7,15 @@ from nova.policies import (
     base,
     flavors,
     server_actions,
+    server_external_events,
     server_groups,
     servers,
+    usage,
 )
 
 
 def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
-                                server_groups.list_rules(), admin_actions.list_rules()))
+                                server_groups.list_rules(), admin_actions.list_rules(),
+                                server_external_events.list_rules(), usage.list_rules()))
