@@ -527,6 +527,53 @@ def _admin_actions(w, image_id):
     _wait(w, path, None)
 
 
+_USAGE_VOLATILE = {'hours': 1.0, 'uptime': 3600, 'total_hours': 1.0,
+                   'started_at': '2026-01-01T10:00:04.000000',
+                   'total_local_gb_usage': 1.0, 'total_vcpus_usage': 1.0,
+                   'total_memory_mb_usage': 512.0}
+
+
+def _steady_usage(value):
+    """Usage depends on when the sample runs: fixed values keep it stable."""
+    if isinstance(value, dict):
+        return {k: _USAGE_VOLATILE.get(k, _steady_usage(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_steady_usage(v) for v in value]
+    return value
+
+
+def _events_and_usage(w, image_id):
+    """External events, migrations, simple tenant usage and the audit log."""
+    server_id = _boot(w, image_id, 'usage-server')
+    events = {'events': [{'name': 'network-changed', 'server_uuid': server_id},
+                         {'name': 'network-vif-plugged', 'server_uuid': server_id,
+                          'tag': 'foo', 'status': 'completed'}]}
+    prefix = 'os-server-external-events/'
+    w.call('POST', '/os-server-external-events', 200, events, version='2.1',
+           req_name=prefix + 'event-create-req.json', resp_name=prefix + 'event-create-resp.json')
+    w.call('GET', '/os-migrations', 200, version='2.1',
+           resp_name='os-migrations/migrations-get.json')
+    w.call('GET', '/os-migrations?limit=2', 200, version='2.80',
+           resp_name='os-migrations/v2.80/migrations-get-with-limit.json')
+    query = '?start=2026-01-01T00:00:00&end=2099-01-01T00:00:00'
+    prefix = 'os-simple-tenant-usage/'
+    for path, name in (('/os-simple-tenant-usage' + query + '&detailed=1',
+                        'simple-tenant-usage-get-detail.json'),
+                       ('/os-simple-tenant-usage/admin' + query,
+                        'simple-tenant-usage-get-specific.json')):
+        resp = w.call('GET', path, 200, version='2.1')
+        # Only this server: the ones the samples above deleted end at run time.
+        for usage in resp.get('tenant_usages', []) + [resp.get('tenant_usage', {})]:
+            if 'server_usages' in usage:
+                usage['server_usages'] = [u for u in usage['server_usages']
+                                          if u['instance_id'] == server_id]
+        w._add(prefix + name, _steady_usage(resp))
+    resp = w.call('GET', '/os-instance_usage_audit_log/2026-03-15%2010:00:00', 200,
+                  version='2.1')
+    w._add('os-instance-usage-audit-log/inst-usage-audit-log-show-get-resp.json', resp)
+    _delete(w, server_id)
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -553,6 +600,7 @@ def generate():
             _volumes(writer, image_id, rescue_image_id)
             _server_groups(writer, image_id)
             _admin_actions(writer, image_id)
+            _events_and_usage(writer, image_id)
             return writer.files
         finally:
             aio.stop()
