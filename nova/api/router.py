@@ -8,6 +8,7 @@ from nova.api import wsgi
 from nova.api.handlers import (
     admin_actions,
     flavors,
+    images,
     instance_actions,
     migrations,
     rescue,  # noqa: F401 - registers its actions
@@ -30,6 +31,13 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 
 TAGS = mv.TAGS
+PROXY = mv.PROXY_APIS_LAST
+
+
+def proxy(handler):
+    """The proxy APIs to the image and volume services end at 2.35, as upstream."""
+    return Method(handler, mv.MIN, PROXY)
+
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -71,6 +79,15 @@ ROUTES = [
     ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),
     ('/os-instance_usage_audit_log', {'GET': m(usage.audit_index)}),
     ('/os-instance_usage_audit_log/{before}', {'GET': m(usage.audit_show)}),
+    ('/images', {'GET': proxy(images.index)}),
+    ('/images/detail', {'GET': proxy(images.detail)}),
+    ('/images/{image_id}', {'GET': proxy(images.show), 'DELETE': proxy(images.delete)}),
+    ('/images/{image_id}/metadata', {'GET': proxy(images.metadata_index),
+                                     'POST': proxy(images.metadata_create),
+                                     'PUT': proxy(images.metadata_update_all)}),
+    ('/images/{image_id}/metadata/{key}', {'GET': proxy(images.metadata_show),
+                                           'PUT': proxy(images.metadata_update),
+                                           'DELETE': proxy(images.metadata_delete)}),
     ('/os-server-external-events', {'POST': m(server_external_events.create)}),
     ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
     ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),

@@ -12,6 +12,7 @@ from nova.compute import (
     api_actions,
     api_admin,
     api_events,
+    api_proxy,
     api_rescue,
     api_server_groups,
     api_usage,
@@ -46,7 +47,7 @@ def image_id_from_ref(ref):
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
           api_server_groups.ServerGroupsMixin, api_admin.AdminActionsMixin,
-          api_events.ExternalEventsMixin, api_usage.UsageMixin):
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
