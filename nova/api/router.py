@@ -21,6 +21,7 @@ from nova.api.handlers import (
     usage,
     versions,
     volume_attachments,
+    volumes_proxy,
 )
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
@@ -88,6 +89,16 @@ ROUTES = [
     ('/images/{image_id}/metadata/{key}', {'GET': proxy(images.metadata_show),
                                            'PUT': proxy(images.metadata_update),
                                            'DELETE': proxy(images.metadata_delete)}),
+    ('/os-volumes', {'GET': proxy(volumes_proxy.volume_index),
+                     'POST': proxy(volumes_proxy.volume_create)}),
+    ('/os-volumes/detail', {'GET': proxy(volumes_proxy.volume_detail)}),
+    ('/os-volumes/{volume_id}', {'GET': proxy(volumes_proxy.volume_show),
+                                 'DELETE': proxy(volumes_proxy.volume_delete)}),
+    ('/os-snapshots', {'GET': proxy(volumes_proxy.snapshot_index),
+                       'POST': proxy(volumes_proxy.snapshot_create)}),
+    ('/os-snapshots/detail', {'GET': proxy(volumes_proxy.snapshot_detail)}),
+    ('/os-snapshots/{snapshot_id}', {'GET': proxy(volumes_proxy.snapshot_show),
+                                     'DELETE': proxy(volumes_proxy.snapshot_delete)}),
     ('/os-server-external-events', {'POST': m(server_external_events.create)}),
     ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
     ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),

@@ -81,3 +81,36 @@ class ProxyMixin:
         if key not in image['properties']:
             raise exception.NotFound(message='Invalid metadata key')
         self.image_api.update(context, image_id, {}, remove=[key])
+
+    # -- volumes ------------------------------------------------------------
+    def proxy_volume_list(self, context):
+        return self.volume_api.list(context)
+
+    def proxy_volume_get(self, context, volume_id):
+        return self.volume_api.get(context, volume_id)
+
+    def proxy_volume_create(self, context, spec):
+        if spec.get('snapshot_id'):
+            self.volume_api.get_snapshot(context, spec['snapshot_id'])
+        return self.volume_api.create(
+            context, int(spec['size']), spec.get('display_name'),
+            snapshot_id=spec.get('snapshot_id'), volume_type=spec.get('volume_type'),
+            description=spec.get('display_description'), metadata=spec.get('metadata'),
+            availability_zone=spec.get('availability_zone'))
+
+    def proxy_volume_delete(self, context, volume_id):
+        self.volume_api.delete(context, volume_id)
+
+    def proxy_snapshot_list(self, context):
+        return self.volume_api.list_snapshots(context)
+
+    def proxy_snapshot_get(self, context, snapshot_id):
+        return self.volume_api.get_snapshot(context, snapshot_id)
+
+    def proxy_snapshot_create(self, context, spec, force=False):
+        return self.volume_api.create_snapshot(
+            context, spec['volume_id'], spec.get('display_name'),
+            description=spec.get('display_description'), force=force)
+
+    def proxy_snapshot_delete(self, context, snapshot_id):
+        self.volume_api.delete_snapshot(context, snapshot_id)

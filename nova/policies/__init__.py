@@ -11,6 +11,7 @@ from nova.policies import (
     server_groups,
     servers,
     usage,
+    volumes_proxy,
 )
 
 
@@ -18,4 +19,5 @@ def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
                                 server_groups.list_rules(), admin_actions.list_rules(),
-                                server_external_events.list_rules(), usage.list_rules()))
+                                server_external_events.list_rules(), usage.list_rules(),
+                                volumes_proxy.list_rules()))
