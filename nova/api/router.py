@@ -7,6 +7,7 @@ from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
     admin_actions,
+    extensions,
     flavors,
     images,
     instance_actions,
@@ -80,6 +81,8 @@ ROUTES = [
     ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),
     ('/os-instance_usage_audit_log', {'GET': m(usage.audit_index)}),
     ('/os-instance_usage_audit_log/{before}', {'GET': m(usage.audit_show)}),
+    ('/extensions', {'GET': m(extensions.index)}),
+    ('/extensions/{alias}', {'GET': m(extensions.show)}),
     ('/images', {'GET': proxy(images.index)}),
     ('/images/detail', {'GET': proxy(images.detail)}),
     ('/images/{image_id}', {'GET': proxy(images.show), 'DELETE': proxy(images.delete)}),

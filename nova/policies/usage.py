@@ -1,4 +1,4 @@
-"""Policies of os-simple-tenant-usage, os-instance-usage-audit-log and os-migrations."""
+"""Policies of simple tenant usage, the usage audit log, migrations and extensions."""
 
 from oslo_policy import policy
 
@@ -10,6 +10,7 @@ AUDIT_LIST = 'os_compute_api:os-instance-usage-audit-log:list'
 AUDIT_SHOW = 'os_compute_api:os-instance-usage-audit-log:show'
 MIGRATIONS = 'os_compute_api:os-migrations:index'
 SERVER_MIGRATIONS = 'os_compute_api:servers:migrations:index'
+EXTENSIONS = 'os_compute_api:extensions'
 
 
 def _rule(name, check, description, path):
@@ -30,6 +31,7 @@ rules = [
     _rule(MIGRATIONS, base.ADMIN, 'List migrations', '/os-migrations'),
     _rule(SERVER_MIGRATIONS, base.ADMIN, 'List the in-progress live migrations of a server',
           '/servers/{server_id}/migrations'),
+    _rule(EXTENSIONS, base.ANY, 'List available extensions and show one', '/extensions'),
 ]
 
 
