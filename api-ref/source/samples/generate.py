@@ -54,6 +54,8 @@ _FIXED = {
     'start_time': '2026-01-01T10:00:06.000000',
     'finish_time': '2026-01-01T10:00:07.000000',
     'updated_at': '2026-01-01T10:00:07.000000',
+    # The volume proxy's volumes and snapshots.
+    'createdAt': '2026-01-01T10:00:00.000000',
 }
 _UUID_RE = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 _UUID_NS = uuid.UUID('6ba7b811-9dad-11d1-80b4-00c04fd430c8')
@@ -574,6 +576,40 @@ def _events_and_usage(w, image_id):
     _delete(w, server_id)
 
 
+def _proxies(w, image_id):
+    """The image and volume proxies (up to 2.35), and /extensions."""
+    prefix = 'images/'
+    glance_root = w.aio.image_url.rstrip('/')
+
+    def steady(body):
+        # The image endpoint's port changes on every run.
+        text = json.dumps(body).replace(glance_root, 'http://glance.openstack.example.com')
+        return json.loads(text)
+    w._add(prefix + 'image-get-resp.json',
+           steady(w.call('GET', '/images/' + image_id, 200, version='2.1')))
+    w._add(prefix + 'images-list-get-resp.json',
+           steady(w.call('GET', '/images?name=cirros', 200, version='2.1')))
+    meta = '/images/%s/metadata' % image_id
+    w.call('POST', meta, 200, {'metadata': {'architecture': 'x86_64', 'Label': 'UpdatedImage'}},
+           version='2.1', req_name=prefix + 'image-metadata-post-req.json',
+           resp_name=prefix + 'image-metadata-post-resp.json')
+    w.call('GET', meta + '/Label', 200, version='2.1',
+           resp_name=prefix + 'image-meta-key-get.json')
+    w.call('DELETE', meta + '/Label', 204, version='2.1')
+    w.call('DELETE', meta + '/architecture', 204, version='2.1')
+    volume_id = _create_volume(w, 'proxied')
+    prefix = 'os-volumes/'
+    w.call('GET', '/os-volumes/' + volume_id, 200, version='2.1',
+           resp_name=prefix + 'os-volumes-get-resp.json')
+    snap = w.call('POST', '/os-snapshots', 200, {'snapshot': {
+        'volume_id': volume_id, 'display_name': 'snap-001',
+        'display_description': 'Daily backup', 'force': False}}, version='2.1',
+        req_name=prefix + 'snapshot-create-req.json')['snapshot']
+    w.call('DELETE', '/os-snapshots/' + snap['id'], 202, version='2.1')
+    w.call('GET', '/extensions/os-consoles', 200, version='2.1',
+           resp_name='extensions/extensions-get-resp.json')
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -601,6 +637,7 @@ def generate():
             _server_groups(writer, image_id)
             _admin_actions(writer, image_id)
             _events_and_usage(writer, image_id)
+            _proxies(writer, image_id)
             return writer.files
         finally:
             aio.stop()
