@@ -139,6 +139,7 @@ SCHEDULER_HINTS = (2, 100)
 IMAGE_PROPS_OVERRIDE = (2, 105)
 RESCUE_PROPS_OVERRIDE = (2, 106)
 
+_MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
 
 
@@ -148,6 +149,10 @@ class MalformedVersion(ValueError):
 
 def parse(text):
     """'2.47' -> (2, 47); raises MalformedVersion for anything else."""
+    # Bounded before int(): a number thousands of digits long is malformed,
+    # not a reason to fail (int() refuses > 4300 digits with ValueError).
+    if len(text) > _MAX_VERSION_TEXT:
+        raise MalformedVersion(text[:_MAX_VERSION_TEXT] + '...')
     match = _VERSION_RE.match(text.strip())
     if not match:
         raise MalformedVersion(text)
