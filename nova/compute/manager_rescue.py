@@ -3,6 +3,7 @@
 import datetime
 import logging
 
+import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from nova import context as nova_context
@@ -18,6 +19,9 @@ LOG = logging.getLogger(__name__)
 class RescueMixin:
     """Mixed into ComputeManager."""
 
+    # An expected refusal: oslo.messaging answers it to the API without
+    # logging a traceback on this host.
+    @messaging.expected_exceptions(exception.Invalid)
     def validate_rescue(self, context, instance, rescue_image):
         """Raise exception.Invalid when this host cannot do this rescue."""
         check = getattr(self.driver, 'validate_rescue_request', None)
