@@ -8,7 +8,7 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception
-from nova.compute import api_actions, api_rescue, block_device, image_props
+from nova.compute import api_actions, api_rescue, block_device, host_rules, image_props
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -120,6 +120,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
+        host_rules.check_buses_somewhere(self.conf, self.db, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
