@@ -63,9 +63,25 @@ class AllInOne:
         self.urls = {}
 
     def start(self):
+        try:
+            return self._start()
+        except BaseException:
+            # Stop what did start: its RPC and HTTP threads would keep a
+            # failed process alive instead of letting it exit with the error.
+            self.stop()
+            raise
+
+    def _start(self):
         conf = self.conf
-        os.makedirs(conf.state_path, exist_ok=True)
-        os.makedirs(conf.instances_path, exist_ok=True)
+        for path, option in ((conf.state_path, '[DEFAULT] state_path'),
+                             (conf.instances_path, '[DEFAULT] instances_path')):
+            try:
+                os.makedirs(path, exist_ok=True)
+                if not os.access(path, os.W_OK):
+                    raise PermissionError('not writable')
+            except OSError as exc:
+                raise common.StartupError('cannot use %s as %s: %s'
+                                          % (path, option, exc.strerror or exc)) from None
         db = wiring.database(conf)
         db.sync()
         if conf.aio.seed_flavors:
@@ -117,6 +133,7 @@ class AllInOne:
             server.server_close()
 
 
+@common.clean_exit
 def main(argv=None):
     conf = nova.conf.CONF
     set_aio_defaults(conf)
@@ -124,9 +141,12 @@ def main(argv=None):
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
                                aio.urls['volume'])
-    LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
-             aio.urls['compute'], aio.urls['image'], clouds)
-    print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
-          '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio'
-          % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds), flush=True)
-    common.wait_for_signal(aio.stop)
+
+    def ready():
+        LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
+                 aio.urls['compute'], aio.urls['image'], clouds)
+        print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
+              '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio'
+              % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds),
+              flush=True)
+    common.wait_for_signal(aio.stop, ready=ready)

@@ -86,9 +86,10 @@ def _replace_oslo_sqlite_begin(engine):
 class Database:
     """A handle on one database; every method is a single short transaction."""
 
-    def __init__(self, connection_url):
+    def __init__(self, connection_url, max_retries=10, retry_interval=10):
         self.url = connection_url
-        self.engine = engines.create_engine(connection_url, max_retries=10)
+        self.engine = engines.create_engine(connection_url, max_retries=max_retries,
+                                            retry_interval=retry_interval)
         if self.engine.dialect.name == 'sqlite':
             sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
             _replace_oslo_sqlite_begin(self.engine)
@@ -97,7 +98,10 @@ class Database:
 
     @classmethod
     def from_conf(cls, conf):
-        return cls(conf.database.connection)
+        # [database] max_retries / retry_interval bound how long a service waits
+        # for an unreachable database at start before it says so and exits.
+        return cls(conf.database.connection, max_retries=conf.database.max_retries,
+                   retry_interval=conf.database.retry_interval)
 
     def sync(self):
         migration.db_sync(self.engine)
