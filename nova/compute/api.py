@@ -238,9 +238,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
         self.check_locked(context, instance)
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
-            # Never reached a host: nothing to clean up but the record.
-            self.db.instance_destroy(instance['uuid'])
-            return
+            # Never reached a host: nothing to clean up but the record, as
+            # long as no host claimed it since we read it (then that host
+            # must delete it, releasing its claim and any guest it started).
+            if self.db.instance_destroy_unscheduled(instance['uuid']):
+                return
         updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         self.compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), instance['host'])
+            context, instance_obj.Instance.from_db(updated), updated['host'])

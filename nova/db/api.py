@@ -11,7 +11,7 @@ from oslo_utils import timeutils, uuidutils
 from sqlalchemy.dialects import postgresql
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import claims, migration, models
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -83,7 +83,7 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database:
+class Database(claims.ClaimsMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
