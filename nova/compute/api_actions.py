@@ -116,9 +116,12 @@ class ServerActionsMixin:
                       'owner_specified.openstack.object': 'images/%s' % name})
         props = {k: str(v) for k, v in props.items()
                  if k not in ('min_ram', 'min_disk', 'disk_format', 'container_format')}
+        # The snapshot belongs to the server's project even when an admin
+        # takes it; the image service refuses that owner to anyone else.
         image = self.image_api.create(context, dict(
             name=name, disk_format='qcow2', container_format='bare', visibility='private',
-            min_disk=instance['root_gb'] or 0, min_ram=0, **props))
+            owner=instance['project_id'], min_disk=instance['root_gb'] or 0, min_ram=0,
+            **props))
         try:
             inst = self.begin_action(context, instance, 'createImage')
         except Exception:
@@ -160,6 +163,9 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        if 'key_name' in spec:
+            # 2.54: a new key pair for the server's owner, or null to drop it.
+            values.update(self.key_values(instance['user_id'], spec['key_name']))
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password)
@@ -185,7 +191,9 @@ class ServerActionsMixin:
         inst = instance_obj.Instance.from_db(instance)
         # Reserve the volume now, as upstream does: a second server asking for
         # it gets Cinder's 400 here, not a 200 and a lost attach later.
-        attachment = self.volume_api.attachment_create(context, volume_id, instance['uuid'])
+        volume_context = self.volume_api.context_for(context, inst)
+        attachment = self.volume_api.attachment_create(volume_context, volume_id,
+                                                       instance['uuid'])
         try:
             # The host picks the name and records the BDM under the instance's
             # lock, so two concurrent attaches never get the same device.
@@ -197,7 +205,7 @@ class ServerActionsMixin:
                     'delete_on_termination': bool(delete_on_termination),
                     'tag': tag, 'boot_index': None})
         except Exception:
-            self.volume_api.attachment_delete(context, attachment['id'])
+            self.volume_api.attachment_delete(volume_context, attachment['id'])
             raise
         bdm = next(b for b in self.db.bdm_get_by_instance(instance['uuid'])
                    if b['uuid'] == bdm_uuid)
