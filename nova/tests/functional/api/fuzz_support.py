@@ -31,7 +31,7 @@ NASTY_RAW = [b'[' * 100000 + b']' * 100000, b'{"a":' * 5000 + b'1' + b'}' * 5000
              b'1' + b'0' * 5000, b'NaN', b'Infinity', b'-Infinity', b'"\\ud800"',
              b'{"x": 1e400}', b'\xff\xfe\x00', b'{"a": "\xc3\x28"}', b'{', b'', b'null',
              b'[]', b'"' + b'a' * 120000 + b'"']
-TOKENS = ['demo:demo', 'admin:admin', None]
+TOKENS = ['demo:demo', 'demo:demo', 'admin:admin', 'admin:admin', None]
 QUERY_KEYS = ['limit', 'marker', 'sort_key', 'sort_dir', 'changes-since', 'changes-before',
               'flavor', 'name', 'status', 'all_tenants', 'deleted', 'minRam', 'minDisk',
               'is_public', 'image', 'host', 'locked', 'tags', 'ip', 'uuid', 'bogus']
@@ -39,21 +39,37 @@ SORT_KEYS = ['launched_at', 'terminated_at', 'host', 'node', 'task_state', 'desc
              'display_description', 'key_name', 'locked', 'created_at', 'swap', 'name']
 
 
+def _around(edges):
+    around = set()
+    for major, minor in edges:
+        around.update({(major, minor), (major, max(minor - 1, 1)), (major, minor + 1)})
+    return sorted(v for v in around if mv.in_range(v))
+
+
+def _method_edges(meth):
+    edges = {meth.min_version, meth.max_version}
+    for _spec, low, high in getattr(meth.handler, '__schemas__', ()):
+        edges.update(e for e in (low, high) if e is not None)
+    return edges
+
+
 def version_boundaries():
-    """Every microversion at which some route, schema or view changes, and the one before."""
+    """Every microversion at which some route, schema or view changes, and its neighbours."""
     edges = {mv.MIN, mv.MAX}
     edges.update(v for v in vars(mv).values()
                  if isinstance(v, tuple) and len(v) == 2 and all(isinstance(i, int) for i in v))
     for _path, methods in router.ROUTES:
         for meth in methods.values():
-            edges.update((meth.min_version, meth.max_version))
-            for _spec, low, high in getattr(meth.handler, '__schemas__', ()):
-                edges.update(e for e in (low, high) if e is not None)
-    around = set()
-    for major, minor in edges:
-        around.update({(major, minor), (major, max(minor - 1, 1)),
-                       (major, minor + 1)})
-    return sorted(v for v in around if mv.in_range(v))
+            edges.update(_method_edges(meth))
+    return _around(edges)
+
+
+def route_boundaries(template, method):
+    """The versions where this route's range or schemas change (and MIN, MAX)."""
+    for path, methods in router.ROUTES:
+        if path == template and method in methods:
+            return _around(_method_edges(methods[method]) | {mv.MIN, mv.MAX})
+    return [mv.MIN]
 
 
 def compute_routes():
@@ -75,6 +91,12 @@ def volume_routes():
         template = '/v3/{project_id}' + re.sub(r'\(\?P<(\w+)>[^)]*\)', r'{\1}', path)
         out.extend((template, method) for method in methods)
     return out
+
+
+def identity_routes():
+    """The all-in-one's Keystone stand-in (noauth2 only); it has no route table."""
+    return [('/', 'GET'), ('/v3', 'GET'), ('/v3/auth/tokens', 'POST'),
+            ('/v3/projects', 'GET'), ('/v3/projects/{project_id}', 'GET')]
 
 
 def quote(text):

@@ -88,10 +88,9 @@ def test_out_of_range_and_bad_format_fields_are_400(aio, image, changes, words):
 
 def test_string_min_count_works_as_upstream(aio, image, nano):
     body = server_body(image, name='strcount', min_count='2', max_count='2')
-    status, _h, resp = aio.request('POST', '/servers', body, version='2.37',
-                                   token='strcount:strcount')
+    status, _h, resp = aio.request('POST', '/servers', body, version='2.37')
     assert status == 202, resp
-    listed = aio.request('GET', '/servers', token='strcount:strcount')[2]['servers']
+    listed = aio.request('GET', '/servers?name=strcount')[2]['servers']
     assert len(listed) == 2
 
 
@@ -121,14 +120,19 @@ def test_huge_limits_are_clamped(aio, path):
 
 
 def test_image_and_volume_endpoints_refuse_the_same(aio):
+    token = {'X-Auth-Token': 'demo:demo'}
     image = fz.RawClient(aio.image_url)
     status, _p = image.send('POST', '/v2/images', b'[' * 100000 + b']' * 100000,
-                            {'Content-Type': 'application/json'})
+                            dict(token, **{'Content-Type': 'application/json'}))
     assert status == 400
-    assert image.send('GET', '/v2/images/%ff', None, {})[0] == 400
+    assert image.send('GET', '/v2/images/%ff', None, token)[0] == 400
     volume = fz.RawClient(aio.aio.urls['volume'])
     status, _p = volume.send('POST', '/v3/demo/volumes', b'{"volume": {"name": "\\ud800"}}',
-                             {'Content-Type': 'application/json'})
+                             dict(token, **{'Content-Type': 'application/json'}))
     assert status == 400
-    assert volume.send('GET', '/v3/demo/volumes', None,
-                       {'OpenStack-API-Version': 'volume 3.' + '9' * 5000})[0] == 400
+    assert volume.send('GET', '/v3/demo/volumes', None, dict(
+        token, **{'OpenStack-API-Version': 'volume 3.' + '9' * 5000}))[0] == 400
+    identity = fz.RawClient(aio.aio.urls['identity'])
+    assert identity.send('POST', '/v3/auth/tokens', b'[' * 100000 + b']' * 100000,
+                         {'Content-Type': 'application/json'})[0] == 400
+    assert identity.send('GET', '/v3/projects/%ff', None, {})[0] == 400
