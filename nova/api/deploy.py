@@ -115,9 +115,26 @@ class BodySizeLimit(sizelimit.RequestBodySizeLimiter):
     def __call__(self, req):
         max_size = self._conf_get('max_request_body_size')
         if req.content_length is not None and req.content_length > max_size:
+            _drain(req, req.content_length)
             return wsgi.fault(413, 'Request is too large. Larger than '
                                    'max_request_body_size (%d).' % max_size)
         return super().__call__(req)
+
+
+# Bodies up to this size are read and dropped before a 413, so a client that
+# writes its whole body first still reads the answer; larger ones are cut off.
+_DRAIN_LIMIT = 4 * 1024 * 1024
+
+
+def _drain(req, length):
+    if length > _DRAIN_LIMIT:
+        return
+    stream = req.environ['wsgi.input']
+    while length > 0:
+        chunk = stream.read(min(length, 65536))
+        if not chunk:
+            return
+        length -= len(chunk)
 
 
 def build_app(conf, compute_api, db):

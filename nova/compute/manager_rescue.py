@@ -28,7 +28,11 @@ class RescueMixin:
         if check is None:
             return
         # Refusals are nova.exception classes, so they reach the API as 400s.
-        check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
+        try:
+            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
+        except exception.Invalid as exc:
+            LOG.info('Rescue of %s refused: %s', instance.uuid, exc.format_message())
+            raise
 
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
         with self._lock(instance.uuid):

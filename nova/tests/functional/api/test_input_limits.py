@@ -136,3 +136,9 @@ def test_image_and_volume_endpoints_refuse_the_same(aio):
     assert identity.send('POST', '/v3/auth/tokens', b'[' * 100000 + b']' * 100000,
                          {'Content-Type': 'application/json'})[0] == 400
     assert identity.send('GET', '/v3/projects/%ff', None, {})[0] == 400
+
+
+def test_a_client_that_sends_its_whole_body_reads_the_413(aio):
+    # urllib writes the whole body before reading: it must get the answer.
+    status, _h, body = aio.request('POST', '/servers', raw=b'{"x": "' + b'a' * 300000 + b'"}')
+    assert status == 413 and body['overLimit']['code'] == 413
