@@ -129,6 +129,10 @@ class VolumeAPI:
                                                           exc.message),
                                         status=exc.code)
             headers.update(exc.headers)
+        except UnicodeDecodeError:
+            # A path or query string whose percent-escapes are not UTF-8.
+            resp = common.json_response(errors.fault_body(
+                400, 'The request path or query string is not valid UTF-8.'), status=400)
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
             resp = common.json_response(errors.fault_body(

@@ -7,6 +7,7 @@ import urllib.parse
 
 import webob
 
+from nova import strict_json
 from nova.embedded.image import bodyio
 from nova.embedded.volume import errors, schemas
 from nova.embedded.volume import microversion as mv
@@ -57,7 +58,9 @@ def read_json(req):
                                 'since it is either malformed or otherwise '
                                 'incorrect.')
     try:
-        return json.loads(raw)
+        return strict_json.loads(raw)
+    except strict_json.RefusedJSON as exc:
+        raise errors.BadRequest(str(exc)) from None
     except ValueError:
         raise errors.BadRequest('Malformed request body') from None
 
