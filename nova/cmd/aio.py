@@ -4,7 +4,6 @@ import logging
 import os
 
 import nova.conf
-from nova import context as nova_context
 from nova import wiring, wsgi_server
 from nova.cmd import common, manage
 
@@ -88,6 +87,11 @@ class AllInOne:
             manage.seed_flavors(db)
         from nova.embedded.image import app as image_app
         image = image_app.make_app(os.path.join(conf.state_path, 'images'))
+        # The image endpoint takes identity only from the auth layer's
+        # RequestContext: the same decision as the compute API's.
+        from nova.api import auth
+        image = (auth.NoAuth2(image) if conf.api.auth_strategy == 'noauth2'
+                 else auth.keystone_pipeline(image, conf))
         server, _t, image_url = wsgi_server.serve_in_thread(image, conf.aio.listen,
                                                             conf.aio.image_port)
         self.servers.append(server)
@@ -109,10 +113,10 @@ class AllInOne:
         from nova.embedded.volume import app as volume_app
         from nova.image import glance
         images = glance.GlanceClient(conf)
-        admin = nova_context.get_admin_context()
 
-        def fetch(image_id, dest_path):
-            return images.download(admin, image_id, dest_path)
+        def fetch(context, image_id, dest_path):
+            # As the volume's requester: only images it may use.
+            return images.download(context, image_id, dest_path)
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(volume, conf.aio.listen,

@@ -82,7 +82,8 @@ def _caller(req, path_project):
     return common.Caller(project_id=project_id,
                          user_id=(req.headers.get('X-User-Id') or
                                   req.headers.get('X-User')),
-                         is_admin='admin' in roles)
+                         is_admin='admin' in roles,
+                         context=req.environ.get('nova.context'))
 
 
 class VolumeAPI:
@@ -142,9 +143,10 @@ class VolumeAPI:
 def make_app(data_dir, image_fetcher=None, volume_format='qcow2'):
     """Build the embedded volume endpoint storing everything under data_dir.
 
-    ``image_fetcher(image_id, dest_path)`` writes an image's data to
-    dest_path (and may return the Glance image dict, whose disk_format and
-    properties are then used); without it, volumes cannot come from images.
+    ``image_fetcher(context, image_id, dest_path)`` writes an image's data
+    to dest_path, reading it as the caller of ``context`` (a
+    RequestContext), and may return the Glance image dict (whose disk_format
+    and properties are then used); without it, volumes cannot come from images.
     ``volume_format`` ('qcow2' or 'raw') is the format of new volume files.
     """
     return VolumeAPI(data_dir, image_fetcher, volume_format)

@@ -80,24 +80,28 @@ class RunningAio:
         return status, resp_headers, _decode(payload)
 
     def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
-                     **props):
+                     token='demo:demo', **props):
+        """An active image owned by the project of ``token``."""
         meta = dict(name=name, disk_format=disk_format, container_format=container_format,
                     **props)
-        status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url)
+        status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url,
+                                         token=token)
         assert status == 201, image
         with open(path, 'rb') as handle:
             data = handle.read()
         status, _h, _b = self.request(
             'PUT', '/v2/images/%s/file' % image['id'], raw=data, url=self.image_url,
-            headers={'Content-Type': 'application/octet-stream'})
+            token=token, headers={'Content-Type': 'application/octet-stream'})
         assert status == 204, status
         return image['id']
 
-    def wait_for_status(self, server_id, statuses, timeout=60, version=None):
+    def wait_for_status(self, server_id, statuses, timeout=60, version=None,
+                        token='demo:demo'):
         import time
         deadline = time.monotonic() + timeout
         while True:
-            status, _h, body = self.request('GET', '/servers/%s' % server_id, version=version)
+            status, _h, body = self.request('GET', '/servers/%s' % server_id, version=version,
+                                            token=token)
             if status == 404 and 'DELETED' in statuses:
                 return None
             server = body['server']
