@@ -163,6 +163,9 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        if 'key_name' in spec:
+            # 2.54: a new key pair for the server's owner, or null to drop it.
+            values.update(self.key_values(instance['user_id'], spec['key_name']))
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password)

@@ -25,6 +25,17 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
                       'test-%s-%%08x' % uuidlib.uuid4().hex[:8])
     conf.set_override('sync_power_state_interval', -1)
     conf.set_override('shutdown_timeout', 0)
+    if any(group == 'keystone_authtoken' for group, _key in extra or {}):
+        # keystonemiddleware registers these only when it loads them.
+        from keystoneauth1 import loading as ks_loading
+        aio.register_keystone_opts(conf)
+        plugin = (extra or {}).get(('keystone_authtoken', 'auth_type'), 'password')
+        conf.register_opts(ks_loading.get_auth_plugin_conf_options(plugin),
+                           group='keystone_authtoken')
+    # Suites that are not about quotas create more servers than the default
+    # quota allows; quota tests pass the defaults back in ``extra``.
+    for option in ('instances', 'cores', 'ram'):
+        conf.set_override(option, -1, group='quota')
     for (group, key), value in (extra or {}).items():
         conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf

@@ -110,6 +110,18 @@ def test_endpoint_from_service_catalog(server):
     assert _new(client, ctx)['status'] == 'queued'
 
 
+def test_endpoint_from_keystonemiddleware_v2_catalog(server):
+    """keystonemiddleware hands the catalog over in the v2 layout."""
+    client = glance.GlanceClient(make_conf(num_retries=0))
+    catalog = [{'type': 'image', 'name': 'glance', 'endpoints': [
+        {'region': 'RegionOne', 'publicURL': 'http://127.0.0.1:9/unused',
+         'internalURL': server.url}]}]
+    ctx = nova_context.RequestContext(auth_token='t', project_id='p',
+                                      service_catalog=catalog)
+    # valid_interfaces defaults to internal, then public.
+    assert _new(client, ctx)['status'] == 'queued'
+
+
 def test_no_endpoint_is_service_error():
     client = glance.GlanceClient(make_conf(num_retries=0))
     ctx = nova_context.RequestContext(auth_token='t', project_id='p')
