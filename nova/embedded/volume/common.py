@@ -26,6 +26,9 @@ class Caller(typing.NamedTuple):
     project_id: str
     user_id: str | None
     is_admin: bool
+    # The auth layer's RequestContext: calls to other services (image
+    # fetches) act as this caller, never as the volume service itself.
+    context: object = None
 
 
 class VolumeRequest(webob.Request):
