@@ -9,7 +9,8 @@ from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils, uuidutils
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import aggregates, flavor_access, keypairs, migration, models
+from nova.db import quotas as quota_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -81,12 +82,14 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database:
+class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
-    def __init__(self, connection_url):
+    def __init__(self, connection_url, max_retries=10, retry_interval=10):
         self.url = connection_url
-        self.engine = engines.create_engine(connection_url, max_retries=10)
+        self.engine = engines.create_engine(connection_url, max_retries=max_retries,
+                                            retry_interval=retry_interval)
         if self.engine.dialect.name == 'sqlite':
             sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
             _replace_oslo_sqlite_begin(self.engine)
@@ -95,7 +98,10 @@ class Database:
 
     @classmethod
     def from_conf(cls, conf):
-        return cls(conf.database.connection)
+        # [database] max_retries / retry_interval bound how long a service waits
+        # for an unreachable database at start before it says so and exits.
+        return cls(conf.database.connection, max_retries=conf.database.max_retries,
+                   retry_interval=conf.database.retry_interval)
 
     def sync(self):
         migration.db_sync(self.engine)
@@ -133,10 +139,17 @@ class Database:
         return flavor
 
     def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
-                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None,
+                       project_id=None):
+        """Flavors; with ``project_id`` the private ones that project may use count too."""
         query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
         if is_public is not None:
-            query = query.where(FLAVORS.c.is_public == bool(is_public))
+            clause = FLAVORS.c.is_public == bool(is_public)
+            if project_id is not None and is_public:
+                access = flavor_access.FLAVOR_PROJECTS
+                clause = sa.or_(clause, FLAVORS.c.id.in_(sa.select(access.c.flavor_id).where(
+                    access.c.project_id == project_id)))
+            query = query.where(clause)
         if min_ram is not None:
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
@@ -158,6 +171,10 @@ class Database:
 
     def flavor_destroy(self, flavorid):
         with self.writer.begin() as conn:
+            # Its access list goes with it (SQLite does not enforce the cascade).
+            conn.execute(flavor_access.FLAVOR_PROJECTS.delete().where(
+                flavor_access.FLAVOR_PROJECTS.c.flavor_id.in_(sa.select(FLAVORS.c.id).where(
+                    FLAVORS.c.flavorid == str(flavorid)))))
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
@@ -169,20 +186,38 @@ class Database:
         The hypervisor-side name comes from ``name_template`` and the new
         row's id (or its uuid, for a '%(uuid)s' template).
         """
+        with self.writer.begin() as conn:
+            return self._instance_insert(conn, values, bdms, name_template)
+
+    def instances_create(self, conn, values_list, bdms=(), name_template='instance-%08x',
+                         context=None, action=None):
+        """Insert the instances of one request (and their ``action`` records) in ``conn``.
+
+        The caller owns the transaction, so a quota check made in it and the
+        rows it allowed commit together or not at all.
+        """
+        rows = []
+        for values in values_list:
+            row = self._instance_insert(conn, values, bdms, name_template)
+            if action:
+                self._insert(conn, ACTIONS, self._action_values(context, row['uuid'], action))
+            rows.append(row)
+        return rows
+
+    def _instance_insert(self, conn, values, bdms, name_template):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.writer.begin() as conn:
-            row_id = self._insert(conn, INSTANCES, values)
-            if not values.get('name'):
-                name = (name_template % {'uuid': values['uuid'], 'id': row_id}
-                        if '%(' in name_template else name_template % row_id)
-                conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
-                             .values(name=name))
-            for bdm in bdms:
-                bdm = dict(bdm, instance_uuid=values['uuid'])
-                bdm.setdefault('uuid', uuidutils.generate_uuid())
-                self._insert(conn, BDMS, bdm)
-            return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+        row_id = self._insert(conn, INSTANCES, values)
+        if not values.get('name'):
+            name = (name_template % {'uuid': values['uuid'], 'id': row_id}
+                    if '%(' in name_template else name_template % row_id)
+            conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
+                         .values(name=name))
+        for bdm in bdms:
+            bdm = dict(bdm, instance_uuid=values['uuid'])
+            bdm.setdefault('uuid', uuidutils.generate_uuid())
+            self._insert(conn, BDMS, bdm)
+        return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
 
     def instance_get(self, uuid, project_id=None, read_deleted=False):
         where = [INSTANCES.c.uuid == uuid]
@@ -312,11 +347,15 @@ class Database:
 
     def action_start(self, context, instance_uuid, action):
         with self.writer.begin() as conn:
-            return self._insert(conn, ACTIONS, dict(
-                instance_uuid=instance_uuid, action=action,
-                request_id=getattr(context, 'request_id', None),
-                user_id=getattr(context, 'user_id', None),
-                project_id=getattr(context, 'project_id', None), start_time=_now()))
+            return self._insert(conn, ACTIONS,
+                                self._action_values(context, instance_uuid, action))
+
+    @staticmethod
+    def _action_values(context, instance_uuid, action):
+        return dict(instance_uuid=instance_uuid, action=action,
+                    request_id=getattr(context, 'request_id', None),
+                    user_id=getattr(context, 'user_id', None),
+                    project_id=getattr(context, 'project_id', None), start_time=_now())
 
     def action_finish(self, action_id, message=None):
         with self.writer.begin() as conn:
@@ -415,7 +454,8 @@ class Database:
                 last_seen_up=now, updated_at=now)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now))
+                                                  last_seen_up=now,
+                                                  uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)
 
@@ -472,6 +512,9 @@ class Database:
                 vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
                 local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
+
+    def _decode_node(self, row):
+        return _decode(NODES, row)
 
     def compute_node_get(self, host):
         with self.engine.connect() as conn:
