@@ -213,11 +213,13 @@ def main(argv=None):
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
                                aio.urls['volume'])
-    LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
-             aio.urls['compute'], aio.urls['image'], clouds)
-    print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
-          '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
-          % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds,
-             # The password never goes into clouds.yaml.
-             ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
-    common.wait_for_signal(aio.stop)
+
+    def ready():
+        LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
+                 aio.urls['compute'], aio.urls['image'], clouds)
+        print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
+              '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
+              % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds,
+                 # The password never goes into clouds.yaml.
+                 ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
+    common.wait_for_signal(aio.stop, ready=ready)
