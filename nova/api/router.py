@@ -6,15 +6,32 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    admin_actions,
+    aggregates,
+    extensions,
+    flavor_extras,
     flavors,
+    hosts,
+    hypervisors,
+    images,
     instance_actions,
+    keypairs,
+    limits,
+    migrations,
+    quota_classes,
+    quota_sets,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
+    server_external_events,
+    server_groups,
     server_metadata,
     server_tags,
     servers,
+    services,
+    usage,
     versions,
     volume_attachments,
+    volumes_proxy,
 )
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
@@ -25,6 +42,14 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 
 TAGS = mv.TAGS
+_BEFORE_HOSTS_REMOVED = (2, 42)
+PROXY = mv.PROXY_APIS_LAST
+
+
+def proxy(handler):
+    """The proxy APIs to the image and volume services end at 2.35, as upstream."""
+    return Method(handler, mv.MIN, PROXY)
+
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -33,7 +58,44 @@ ROUTES = [
     ('/', {'GET': m(versions.show_v21)}),
     ('/flavors', {'GET': m(flavors.index), 'POST': m(flavors.create)}),
     ('/flavors/detail', {'GET': m(flavors.detail)}),
-    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete)}),
+    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete),
+                              'PUT': m(flavors.update, mv.FLAVOR_DESCRIPTION)}),
+    ('/flavors/{flavor_id}/action', {'POST': m(flavor_extras.action)}),
+    ('/flavors/{flavor_id}/os-flavor-access', {'GET': m(flavor_extras.access_index)}),
+    ('/flavors/{flavor_id}/os-extra_specs', {'GET': m(flavor_extras.specs_index),
+                                             'POST': m(flavor_extras.specs_create)}),
+    ('/flavors/{flavor_id}/os-extra_specs/{key}', {'GET': m(flavor_extras.specs_show),
+                                                   'PUT': m(flavor_extras.specs_update),
+                                                   'DELETE': m(flavor_extras.specs_delete)}),
+    ('/os-keypairs', {'GET': m(keypairs.index), 'POST': m(keypairs.create)}),
+    ('/os-keypairs/{keypair_name}', {'GET': m(keypairs.show), 'DELETE': m(keypairs.delete)}),
+    ('/os-aggregates', {'GET': m(aggregates.index), 'POST': m(aggregates.create)}),
+    ('/os-aggregates/{aggregate_id}', {'GET': m(aggregates.show), 'PUT': m(aggregates.update),
+                                       'DELETE': m(aggregates.delete)}),
+    ('/os-aggregates/{aggregate_id}/action', {'POST': m(aggregates.action)}),
+    ('/os-availability-zone', {'GET': m(aggregates.az_index)}),
+    ('/os-availability-zone/detail', {'GET': m(aggregates.az_detail)}),
+    ('/os-hosts', {'GET': m(hosts.index, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}', {'GET': m(hosts.show, max_version=_BEFORE_HOSTS_REMOVED),
+                               'PUT': m(hosts.update, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/reboot', {'GET': m(hosts.reboot,
+                                               max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/shutdown', {'GET': m(hosts.shutdown,
+                                                 max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/startup', {'GET': m(hosts.startup,
+                                                max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-services', {'GET': m(services.index)}),
+    ('/os-services/{service_id}', {'PUT': m(services.update), 'DELETE': m(services.delete)}),
+    ('/os-hypervisors', {'GET': m(hypervisors.index)}),
+    ('/os-hypervisors/detail', {'GET': m(hypervisors.detail)}),
+    ('/os-hypervisors/statistics', {'GET': m(hypervisors.statistics, max_version=(2, 87))}),
+    ('/os-hypervisors/{hypervisor_hostname_pattern}/search',
+     {'GET': m(hypervisors.search, max_version=(2, 52))}),
+    ('/os-hypervisors/{hypervisor_hostname_pattern}/servers',
+     {'GET': m(hypervisors.servers, max_version=(2, 52))}),
+    ('/os-hypervisors/{hypervisor_id}/uptime', {'GET': m(hypervisors.uptime,
+                                                         max_version=(2, 87))}),
+    ('/os-hypervisors/{hypervisor_id}', {'GET': m(hypervisors.show)}),
     ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
@@ -59,6 +121,45 @@ ROUTES = [
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),
+    ('/limits', {'GET': m(limits.index)}),
+    ('/os-quota-sets/{project_id}', {'GET': m(quota_sets.show), 'PUT': m(quota_sets.update),
+                                     'DELETE': m(quota_sets.delete)}),
+    ('/os-quota-sets/{project_id}/defaults', {'GET': m(quota_sets.defaults)}),
+    ('/os-quota-sets/{project_id}/detail', {'GET': m(quota_sets.detail)}),
+    ('/os-quota-class-sets/{class_name}', {'GET': m(quota_classes.show),
+                                           'PUT': m(quota_classes.update)}),
+    ('/servers/{server_id}/diagnostics', {'GET': m(admin_actions.diagnostics)}),
+    ('/servers/{server_id}/migrations', {'GET': m(migrations.server_index, (2, 23))}),
+    ('/os-migrations', {'GET': m(migrations.index)}),
+    ('/os-simple-tenant-usage', {'GET': m(usage.index)}),
+    ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),
+    ('/os-instance_usage_audit_log', {'GET': m(usage.audit_index)}),
+    ('/os-instance_usage_audit_log/{before}', {'GET': m(usage.audit_show)}),
+    ('/extensions', {'GET': m(extensions.index)}),
+    ('/extensions/{alias}', {'GET': m(extensions.show)}),
+    ('/images', {'GET': proxy(images.index)}),
+    ('/images/detail', {'GET': proxy(images.detail)}),
+    ('/images/{image_id}', {'GET': proxy(images.show), 'DELETE': proxy(images.delete)}),
+    ('/images/{image_id}/metadata', {'GET': proxy(images.metadata_index),
+                                     'POST': proxy(images.metadata_create),
+                                     'PUT': proxy(images.metadata_update_all)}),
+    ('/images/{image_id}/metadata/{key}', {'GET': proxy(images.metadata_show),
+                                           'PUT': proxy(images.metadata_update),
+                                           'DELETE': proxy(images.metadata_delete)}),
+    ('/os-volumes', {'GET': proxy(volumes_proxy.volume_index),
+                     'POST': proxy(volumes_proxy.volume_create)}),
+    ('/os-volumes/detail', {'GET': proxy(volumes_proxy.volume_detail)}),
+    ('/os-volumes/{volume_id}', {'GET': proxy(volumes_proxy.volume_show),
+                                 'DELETE': proxy(volumes_proxy.volume_delete)}),
+    ('/os-snapshots', {'GET': proxy(volumes_proxy.snapshot_index),
+                       'POST': proxy(volumes_proxy.snapshot_create)}),
+    ('/os-snapshots/detail', {'GET': proxy(volumes_proxy.snapshot_detail)}),
+    ('/os-snapshots/{snapshot_id}', {'GET': proxy(volumes_proxy.snapshot_show),
+                                     'DELETE': proxy(volumes_proxy.snapshot_delete)}),
+    ('/os-server-external-events', {'POST': m(server_external_events.create)}),
+    ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
+    ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),
+                                             'DELETE': m(server_groups.delete)}),
 ]
 
 

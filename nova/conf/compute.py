@@ -20,6 +20,10 @@ opts = [
     cfg.IntOpt('rescue_timeout', default=0, min=0,
                help='Seconds after which a rescued instance is unrescued '
                     'automatically; 0 disables.'),
+    cfg.IntOpt('reclaim_instance_interval', default=0, min=0,
+               help='Seconds a deleted server stays SOFT_DELETED (restorable with the '
+                    'restore action) before each compute host reclaims it; also how '
+                    'often hosts look for such servers. 0 deletes at once.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,
@@ -36,6 +40,14 @@ opts = [
                help='Host memory kept back from guests.'),
     cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
                help='Host disk kept back from guests.'),
+    cfg.StrOpt('default_availability_zone', default='nova',
+               help='Availability zone of compute hosts that are in no aggregate '
+                    'with availability_zone metadata.'),
+    cfg.StrOpt('default_schedule_zone',
+               help='Availability zone given to servers created without one; unset '
+                    'lets the scheduler pick any host.'),
+    cfg.StrOpt('internal_service_availability_zone', default='internal',
+               help='Availability zone shown for services other than nova-compute.'),
 ]
 
 

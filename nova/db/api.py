@@ -9,7 +9,10 @@ from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils, uuidutils
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import aggregates, flavor_access, keypairs, migration, models
+from nova.db import quotas as quota_db
+from nova.db import server_groups as server_groups_db
+from nova.db import usage as usage_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -81,7 +84,9 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database:
+class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
+               server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -137,10 +142,17 @@ class Database:
         return flavor
 
     def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
-                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None,
+                       project_id=None):
+        """Flavors; with ``project_id`` the private ones that project may use count too."""
         query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
         if is_public is not None:
-            query = query.where(FLAVORS.c.is_public == bool(is_public))
+            clause = FLAVORS.c.is_public == bool(is_public)
+            if project_id is not None and is_public:
+                access = flavor_access.FLAVOR_PROJECTS
+                clause = sa.or_(clause, FLAVORS.c.id.in_(sa.select(access.c.flavor_id).where(
+                    access.c.project_id == project_id)))
+            query = query.where(clause)
         if min_ram is not None:
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
@@ -162,6 +174,10 @@ class Database:
 
     def flavor_destroy(self, flavorid):
         with self.writer.begin() as conn:
+            # Its access list goes with it (SQLite does not enforce the cascade).
+            conn.execute(flavor_access.FLAVOR_PROJECTS.delete().where(
+                flavor_access.FLAVOR_PROJECTS.c.flavor_id.in_(sa.select(FLAVORS.c.id).where(
+                    FLAVORS.c.flavorid == str(flavorid)))))
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
@@ -173,20 +189,38 @@ class Database:
         The hypervisor-side name comes from ``name_template`` and the new
         row's id (or its uuid, for a '%(uuid)s' template).
         """
+        with self.writer.begin() as conn:
+            return self._instance_insert(conn, values, bdms, name_template)
+
+    def instances_create(self, conn, values_list, bdms=(), name_template='instance-%08x',
+                         context=None, action=None):
+        """Insert the instances of one request (and their ``action`` records) in ``conn``.
+
+        The caller owns the transaction, so a quota check made in it and the
+        rows it allowed commit together or not at all.
+        """
+        rows = []
+        for values in values_list:
+            row = self._instance_insert(conn, values, bdms, name_template)
+            if action:
+                self._insert(conn, ACTIONS, self._action_values(context, row['uuid'], action))
+            rows.append(row)
+        return rows
+
+    def _instance_insert(self, conn, values, bdms, name_template):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.writer.begin() as conn:
-            row_id = self._insert(conn, INSTANCES, values)
-            if not values.get('name'):
-                name = (name_template % {'uuid': values['uuid'], 'id': row_id}
-                        if '%(' in name_template else name_template % row_id)
-                conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
-                             .values(name=name))
-            for bdm in bdms:
-                bdm = dict(bdm, instance_uuid=values['uuid'])
-                bdm.setdefault('uuid', uuidutils.generate_uuid())
-                self._insert(conn, BDMS, bdm)
-            return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+        row_id = self._insert(conn, INSTANCES, values)
+        if not values.get('name'):
+            name = (name_template % {'uuid': values['uuid'], 'id': row_id}
+                    if '%(' in name_template else name_template % row_id)
+            conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
+                         .values(name=name))
+        for bdm in bdms:
+            bdm = dict(bdm, instance_uuid=values['uuid'])
+            bdm.setdefault('uuid', uuidutils.generate_uuid())
+            self._insert(conn, BDMS, bdm)
+        return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
 
     def instance_get(self, uuid, project_id=None, read_deleted=False):
         where = [INSTANCES.c.uuid == uuid]
@@ -207,6 +241,10 @@ class Database:
         query = sa.select(INSTANCES)
         if not filters.pop('deleted', False):
             query = query.where(INSTANCES.c.deleted == 0)
+        if filters.pop('hide_soft_deleted', False):
+            # Lists leave SOFT_DELETED servers out unless asked for, as upstream.
+            query = query.where(sa.or_(INSTANCES.c.vm_state != 'soft-delete',
+                                       INSTANCES.c.vm_state.is_(None)))
         name = filters.pop('name', None)
         if name:
             query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))
@@ -280,13 +318,16 @@ class Database:
                 deleted=row.id, deleted_at=now, updated_at=now, terminated_at=now,
                 vm_state='deleted', task_state=None))
             conn.execute(BDMS.delete().where(BDMS.c.instance_uuid == uuid))
+            # A deleted server leaves its server groups, as upstream.
+            conn.execute(server_groups_db.MEMBERS.delete().where(
+                server_groups_db.MEMBERS.c.instance_uuid == uuid))
 
     def instance_hard_delete(self, uuid):
         """Remove every trace of an instance (used when a create is rolled back)."""
         with self.writer.begin() as conn:
             action_ids = sa.select(ACTIONS.c.id).where(ACTIONS.c.instance_uuid == uuid)
             conn.execute(EVENTS.delete().where(EVENTS.c.action_id.in_(action_ids)))
-            for table in (ACTIONS, FAULTS, BDMS):
+            for table in (ACTIONS, FAULTS, BDMS, server_groups_db.MEMBERS):
                 conn.execute(table.delete().where(table.c.instance_uuid == uuid))
             conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
 
@@ -316,11 +357,15 @@ class Database:
 
     def action_start(self, context, instance_uuid, action):
         with self.writer.begin() as conn:
-            return self._insert(conn, ACTIONS, dict(
-                instance_uuid=instance_uuid, action=action,
-                request_id=getattr(context, 'request_id', None),
-                user_id=getattr(context, 'user_id', None),
-                project_id=getattr(context, 'project_id', None), start_time=_now()))
+            return self._insert(conn, ACTIONS,
+                                self._action_values(context, instance_uuid, action))
+
+    @staticmethod
+    def _action_values(context, instance_uuid, action):
+        return dict(instance_uuid=instance_uuid, action=action,
+                    request_id=getattr(context, 'request_id', None),
+                    user_id=getattr(context, 'user_id', None),
+                    project_id=getattr(context, 'project_id', None), start_time=_now())
 
     def action_finish(self, action_id, message=None):
         with self.writer.begin() as conn:
@@ -419,7 +464,8 @@ class Database:
                 last_seen_up=now, updated_at=now)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now))
+                                                  last_seen_up=now,
+                                                  uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)
 
@@ -476,6 +522,9 @@ class Database:
                 vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
                 local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
+
+    def _decode_node(self, row):
+        return _decode(NODES, row)
 
     def compute_node_get(self, host):
         with self.engine.connect() as conn:

@@ -161,10 +161,22 @@ class ComputeDriver:
         """UUIDs of the guests on this host."""
         raise NotImplementedError()
 
+    def get_host_uptime(self):
+        """The host's uptime line, as the uptime command prints it."""
+        raise NotImplementedError()
+
     def get_console_output(self, context, instance):
         """Tail of the guest's serial console log, as bytes."""
         raise NotImplementedError()
 
     def get_instance_disk_path(self, instance):
         """Host path of the instance's root disk (may not exist yet)."""
+        raise NotImplementedError()
+
+    def get_diagnostics(self, instance):
+        """The hypervisor-specific statistics dict of a running guest (before 2.48)."""
+        raise NotImplementedError()
+
+    def get_instance_diagnostics(self, instance):
+        """The standard diagnostics dict of a running guest (2.48)."""
         raise NotImplementedError()

@@ -45,6 +45,11 @@ ROUTES = (
     ('/types', {'GET': discovery.list_types}, mv.MIN_VERSION),
     ('/types' + _ID % 'type_id', {'GET': discovery.show_type},
      mv.MIN_VERSION),
+    ('/limits', {'GET': discovery.show_limits}, mv.MIN_VERSION),
+    ('/os-quota-sets' + _ID % 'target_project', {'GET': discovery.show_quota_set},
+     mv.MIN_VERSION),
+    ('/os-quota-sets' + _ID % 'target_project' + '/defaults',
+     {'GET': discovery.show_quota_defaults}, mv.MIN_VERSION),
 )
 _COMPILED = tuple((re.compile('^%s$' % path), methods, min_version)
                   for path, methods, min_version in ROUTES)
