@@ -48,9 +48,14 @@ class ThreadedWSGIServerV6(ThreadedWSGIServer):
 def make_server(app, host='127.0.0.1', port=0):
     """Bind a ThreadedWSGIServer for ``app``; port 0 picks a free port."""
     server_class = ThreadedWSGIServerV6 if ':' in host else ThreadedWSGIServer
-    return simple_server.make_server(host, port, app,
-                                     server_class=server_class,
-                                     handler_class=QuietRequestHandler)
+    try:
+        return simple_server.make_server(host, port, app,
+                                         server_class=server_class,
+                                         handler_class=QuietRequestHandler)
+    except OSError as exc:
+        # Name the address: "Address already in use" alone does not say which.
+        raise OSError(exc.errno, 'cannot listen on %s:%s: %s'
+                      % (host, port, exc.strerror or exc)) from None
 
 
 def server_url(server):

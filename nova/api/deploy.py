@@ -101,10 +101,7 @@ def build_app(conf, compute_api, db):
     are built; auth runs before any handler sees the request.
     """
     app = ComputeApp(conf, compute_api, db)
-    if conf.api.auth_strategy == 'noauth2':
-        app = auth.NoAuth2(app)
-    else:
-        app = auth.keystone_pipeline(app, conf)
+    app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = request_id.RequestId(app)
     return app

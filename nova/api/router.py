@@ -6,8 +6,13 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    aggregates,
+    flavor_extras,
     flavors,
+    hosts,
+    hypervisors,
     instance_actions,
+    keypairs,
     limits,
     quota_classes,
     quota_sets,
@@ -16,6 +21,7 @@ from nova.api.handlers import (
     server_metadata,
     server_tags,
     servers,
+    services,
     versions,
     volume_attachments,
 )
@@ -28,6 +34,7 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 
 TAGS = mv.TAGS
+_BEFORE_HOSTS_REMOVED = (2, 42)
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -36,7 +43,44 @@ ROUTES = [
     ('/', {'GET': m(versions.show_v21)}),
     ('/flavors', {'GET': m(flavors.index), 'POST': m(flavors.create)}),
     ('/flavors/detail', {'GET': m(flavors.detail)}),
-    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete)}),
+    ('/flavors/{flavor_id}', {'GET': m(flavors.show), 'DELETE': m(flavors.delete),
+                              'PUT': m(flavors.update, mv.FLAVOR_DESCRIPTION)}),
+    ('/flavors/{flavor_id}/action', {'POST': m(flavor_extras.action)}),
+    ('/flavors/{flavor_id}/os-flavor-access', {'GET': m(flavor_extras.access_index)}),
+    ('/flavors/{flavor_id}/os-extra_specs', {'GET': m(flavor_extras.specs_index),
+                                             'POST': m(flavor_extras.specs_create)}),
+    ('/flavors/{flavor_id}/os-extra_specs/{key}', {'GET': m(flavor_extras.specs_show),
+                                                   'PUT': m(flavor_extras.specs_update),
+                                                   'DELETE': m(flavor_extras.specs_delete)}),
+    ('/os-keypairs', {'GET': m(keypairs.index), 'POST': m(keypairs.create)}),
+    ('/os-keypairs/{keypair_name}', {'GET': m(keypairs.show), 'DELETE': m(keypairs.delete)}),
+    ('/os-aggregates', {'GET': m(aggregates.index), 'POST': m(aggregates.create)}),
+    ('/os-aggregates/{aggregate_id}', {'GET': m(aggregates.show), 'PUT': m(aggregates.update),
+                                       'DELETE': m(aggregates.delete)}),
+    ('/os-aggregates/{aggregate_id}/action', {'POST': m(aggregates.action)}),
+    ('/os-availability-zone', {'GET': m(aggregates.az_index)}),
+    ('/os-availability-zone/detail', {'GET': m(aggregates.az_detail)}),
+    ('/os-hosts', {'GET': m(hosts.index, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}', {'GET': m(hosts.show, max_version=_BEFORE_HOSTS_REMOVED),
+                               'PUT': m(hosts.update, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/reboot', {'GET': m(hosts.reboot,
+                                               max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/shutdown', {'GET': m(hosts.shutdown,
+                                                 max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts/{host_name}/startup', {'GET': m(hosts.startup,
+                                                max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-services', {'GET': m(services.index)}),
+    ('/os-services/{service_id}', {'PUT': m(services.update), 'DELETE': m(services.delete)}),
+    ('/os-hypervisors', {'GET': m(hypervisors.index)}),
+    ('/os-hypervisors/detail', {'GET': m(hypervisors.detail)}),
+    ('/os-hypervisors/statistics', {'GET': m(hypervisors.statistics, max_version=(2, 87))}),
+    ('/os-hypervisors/{hypervisor_hostname_pattern}/search',
+     {'GET': m(hypervisors.search, max_version=(2, 52))}),
+    ('/os-hypervisors/{hypervisor_hostname_pattern}/servers',
+     {'GET': m(hypervisors.servers, max_version=(2, 52))}),
+    ('/os-hypervisors/{hypervisor_id}/uptime', {'GET': m(hypervisors.uptime,
+                                                         max_version=(2, 87))}),
+    ('/os-hypervisors/{hypervisor_id}', {'GET': m(hypervisors.show)}),
     ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),

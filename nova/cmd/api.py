@@ -8,8 +8,10 @@ from nova.cmd import common
 LOG = logging.getLogger(__name__)
 
 
+@common.clean_exit
 def main(argv=None):
     conf = common.parse_args(argv)
+    common.require_broker(conf)
     db = wiring.database(conf)
     app = wiring.api_app(conf, db)
     server, _thread, url = wsgi_server.serve_in_thread(app, conf.api_listen, conf.api_listen_port)

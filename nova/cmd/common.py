@@ -1,13 +1,19 @@
 """Shared start-up for console scripts: config parsing, logging, signal handling."""
 
+import functools
 import signal
+import socket
 import sys
 import threading
 
 from oslo_log import log as logging
 
 import nova.conf
-from nova import objects
+from nova import exception, objects, version
+
+
+class StartupError(Exception):
+    """A misconfiguration found at start: printed as one line, exit status 1."""
 
 
 def limit_malloc_arenas(count=2):
@@ -25,20 +31,109 @@ def parse_args(argv=None, default_config_files=None, conf=None):
     conf = conf or nova.conf.CONF
     logging.register_options(conf)
     conf(argv if argv is not None else sys.argv[1:], project='nova',
-         default_config_files=default_config_files)
+         version=version.version_string(), default_config_files=default_config_files)
     logging.setup(conf, 'nova')
     objects.register_all()
     return conf
 
 
-def wait_for_signal(on_stop):
-    """Block until SIGINT/SIGTERM, then call ``on_stop``."""
+def wait_for_signal(on_stop, conf=None, ready=None):
+    """Block until SIGINT/SIGTERM, then call ``on_stop``; SIGHUP reloads.
+
+    SIGHUP re-reads the config files (mutable options such as ``debug`` take
+    effect) and reopens the log files, so logrotate can move them away. The
+    service tells systemd (``Type=notify``) that it is ready before waiting.
+    """
     done = threading.Event()
+    hup = threading.Event()
 
     def handler(signum, frame):
         done.set()
+
+    def on_hup(signum, frame):
+        hup.set()
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
-    while not done.wait(1):
-        pass
+    signal.signal(signal.SIGHUP, on_hup)
+    # Announce readiness only once the handlers are in place: a signal sent
+    # on the announcement must not meet the default action (exit).
+    if ready is not None:
+        ready()
+    from oslo_service import systemd
+    systemd.notify_once()
+    while not done.wait(0.5):
+        if hup.is_set():
+            hup.clear()
+            _reload(conf or nova.conf.CONF)
     on_stop()
+
+
+def _reload(conf):
+    log = logging.getLogger(__name__)
+    try:
+        conf.mutate_config_files()
+    except Exception as exc:  # noqa: BLE001 - a bad edit must not kill the service.
+        log.error('Configuration not reloaded: %s', exc)
+        return
+    logging.setup(conf, 'nova')
+    log.info('Configuration reloaded and log files reopened on SIGHUP')
+
+
+def _one_line(exc):
+    """The operator-facing sentence for an error at start, or None if unexpected."""
+    from oslo_config import cfg
+    from oslo_db import exception as db_exc
+    if isinstance(exc, StartupError):
+        return str(exc)
+    if isinstance(exc, db_exc.DBConnectionError):
+        return 'cannot connect to the database ([database] connection): %s' % (
+            str(exc).splitlines()[0][:200])
+    if isinstance(exc, exception.HypervisorError):
+        return exc.format_message()
+    if isinstance(exc, cfg.Error):
+        return 'configuration error: %s' % exc
+    if isinstance(exc, OSError):
+        return str(exc)
+    return None
+
+
+def clean_exit(func):
+    """Console-script wrapper: known start-up failures are one line on stderr and exit 1.
+
+    Unexpected errors keep their traceback: those are bugs, not misconfiguration.
+    """
+    @functools.wraps(func)
+    def main(argv=None):
+        try:
+            return func(argv)
+        except Exception as exc:
+            line = _one_line(exc)
+            if line is None:
+                raise
+            prog = func.__module__.rsplit('.', 1)[-1]
+            print('nova-%s: error: %s' % (prog, line), file=sys.stderr, flush=True)
+            return 1
+    return main
+
+
+def require_broker(conf):
+    """A split service needs an explicit, reachable transport_url; say so at once."""
+    import oslo_messaging as messaging
+    url = conf.transport_url
+    if not url or url.rstrip('/') == 'rabbit:':
+        raise StartupError('[DEFAULT] transport_url is not set; a split service needs '
+                           'a message broker, e.g. rabbit://user:password@host:5672/')
+    parsed = messaging.TransportURL.parse(conf, url)
+    if parsed.transport.split('+')[0] == 'fake':
+        return
+    hosts = parsed.hosts or []
+    for host in hosts:
+        try:
+            with socket.create_connection((host.hostname or '127.0.0.1',
+                                           host.port or 5672), timeout=5):
+                return
+        except OSError:
+            continue
+    where = ', '.join('%s:%s' % (h.hostname, h.port or 5672) for h in hosts)
+    raise StartupError('cannot reach the message broker at %s ([DEFAULT] transport_url)'
+                       % (where or 'localhost:5672'))

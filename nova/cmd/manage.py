@@ -111,6 +111,7 @@ def _add_parsers(subparsers):
     validate.set_defaults(func=image_property_validate)
 
 
+@common.clean_exit
 def main(argv=None):
     conf = nova.conf.CONF
     conf.register_cli_opt(cfg.SubCommandOpt('category', handler=_add_parsers))

@@ -8,7 +8,16 @@ import string
 from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception, quota
-from nova.compute import api_actions, api_rescue, block_device, image_props
+from nova.compute import (
+    api_actions,
+    api_admin,
+    api_aggregates,
+    api_flavors,
+    api_keypairs,
+    api_rescue,
+    block_device,
+    image_props,
+)
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
@@ -35,7 +44,8 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
+          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -61,10 +71,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
                                         sort_keys=sort_keys, sort_dirs=sort_dirs)
 
     # -- create ------------------------------------------------------------
-    def _get_flavor(self, flavor_ref):
+    def _get_flavor(self, context, flavor_ref):
         flavor_id = image_id_from_ref(str(flavor_ref))
         try:
-            flavor = self.db.flavor_get(flavor_id)
+            # A private flavor the project was not granted is 'not found'.
+            flavor = self.flavor_get(context, flavor_id)
         except exception.FlavorNotFound:
             raise exception.Invalid(reason='Flavor %s could not be found.' % flavor_id)
         if flavor['disabled']:
@@ -109,7 +120,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
 
         Returns (instances, admin_password). Nothing is written when a check fails.
         """
-        flavor = self._get_flavor(server['flavorRef'])
+        flavor = self._get_flavor(context, server['flavorRef'])
         image_ref = image_id_from_ref(server.get('imageRef') or '')
         bdms, root = block_device.normalize(server.get('block_device_mapping_v2'), image_ref,
                                             flavor)
@@ -126,8 +137,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
                                            '"auto".')
-        if server.get('key_name'):
-            raise exception.Invalid(reason='Invalid key_name provided.')
+        key_values = self.key_values(context.user_id, server.get('key_name'))
+        zone, force_host = self._requested_zone(context, server.get('availability_zone'))
         min_count, max_count = self._counts(server)
         self.quota.check_metadata(context, server.get('metadata'), context.project_id,
                                   context.user_id)
@@ -135,18 +146,37 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin):
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
+        base.update(key_values)
+        base['availability_zone'] = zone
         instances = self._write_instances(context, server, flavor, bdms, base,
                                           min_count, max_count)
         try:
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self.conductor_api.build_instances(context, objs, internal,
-                                               {'flavor': flavor['flavorid']})
+            spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
+            if force_host:
+                spec['force_host'] = force_host
+            self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:
                 self.db.instance_hard_delete(row['uuid'])
             raise
         return instances, admin_password
+
+    def _requested_zone(self, context, requested):
+        """(zone, forced host) from 'zone', 'zone:host' or 'zone:host:node' (hosts: admins)."""
+        requested = requested or self.conf.default_schedule_zone
+        if not requested:
+            return None, None
+        zone, _sep, rest = requested.partition(':')
+        host = rest.partition(':')[0] or None
+        if host is not None:
+            context.can('os_compute_api:servers:create:forced_host', target={})
+        if zone:
+            self.check_availability_zone(context, zone)
+        elif host is None:
+            raise exception.Invalid(reason='The requested availability zone is not available')
+        return zone or None, host
 
     def _counts(self, server):
         """(min_count, max_count), max_count capped so one request stays bounded."""

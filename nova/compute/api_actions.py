@@ -116,9 +116,12 @@ class ServerActionsMixin:
                       'owner_specified.openstack.object': 'images/%s' % name})
         props = {k: str(v) for k, v in props.items()
                  if k not in ('min_ram', 'min_disk', 'disk_format', 'container_format')}
+        # The snapshot belongs to the server's project even when an admin
+        # takes it; the image service refuses that owner to anyone else.
         image = self.image_api.create(context, dict(
             name=name, disk_format='qcow2', container_format='bare', visibility='private',
-            min_disk=instance['root_gb'] or 0, min_ram=0, **props))
+            owner=instance['project_id'], min_disk=instance['root_gb'] or 0, min_ram=0,
+            **props))
         try:
             inst = self.begin_action(context, instance, 'createImage')
         except Exception:
@@ -160,6 +163,9 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        if 'key_name' in spec:
+            # 2.54: a new key pair for the server's owner, or null to drop it.
+            values.update(self.key_values(instance['user_id'], spec['key_name']))
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password)

@@ -32,7 +32,7 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin):
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
         self.conf = conf
@@ -54,6 +54,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.driver.init_host(self.host)
         self.update_available_resource()
         self._reconcile_on_start()
+
+    def get_host_uptime(self, context):
+        return self.driver.get_host_uptime()
 
     def update_available_resource(self):
         resources = dict(self.driver.get_available_resource())
@@ -238,8 +241,11 @@ def _capabilities(resources, driver):
     cpu_info = resources.get('cpu_info') or '{}'
     if isinstance(cpu_info, str):
         cpu_info = json.loads(cpu_info)
+    from oslo_utils import netutils
     caps = {'arch': cpu_info.get('arch'), 'hypervisor_type': resources.get('hypervisor_type'),
-            'cpus': resources.get('vcpus'), 'hugepages': resources.get('hugepages')}
+            'cpus': resources.get('vcpus'), 'hugepages': resources.get('hugepages'),
+            # Shown by os-hypervisors (cpu_info, host_ip) as upstream does.
+            'cpu_info': cpu_info, 'host_ip': netutils.get_my_ipv4()}
     caps.update({k: v for k, v in getattr(driver, 'capabilities', {}).items()
                  if isinstance(v, (bool, int, str))})
     return caps

@@ -26,6 +26,7 @@ class VolumesMixin:
 
     def prepare_volumes(self, context, instance):
         """Create requested volumes, then connect every volume to this host."""
+        context = self.volume_api.context_for(context, instance)
         timeout = self.conf.cinder.volume_wait_timeout
         for bdm in self.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
@@ -45,6 +46,7 @@ class VolumesMixin:
             self.connect_volume(context, instance, bdm)
 
     def connect_volume(self, context, instance, bdm, mountpoint=None):
+        context = self.volume_api.context_for(context, instance)
         attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
                                                        instance.uuid)
         try:
@@ -59,6 +61,7 @@ class VolumesMixin:
             'connection_info': json.dumps(attachment['connection_info'])})
 
     def complete_volumes(self, context, instance):
+        context = self.volume_api.context_for(context, instance)
         for bdm in self.bdms(instance.uuid):
             if bdm['attachment_id']:
                 self.volume_api.attachment_complete(context, bdm['attachment_id'])
@@ -73,6 +76,7 @@ class VolumesMixin:
 
     def disconnect_volumes(self, context, instance, delete_volumes=False):
         """Detach every volume from this host; optionally delete those marked so."""
+        context = self.volume_api.context_for(context, instance)
         for bdm in self.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
                 continue
@@ -102,19 +106,20 @@ class VolumesMixin:
             bdm = next((b for b in self.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
             if bdm is None:
                 return
+            vctx = self.volume_api.context_for(context, instance)
             try:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_attach_volume', host=self.host):
-                    bdm = self.connect_volume(context, instance, bdm)
+                    bdm = self.connect_volume(vctx, instance, bdm)
                     try:
                         self.driver.attach_volume(
                             context, json.loads(bdm['connection_info']), instance,
                             bdm['device_name'], disk_bus=bdm['disk_bus'],
                             device_type=bdm['device_type'])
                     except Exception:
-                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                        self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
                         raise
-                    self.volume_api.attachment_complete(context, bdm['attachment_id'])
+                    self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
                               instance.uuid)
@@ -127,6 +132,7 @@ class VolumesMixin:
                        None)
             if bdm is None:
                 return
+            vctx = self.volume_api.context_for(context, instance)
             try:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_detach_volume', host=self.host):
@@ -134,7 +140,7 @@ class VolumesMixin:
                         self.driver.detach_volume(context, json.loads(bdm['connection_info']),
                                                   instance, bdm['device_name'])
                     if bdm['attachment_id']:
-                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                        self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - the volume stays attached.
                 LOG.exception('Detaching volume %s from %s failed', volume_id, instance.uuid)
                 actions.record_fault(self.db, instance.uuid, exc, host=self.host)

@@ -11,9 +11,10 @@ class ComputeAPI:
     * 1.0 - Initial version: build_and_run_instance, terminate_instance,
             power_action, get_console_output, snapshot_instance,
             rebuild_instance.
+    * 1.1 - get_host_uptime (os-hypervisors uptime).
     """
 
-    VERSION = '1.0'
+    VERSION = '1.1'
 
     def __init__(self, conf):
         self.conf = conf
@@ -38,6 +39,9 @@ class ComputeAPI:
     def get_console_output(self, context, instance, host):
         return self._prepare(host, timeout=30).call(context, 'get_console_output',
                                                     instance=instance)
+
+    def get_host_uptime(self, context, host):
+        return self._prepare(host, version='1.1', timeout=30).call(context, 'get_host_uptime')
 
     def snapshot_instance(self, context, instance, host, image_id):
         self._prepare(host).cast(context, 'snapshot_instance', instance=instance,

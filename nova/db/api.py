@@ -9,7 +9,7 @@ from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils, uuidutils
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import aggregates, flavor_access, keypairs, migration, models
 from nova.db import quotas as quota_db
 
 _JSON_COLUMNS = {
@@ -82,12 +82,14 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database(quota_db.QuotaDBMixin):
+class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
-    def __init__(self, connection_url):
+    def __init__(self, connection_url, max_retries=10, retry_interval=10):
         self.url = connection_url
-        self.engine = engines.create_engine(connection_url, max_retries=10)
+        self.engine = engines.create_engine(connection_url, max_retries=max_retries,
+                                            retry_interval=retry_interval)
         if self.engine.dialect.name == 'sqlite':
             sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
             _replace_oslo_sqlite_begin(self.engine)
@@ -96,7 +98,10 @@ class Database(quota_db.QuotaDBMixin):
 
     @classmethod
     def from_conf(cls, conf):
-        return cls(conf.database.connection)
+        # [database] max_retries / retry_interval bound how long a service waits
+        # for an unreachable database at start before it says so and exits.
+        return cls(conf.database.connection, max_retries=conf.database.max_retries,
+                   retry_interval=conf.database.retry_interval)
 
     def sync(self):
         migration.db_sync(self.engine)
@@ -134,10 +139,17 @@ class Database(quota_db.QuotaDBMixin):
         return flavor
 
     def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
-                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None,
+                       project_id=None):
+        """Flavors; with ``project_id`` the private ones that project may use count too."""
         query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
         if is_public is not None:
-            query = query.where(FLAVORS.c.is_public == bool(is_public))
+            clause = FLAVORS.c.is_public == bool(is_public)
+            if project_id is not None and is_public:
+                access = flavor_access.FLAVOR_PROJECTS
+                clause = sa.or_(clause, FLAVORS.c.id.in_(sa.select(access.c.flavor_id).where(
+                    access.c.project_id == project_id)))
+            query = query.where(clause)
         if min_ram is not None:
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
@@ -159,6 +171,10 @@ class Database(quota_db.QuotaDBMixin):
 
     def flavor_destroy(self, flavorid):
         with self.writer.begin() as conn:
+            # Its access list goes with it (SQLite does not enforce the cascade).
+            conn.execute(flavor_access.FLAVOR_PROJECTS.delete().where(
+                flavor_access.FLAVOR_PROJECTS.c.flavor_id.in_(sa.select(FLAVORS.c.id).where(
+                    FLAVORS.c.flavorid == str(flavorid)))))
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
@@ -438,7 +454,8 @@ class Database(quota_db.QuotaDBMixin):
                 last_seen_up=now, updated_at=now)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now))
+                                                  last_seen_up=now,
+                                                  uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)
 
@@ -495,6 +512,9 @@ class Database(quota_db.QuotaDBMixin):
                 vcpus_used=_floor0(self, NODES.c.vcpus_used - vcpus),
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
                 local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
+
+    def _decode_node(self, row):
+        return _decode(NODES, row)
 
     def compute_node_get(self, host):
         with self.engine.connect() as conn:

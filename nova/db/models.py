@@ -21,6 +21,7 @@ class Service(BASE):
     __tablename__ = 'services'
     __table_args__ = (UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),)
     id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), unique=True)
     host = Column(String(255), nullable=False)
     binary = Column(String(255), nullable=False)
     topic = Column(String(255))
@@ -107,6 +108,9 @@ class Instance(BASE):
     root_gb = Column(Integer)
     ephemeral_gb = Column(Integer)
     key_name = Column(String(255))
+    # The key pair as it was at boot ({name, type, public_key}); the key pair
+    # itself may be deleted later, the guest keeps what it was given.
+    key_data = Column(Text)
     user_data = Column(Text)
     config_drive = Column(String(255))
     availability_zone = Column(String(255))
@@ -195,6 +199,40 @@ class BlockDeviceMapping(BASE):
     updated_at = Column(DateTime)
 
 
+class KeyPair(BASE):
+    """An SSH or x509 public key owned by one user; names are unique per user."""
+
+    __tablename__ = 'key_pairs'
+    __table_args__ = (UniqueConstraint('user_id', 'name', name='uniq_key_pairs0user_id0name'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    name = Column(String(255), nullable=False)
+    user_id = Column(String(255), nullable=False)
+    fingerprint = Column(String(255))
+    public_key = Column(Text)
+    type = Column(String(16), nullable=False, default='ssh')
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class FlavorProject(BASE):
+    """A project allowed to use a private flavor."""
+
+    __tablename__ = 'flavor_projects'
+    __table_args__ = (UniqueConstraint('flavor_id', 'project_id',
+                                       name='uniq_flavor_projects0flavor_id0project_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    flavor_id = Column(Integer, ForeignKey('flavors.id', ondelete='CASCADE'), nullable=False)
+    project_id = Column(String(255), nullable=False)
+    created_at = Column(DateTime)
+
+
+class Aggregate(BASE):
+    """A named group of hosts; availability_zone metadata makes it a zone."""
+
+    __tablename__ = 'aggregates'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    name = Column(String(255), nullable=False, unique=True)
 class Quota(BASE):
     """A project's own limit for one resource (absent: the class default applies)."""
 
@@ -209,6 +247,27 @@ class Quota(BASE):
     updated_at = Column(DateTime)
 
 
+class AggregateHost(BASE):
+    __tablename__ = 'aggregate_hosts'
+    __table_args__ = (UniqueConstraint('host', 'aggregate_id',
+                                       name='uniq_aggregate_hosts0host0aggregate_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    host = Column(String(255), nullable=False)
+    aggregate_id = Column(Integer, ForeignKey('aggregates.id', ondelete='CASCADE'),
+                          nullable=False, index=True)
+    created_at = Column(DateTime)
+
+
+class AggregateMetadata(BASE):
+    __tablename__ = 'aggregate_metadata'
+    __table_args__ = (UniqueConstraint('aggregate_id', 'key',
+                                       name='uniq_aggregate_metadata0aggregate_id0key'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    aggregate_id = Column(Integer, ForeignKey('aggregates.id', ondelete='CASCADE'),
+                          nullable=False, index=True)
+    key = Column(String(255), nullable=False)
+    value = Column(String(255), nullable=False)
+    created_at = Column(DateTime)
 class ProjectUserQuota(BASE):
     """One user's limit inside a project (absent: the project's limit applies)."""
 

@@ -3,8 +3,11 @@
 import itertools
 
 from nova.policies import (
+    admin_hosts,
     base,
+    flavor_extras,
     flavors,
+    keypairs,
     limits,
     quota_class_sets,
     quota_sets,
@@ -16,5 +19,6 @@ from nova.policies import (
 def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
-                                quota_sets.list_rules(), quota_class_sets.list_rules(),
-                                limits.list_rules()))
+                                keypairs.list_rules(), flavor_extras.list_rules(),
+                                admin_hosts.list_rules(), quota_sets.list_rules(),
+                                quota_class_sets.list_rules(), limits.list_rules()))

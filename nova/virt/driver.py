@@ -161,6 +161,10 @@ class ComputeDriver:
         """UUIDs of the guests on this host."""
         raise NotImplementedError()
 
+    def get_host_uptime(self):
+        """The host's uptime line, as the uptime command prints it."""
+        raise NotImplementedError()
+
     def get_console_output(self, context, instance):
         """Tail of the guest's serial console log, as bytes."""
         raise NotImplementedError()

@@ -35,7 +35,7 @@ def rescue(req, server_id, body):
     target = {'project_id': instance['project_id'], 'user_id': instance['user_id']}
     ctx.can('os_compute_api:os-rescue', target=target)
     if 'image_props_override' in spec:
-        ctx.can('os_compute_api:servers:create:image_props_override', target=target)
+        ctx.can('os_compute_api:os-rescue:image_props_override', target=target)
     password = req.app.compute_api.rescue(
         ctx, instance, rescue_image_ref=spec.get('rescue_image_ref'),
         password=spec.get('adminPass'), overrides=spec.get('image_props_override'),

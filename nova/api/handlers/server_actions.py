@@ -78,7 +78,10 @@ def rebuild(req, server_id, body):
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):
+        key_name = server.get('key_name')
         server = servers_handlers.trim_before_2_75(server)
+        if req.is_at_least(mv.REBUILD_KEY_NAME):
+            server['key_name'] = key_name
     if password is not None:
         server['adminPass'] = password
     return wsgi.json_response({'server': server}, status=202)

@@ -70,24 +70,18 @@ def _find(rest, version):
 
 
 def _caller(req, path_project):
-    # keystonemiddleware (or the all-in-one's noauth) sets these headers.
-    header_project = (req.headers.get('X-Project-Id') or
-                      req.headers.get('X-Tenant-Id'))
-    if path_project and header_project and path_project != header_project:
+    # The deployment's auth wrapper (nova.api.auth.protect) put the
+    # validated identity there; client-sent identity headers never count.
+    ctx = req.environ.get('nova.context')
+    if ctx is None or not ctx.project_id:
+        raise errors.Unauthorized('The request you have made requires '
+                                  'authentication.')
+    if path_project and path_project != ctx.project_id:
         raise errors.BadRequest(
             "Malformed request URL: URL's project_id '%s' doesn't match "
-            "Context's project_id '%s'" % (path_project, header_project))
-    project_id = path_project or header_project
-    if not project_id:
-        raise errors.BadRequest('Malformed request URL: a project id is '
-                                'required in the URL or the X-Project-Id '
-                                'header.')
-    roles = {role.strip().lower()
-             for role in req.headers.get('X-Roles', '').split(',')}
-    return common.Caller(project_id=project_id,
-                         user_id=(req.headers.get('X-User-Id') or
-                                  req.headers.get('X-User')),
-                         is_admin='admin' in roles)
+            "Context's project_id '%s'" % (path_project, ctx.project_id))
+    return common.Caller(project_id=ctx.project_id, user_id=ctx.user_id,
+                         is_admin=bool(ctx.is_admin))
 
 
 class VolumeAPI:

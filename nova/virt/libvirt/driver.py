@@ -400,6 +400,12 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
     def cleanup_host(self, host):
         self.host.close()
 
+    def get_host_uptime(self):
+        """What `uptime` prints, as upstream's libvirt driver answers os-hypervisors."""
+        import subprocess
+        out = subprocess.run(['uptime'], capture_output=True, text=True, check=False)
+        return out.stdout.strip()
+
     def get_available_resource(self, nodename=None):
         node = self.host.get_node_info()
         caps = self.host.get_capabilities()

@@ -114,7 +114,7 @@ class Host:
             return libvirt.open(self.uri)
         except libvirt.libvirtError as exc:
             raise exception.HypervisorError(
-                reason='cannot connect to %s: %s'
+                reason='cannot connect to libvirt at %s (is libvirtd running?): %s'
                        % (self.uri, exc.get_error_message()))
 
     def close(self):
