@@ -150,6 +150,50 @@ def _flavors(w):
     w.call('DELETE', '/flavors/10', 202, version=NEWEST)
 
 
+def _quota_sets(w):
+    """os-quota-sets of the admin project (which holds one server) at 2.1 and 2.57."""
+    for version, prefix in (('2.1', 'os-quota-sets/'), ('2.57', 'os-quota-sets/v2.57/')):
+        path = '/os-quota-sets/admin'
+        w.call('GET', path, 200, version=version, resp_name=prefix + 'quotas-show-get-resp.json')
+        w.call('GET', path + '/detail', 200, version=version,
+               resp_name=prefix + 'quotas-show-detail-get-resp.json')
+        w.call('GET', path + '/defaults', 200, version=version,
+               resp_name=prefix + 'quotas-show-defaults-get-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 45, 'cores': 40}},
+               version=version, req_name=prefix + 'quotas-update-post-req.json',
+               resp_name=prefix + 'quotas-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 0, 'force': True}},
+               version=version, req_name=prefix + 'quotas-update-force-post-req.json',
+               resp_name=prefix + 'quotas-update-force-post-resp.json')
+        w.call('DELETE', path, 202, version=version)
+        w.call('PUT', path + '?user_id=demo', 200, {'quota_set': {'instances': 9}},
+               version=version, req_name=prefix + 'user-quotas-update-post-req.json',
+               resp_name=prefix + 'user-quotas-update-post-resp.json')
+        w.call('GET', path + '?user_id=demo', 200, version=version,
+               resp_name=prefix + 'user-quotas-show-get-resp.json')
+        w.call('DELETE', path + '?user_id=demo', 202, version=version)
+
+
+def _quotas_and_limits(w, image_id):
+    """Quota sets, quota classes and limits, with one server using some quota."""
+    server_id = _boot(w, image_id, 'quota-sample')
+    _quota_sets(w)
+    for version in ('2.1', '2.50', '2.57'):
+        prefix = 'os-quota-class-sets/' + ('' if version == '2.1' else 'v%s/' % version)
+        path = '/os-quota-class-sets/default'
+        w.call('GET', path, 200, version=version,
+               resp_name=prefix + 'quota-classes-show-get-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 50, 'cores': 50}},
+               version=version, req_name=prefix + 'quota-classes-update-post-req.json',
+               resp_name=prefix + 'quota-classes-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 10, 'cores': 20}},
+               version=version)
+    for version in ('2.1', '2.36', '2.39', '2.57'):
+        prefix = 'limits/' + ('' if version == '2.1' else 'v%s/' % version)
+        w.call('GET', '/limits', 200, version=version, resp_name=prefix + 'limit-get-resp.json')
+    _delete(w, server_id)
+
+
 def _server_cycle(w, version, prefix, create, update):
     """Create, show, list, update and delete one server at ``version``."""
     resp = w.call('POST', '/servers', 202, create, version=version,
@@ -619,6 +663,7 @@ def generate():
         aio = fixtures.RunningAio(tmp, extra={
             ('DEFAULT', 'instance_name_template'): 'instance-%08x',
             ('DEFAULT', 'host'): 'compute-1',
+            ('quota', 'instances'): 10, ('quota', 'cores'): 20, ('quota', 'ram'): 51200,
         })
         try:
             disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.raw'))
@@ -638,6 +683,7 @@ def generate():
             _admin_actions(writer, image_id)
             _events_and_usage(writer, image_id)
             _proxies(writer, image_id)
+            _quotas_and_limits(writer, image_id)
             return writer.files
         finally:
             aio.stop()
