@@ -263,3 +263,15 @@ class OverQuota(QuotaError):
 
 class QuotaResourceUnknown(Invalid):
     msg_fmt = "Unknown quota resources %(unknown)s."
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = "Instance group %(group_uuid)s could not be found."
+
+
+class ServerGroupLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many server groups."
+
+
+class GroupMemberLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many servers in group"
