@@ -263,3 +263,7 @@ class OverQuota(QuotaError):
 
 class QuotaResourceUnknown(Invalid):
     msg_fmt = "Unknown quota resources %(unknown)s."
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = "Instance group %(group_uuid)s could not be found."

@@ -36,6 +36,8 @@ class ComputeApp:
             if not versioned:
                 if path in ('', '/'):
                     resp = versions.index(req)
+                elif path in ('/v2', '/v2/'):
+                    resp = versions.show_v20(req)
                 else:
                     raise wsgi.fault(404, 'The resource could not be found.')
             else:

@@ -11,10 +11,15 @@ from nova import exception, quota
 from nova.compute import (
     api_actions,
     api_admin,
+    api_admin_actions,
     api_aggregates,
+    api_events,
     api_flavors,
     api_keypairs,
+    api_proxy,
     api_rescue,
+    api_server_groups,
+    api_usage,
     block_device,
     image_props,
 )
@@ -45,7 +50,9 @@ def image_id_from_ref(ref):
 
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
-          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin):
+          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
+          api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -115,7 +122,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         from nova.virt.libvirt import guestfeatures
         guestfeatures.validate_image_request(flavor, props)
 
-    def create(self, context, server, networks=None):
+    def create(self, context, server, networks=None, scheduler_hints=None):
         """Validate everything, write the instances, and cast the build.
 
         Returns (instances, admin_password). Nothing is written when a check fails.
@@ -142,6 +149,12 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         min_count, max_count = self._counts(server)
         self.quota.check_metadata(context, server.get('metadata'), context.project_id,
                                   context.user_id)
+        try:
+            group = self.group_from_hints(context, scheduler_hints)
+        except exception.InstanceGroupNotFound as exc:
+            raise exception.Invalid(reason=exc.format_message())
+        if group is not None:
+            self.check_group_room(context, group, max_count)
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
@@ -151,10 +164,16 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         instances = self._write_instances(context, server, flavor, bdms, base,
                                           min_count, max_count)
         try:
+            if group is not None:
+                # Members from the start, as upstream: the scheduler counts them.
+                self.db.server_group_add_members(group['uuid'],
+                                                 [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
             spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
             if force_host:
                 spec['force_host'] = force_host
+            if group is not None:
+                spec['group'] = group['uuid']
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
@@ -291,7 +310,12 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             raise exception.InstanceLocked(instance_uuid=instance['uuid'])
 
     def delete(self, context, instance):
+        if self.deferred_delete_applies(instance):
+            return self.soft_delete(context, instance)
         self.check_locked(context, instance)
+        self.hard_delete(context, instance)
+
+    def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record.

@@ -4,22 +4,16 @@ import json
 
 from nova import crypto, exception
 
-# Upstream's default key_pairs quota; the quota engine replaces this when wired.
-DEFAULT_KEY_PAIRS_QUOTA = 100
-
-
-def count_key_pairs(db, user_id):
-    """Usage count for the key_pairs quota resource (per user, as upstream)."""
-    return db.key_pair_count(user_id)
-
 
 class KeypairsMixin:
     """os-keypairs for the compute API; ``user_id`` is already authorised."""
 
-    def _check_key_pairs_quota(self, context, user_id):
-        # QUOTA CALL SITE: when nova/quota.py lands, check the 'key_pairs'
-        # resource here with count_key_pairs() as its counter (delta 1).
-        if count_key_pairs(self.db, user_id) + 1 > DEFAULT_KEY_PAIRS_QUOTA:
+    def _check_key_pairs_quota(self, context, user_id, delta=1):
+        """The user's key_pairs quota (in the caller's project), as upstream: 403."""
+        try:
+            self.quota.check_deltas(context, {'key_pairs': delta}, context.project_id,
+                                    user_id)
+        except exception.OverQuota:
             raise exception.KeypairLimitExceeded()
 
     def keypair_create(self, context, user_id, name, key_type='ssh', public_key=None):
@@ -34,6 +28,12 @@ class KeypairsMixin:
             private_key, public_key, fingerprint = crypto.generate_ssh()
         row = self.db.key_pair_create(dict(name=name, user_id=user_id, type=key_type,
                                            public_key=public_key, fingerprint=fingerprint))
+        try:
+            # Upstream's recheck: a concurrent create may have taken the last one.
+            self._check_key_pairs_quota(context, user_id, delta=0)
+        except exception.KeypairLimitExceeded:
+            self.db.key_pair_destroy(user_id, name)
+            raise
         return row, private_key
 
     def key_values(self, user_id, key_name):

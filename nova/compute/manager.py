@@ -10,6 +10,7 @@ from nova import context as nova_context
 from nova import exception
 from nova.compute import (
     actions,
+    manager_admin,
     manager_image,
     manager_power,
     manager_rescue,
@@ -31,7 +32,8 @@ _RESET_ON_START = {
 
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
-                     manager_volumes.VolumesMixin, manager_rescue.RescueMixin):
+                     manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
+                     manager_admin.AdminMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):

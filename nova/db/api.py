@@ -11,6 +11,8 @@ from oslo_utils import timeutils, uuidutils
 from nova import exception
 from nova.db import aggregates, flavor_access, keypairs, migration, models
 from nova.db import quotas as quota_db
+from nova.db import server_groups as server_groups_db
+from nova.db import usage as usage_db
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -83,7 +85,8 @@ def _replace_oslo_sqlite_begin(engine):
 
 
 class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
-               aggregates.AggregatesMixin, quota_db.QuotaDBMixin):
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
+               server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -238,6 +241,10 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         query = sa.select(INSTANCES)
         if not filters.pop('deleted', False):
             query = query.where(INSTANCES.c.deleted == 0)
+        if filters.pop('hide_soft_deleted', False):
+            # Lists leave SOFT_DELETED servers out unless asked for, as upstream.
+            query = query.where(sa.or_(INSTANCES.c.vm_state != 'soft-delete',
+                                       INSTANCES.c.vm_state.is_(None)))
         name = filters.pop('name', None)
         if name:
             query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))
@@ -311,13 +318,16 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                 deleted=row.id, deleted_at=now, updated_at=now, terminated_at=now,
                 vm_state='deleted', task_state=None))
             conn.execute(BDMS.delete().where(BDMS.c.instance_uuid == uuid))
+            # A deleted server leaves its server groups, as upstream.
+            conn.execute(server_groups_db.MEMBERS.delete().where(
+                server_groups_db.MEMBERS.c.instance_uuid == uuid))
 
     def instance_hard_delete(self, uuid):
         """Remove every trace of an instance (used when a create is rolled back)."""
         with self.writer.begin() as conn:
             action_ids = sa.select(ACTIONS.c.id).where(ACTIONS.c.instance_uuid == uuid)
             conn.execute(EVENTS.delete().where(EVENTS.c.action_id.in_(action_ids)))
-            for table in (ACTIONS, FAULTS, BDMS):
+            for table in (ACTIONS, FAULTS, BDMS, server_groups_db.MEMBERS):
                 conn.execute(table.delete().where(table.c.instance_uuid == uuid))
             conn.execute(INSTANCES.delete().where(INSTANCES.c.uuid == uuid))
 

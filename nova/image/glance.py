@@ -199,6 +199,12 @@ class GlanceClient(ksa_utils.ServiceClient):
             raise exception.ImageServiceError(
                 reason='%s %s: %s' % (method, path, exc)) from exc
 
+    def endpoint(self, context):
+        """The image service's root URL without its version, for links."""
+        adapter = self._adapter(context, 0)
+        url = ksa_utils.versioned_endpoint(adapter).rstrip('/')
+        return re.sub(r'/v\d+(\.\d+)?$', '', url)
+
     @staticmethod
     def _image_path(image_id, sub=''):
         path = '/images/%s' % urllib.parse.quote(str(image_id), safe='')

@@ -172,3 +172,11 @@ class ComputeDriver:
     def get_instance_disk_path(self, instance):
         """Host path of the instance's root disk (may not exist yet)."""
         raise NotImplementedError()
+
+    def get_diagnostics(self, instance):
+        """The hypervisor-specific statistics dict of a running guest (before 2.48)."""
+        raise NotImplementedError()
+
+    def get_instance_diagnostics(self, instance):
+        """The standard diagnostics dict of a running guest (2.48)."""
+        raise NotImplementedError()
