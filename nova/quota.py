@@ -10,9 +10,9 @@ unit of a quota.
 Usage comes from counters, one per group of resources, looked up in
 ``COUNTERS``. A counter is ``fn(db, conn, project_id, user_id, **scope)``
 returning ``{'project': {resource: n}, 'user': {resource: n}}`` (either part
-may be absent; a user-scoped resource such as key_pairs returns only 'user';
-server_group_members needs ``group_uuid=`` in the scope).
-``register_counter`` replaces or adds one.
+may be absent; a user-scoped resource such as key_pairs returns only 'user').
+Resources whose counter is not registered yet count as 0 in use; their
+feature registers one with ``register_counter``.
 """
 
 import contextlib
@@ -40,7 +40,7 @@ def _count_instances(db, conn, project_id, user_id=None, **_scope):
 
 
 def _count_key_pairs(db, conn, project_id, user_id=None, **_scope):
-    # Key pairs belong to users, not projects (upstream counts them per user).
+    # Key pairs belong to users, not projects: only the user's count exists.
     return {'user': {'key_pairs': db.key_pair_count(user_id)}} if user_id else {}
 
 
@@ -51,22 +51,20 @@ def _count_server_groups(db, conn, project_id, user_id=None, **_scope):
     return counts
 
 
-def _count_server_group_members(db, conn, project_id, user_id=None, group_uuid=None,
-                                **_scope):
-    # A limit per group: only a check naming the group counts anything.
-    if group_uuid is None:
-        return {}
-    return {'user': {'server_group_members': db.server_group_member_count(group_uuid)}}
+def _count_group_members(db, conn, project_id, user_id=None, group_uuid=None, **_scope):
+    # Members are counted per group; the limit is the project's (as upstream).
+    members = db.server_group_member_count(group_uuid) if group_uuid else 0
+    return {'project': {'server_group_members': members}}
 
 
-# resource -> counter; None would mean "not counted" (0 in use).
+# resource -> counter; None: the owning feature has not registered one (0 in use).
 COUNTERS = {
     'instances': _count_instances,
     'cores': _count_instances,
     'ram': _count_instances,
     'key_pairs': _count_key_pairs,
     'server_groups': _count_server_groups,
-    'server_group_members': _count_server_group_members,
+    'server_group_members': _count_group_members,
 }
 
 

@@ -8,13 +8,14 @@ from nova import crypto, exception
 class KeypairsMixin:
     """os-keypairs for the compute API; ``user_id`` is already authorised."""
 
-    def _check_key_pairs_quota(self, context, user_id, delta=1):
-        """The user's key_pairs quota (in the caller's project), as upstream: 403."""
+    def _check_key_pairs_quota(self, context, user_id):
+        # The key belongs to ``user_id`` (an admin may create one for another
+        # user): that user's count against the caller's project limits.
         try:
-            self.quota.check_deltas(context, {'key_pairs': delta}, context.project_id,
-                                    user_id)
+            self.quota.check_deltas(context, {'key_pairs': 1}, context.project_id,
+                                    user_id=user_id)
         except exception.OverQuota:
-            raise exception.KeypairLimitExceeded()
+            raise exception.KeypairLimitExceeded() from None
 
     def keypair_create(self, context, user_id, name, key_type='ssh', public_key=None):
         """Import ``public_key`` or generate one; returns (row, private key or None)."""
@@ -28,12 +29,6 @@ class KeypairsMixin:
             private_key, public_key, fingerprint = crypto.generate_ssh()
         row = self.db.key_pair_create(dict(name=name, user_id=user_id, type=key_type,
                                            public_key=public_key, fingerprint=fingerprint))
-        try:
-            # Upstream's recheck: a concurrent create may have taken the last one.
-            self._check_key_pairs_quota(context, user_id, delta=0)
-        except exception.KeypairLimitExceeded:
-            self.db.key_pair_destroy(user_id, name)
-            raise
         return row, private_key
 
     def key_values(self, user_id, key_name):

@@ -14,24 +14,14 @@ class ServerGroupsMixin:
         rules = rules or {}
         if policy != 'anti-affinity' and rules:
             raise exception.Invalid(reason='Only anti-affinity policy supports rules.')
-        self._check_server_groups_quota(context, 1)
-        group = self.db.server_group_create(
+        try:
+            self.quota.check_deltas(context, {'server_groups': 1}, context.project_id,
+                                    user_id=context.user_id)
+        except exception.OverQuota:
+            raise exception.ServerGroupLimitExceeded() from None
+        return self.db.server_group_create(
             {'name': name, 'project_id': context.project_id, 'user_id': context.user_id},
             policy, rules)
-        try:
-            # Upstream's recheck: a concurrent create may have taken the last one.
-            self._check_server_groups_quota(context, 0)
-        except exception.QuotaError:
-            self.db.server_group_delete(group['uuid'])
-            raise
-        return group
-
-    def _check_server_groups_quota(self, context, delta):
-        try:
-            self.quota.check_deltas(context, {'server_groups': delta}, context.project_id,
-                                    context.user_id)
-        except exception.OverQuota:
-            raise exception.QuotaError('Quota exceeded, too many server groups.')
 
     def server_group_get(self, context, group_uuid):
         """Any project's group: the handler's policy check decides who may see it."""
@@ -72,8 +62,8 @@ class ServerGroupsMixin:
         """403 unless the group can take ``count`` more members (server_group_members)."""
         try:
             self.quota.check_deltas(context, {'server_group_members': count},
-                                    group['project_id'], context.user_id,
+                                    group['project_id'] or context.project_id,
                                     group_uuid=group['uuid'])
         except exception.OverQuota:
-            raise exception.QuotaError('Quota exceeded, too many servers in group')
+            raise exception.GroupMemberLimitExceeded() from None
         return group
