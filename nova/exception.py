@@ -240,3 +240,38 @@ class AvailabilityZoneNotFound(NotFound):
 
 class MarkerNotFound(Invalid):
     msg_fmt = "Marker %(marker)s could not be found."
+# Quota refusals are 403s at the API, with upstream's messages.
+class QuotaError(NovaException):
+    msg_fmt = "Quota exceeded: code=%(code)s"
+    code = 403
+
+
+class TooManyInstances(QuotaError):
+    msg_fmt = ("Quota exceeded for %(overs)s: Requested %(req)s, but already used "
+               "%(used)s of %(allowed)s %(overs)s")
+
+
+class MetadataLimitExceeded(QuotaError):
+    msg_fmt = "Maximum number of metadata items exceeds %(allowed)d"
+
+
+class OverQuota(QuotaError):
+    """Raised by nova.quota checks; kwargs carry overs, quotas and usages."""
+
+    msg_fmt = "Quota exceeded for resources: %(overs)s"
+
+
+class QuotaResourceUnknown(Invalid):
+    msg_fmt = "Unknown quota resources %(unknown)s."
+
+
+class InstanceGroupNotFound(NotFound):
+    msg_fmt = "Instance group %(group_uuid)s could not be found."
+
+
+class ServerGroupLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many server groups."
+
+
+class GroupMemberLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many servers in group"

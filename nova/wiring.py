@@ -44,6 +44,8 @@ def compute_service(conf, db):
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources'),
                 (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
-                 'rescue-timeout')]
+                 'rescue-timeout'),
+                # The interval doubles as the polling period, as upstream.
+                (mgr.reclaim_queued_deletes, conf.reclaim_instance_interval, 'reclaim')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,
                            periodic=periodic)

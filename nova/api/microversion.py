@@ -123,12 +123,20 @@ LOCKED = (2, 9)
 HOST_STATUS = (2, 16)
 DESCRIPTION = (2, 19)
 TAGS = (2, 26)
+PROXY_APIS_LAST = (2, 35)
 NETWORKS_REQUIRED = (2, 37)
+USAGE_PAGINATION = (2, 40)
+IMAGE_ID_IN_BODY = (2, 45)
 FLAVOR_EMBEDDED = (2, 47)
+STANDARD_DIAGNOSTICS = (2, 48)
+MIGRATIONS_PAGINATION = (2, 59)
 FLAVOR_DESCRIPTION = (2, 55)
 FLAVOR_EXTRA_SPECS = (2, 61)
 TRUSTED_CERTS = (2, 63)
 SERVER_GROUPS = (2, 71)
+SERVER_GROUP_OWNER = (2, 13)
+SOFT_AFFINITY = (2, 15)
+SERVER_GROUP_POLICY = (2, 64)
 LOCKED_REASON = (2, 73)
 FULL_UPDATE_BODY = (2, 75)
 HOSTNAME_FOR_USERS = (2, 90)
@@ -152,7 +160,13 @@ REBUILD_KEY_NAME = (2, 54)
 FLAVOR_EXTRA_SPECS_VALIDATION = (2, 86)
 HYPERVISOR_STATS_REMOVED = (2, 88)
 KEYPAIR_IMPORT_ONLY = (2, 92)
+# Quota sets, quota classes and limits.
+NETWORK_QUOTAS_REMOVED = (2, 36)
+LIMITS_NO_IMAGE_META = (2, 39)
+QUOTA_CLASS_SERVER_GROUPS = (2, 50)
+PERSONALITY_REMOVED = (2, 57)
 
+_MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
 
 
@@ -162,6 +176,10 @@ class MalformedVersion(ValueError):
 
 def parse(text):
     """'2.47' -> (2, 47); raises MalformedVersion for anything else."""
+    # Bounded before int(): a number thousands of digits long is malformed,
+    # not a reason to fail (int() refuses > 4300 digits with ValueError).
+    if len(text) > _MAX_VERSION_TEXT:
+        raise MalformedVersion(text[:_MAX_VERSION_TEXT] + '...')
     match = _VERSION_RE.match(text.strip())
     if not match:
         raise MalformedVersion(text)

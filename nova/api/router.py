@@ -6,21 +6,32 @@ import re
 from nova.api import microversion as mv
 from nova.api import wsgi
 from nova.api.handlers import (
+    admin_actions,
     aggregates,
+    extensions,
     flavor_extras,
     flavors,
     hosts,
     hypervisors,
+    images,
     instance_actions,
     keypairs,
+    limits,
+    migrations,
+    quota_classes,
+    quota_sets,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
+    server_external_events,
+    server_groups,
     server_metadata,
     server_tags,
     servers,
     services,
+    usage,
     versions,
     volume_attachments,
+    volumes_proxy,
 )
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
@@ -32,6 +43,13 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 TAGS = mv.TAGS
 _BEFORE_HOSTS_REMOVED = (2, 42)
+PROXY = mv.PROXY_APIS_LAST
+
+
+def proxy(handler):
+    """The proxy APIs to the image and volume services end at 2.35, as upstream."""
+    return Method(handler, mv.MIN, PROXY)
+
 
 # Paths are below /v2.1. Each method names its handler and the microversion
 # range that serves it; outside that range the route answers 404.
@@ -103,6 +121,45 @@ ROUTES = [
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),
+    ('/limits', {'GET': m(limits.index)}),
+    ('/os-quota-sets/{project_id}', {'GET': m(quota_sets.show), 'PUT': m(quota_sets.update),
+                                     'DELETE': m(quota_sets.delete)}),
+    ('/os-quota-sets/{project_id}/defaults', {'GET': m(quota_sets.defaults)}),
+    ('/os-quota-sets/{project_id}/detail', {'GET': m(quota_sets.detail)}),
+    ('/os-quota-class-sets/{class_name}', {'GET': m(quota_classes.show),
+                                           'PUT': m(quota_classes.update)}),
+    ('/servers/{server_id}/diagnostics', {'GET': m(admin_actions.diagnostics)}),
+    ('/servers/{server_id}/migrations', {'GET': m(migrations.server_index, (2, 23))}),
+    ('/os-migrations', {'GET': m(migrations.index)}),
+    ('/os-simple-tenant-usage', {'GET': m(usage.index)}),
+    ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),
+    ('/os-instance_usage_audit_log', {'GET': m(usage.audit_index)}),
+    ('/os-instance_usage_audit_log/{before}', {'GET': m(usage.audit_show)}),
+    ('/extensions', {'GET': m(extensions.index)}),
+    ('/extensions/{alias}', {'GET': m(extensions.show)}),
+    ('/images', {'GET': proxy(images.index)}),
+    ('/images/detail', {'GET': proxy(images.detail)}),
+    ('/images/{image_id}', {'GET': proxy(images.show), 'DELETE': proxy(images.delete)}),
+    ('/images/{image_id}/metadata', {'GET': proxy(images.metadata_index),
+                                     'POST': proxy(images.metadata_create),
+                                     'PUT': proxy(images.metadata_update_all)}),
+    ('/images/{image_id}/metadata/{key}', {'GET': proxy(images.metadata_show),
+                                           'PUT': proxy(images.metadata_update),
+                                           'DELETE': proxy(images.metadata_delete)}),
+    ('/os-volumes', {'GET': proxy(volumes_proxy.volume_index),
+                     'POST': proxy(volumes_proxy.volume_create)}),
+    ('/os-volumes/detail', {'GET': proxy(volumes_proxy.volume_detail)}),
+    ('/os-volumes/{volume_id}', {'GET': proxy(volumes_proxy.volume_show),
+                                 'DELETE': proxy(volumes_proxy.volume_delete)}),
+    ('/os-snapshots', {'GET': proxy(volumes_proxy.snapshot_index),
+                       'POST': proxy(volumes_proxy.snapshot_create)}),
+    ('/os-snapshots/detail', {'GET': proxy(volumes_proxy.snapshot_detail)}),
+    ('/os-snapshots/{snapshot_id}', {'GET': proxy(volumes_proxy.snapshot_show),
+                                     'DELETE': proxy(volumes_proxy.snapshot_delete)}),
+    ('/os-server-external-events', {'POST': m(server_external_events.create)}),
+    ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
+    ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),
+                                             'DELETE': m(server_groups.delete)}),
 ]
 
 

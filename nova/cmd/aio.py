@@ -4,7 +4,6 @@ import logging
 import os
 
 import nova.conf
-from nova import context as nova_context
 from nova import wiring, wsgi_server
 from nova.api import auth
 from nova.cmd import common, manage
@@ -111,27 +110,50 @@ def _keystone_clouds(conf, compute_url, image_url, volume_url):
     return text
 
 
-def write_clouds_yaml(conf, compute_url, image_url, volume_url):
+def _password_cloud(name, identity_url, user):
+    # A password login to the identity stand-in: the token is "user:user" and
+    # comes with a catalog, so clients also learn there is no network service.
+    return ('  %s:\n'
+            '    auth_type: password\n'
+            '    auth:\n'
+            '      auth_url: %s\n'
+            '      username: %s\n'
+            '      password: %s\n'
+            '      project_name: %s\n'
+            '      user_domain_name: Default\n'
+            '      project_domain_name: Default\n'
+            '    identity_api_version: 3\n' % (name, identity_url, user, user, user))
+
+
+def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=None):
+    """clouds.yaml: nova-aio (user and project "notused") and nova-aio-admin (admin)."""
     path = os.path.join(conf.state_path, 'clouds.yaml')
     if _keystone_mode(conf):
-        body = _keystone_clouds(conf, compute_url, image_url, volume_url)
+        text = 'clouds:\n  nova-aio:\n' + _keystone_clouds(conf, compute_url, image_url,
+                                                          volume_url)
+    elif identity_url:
+        text = ('clouds:\n' + _password_cloud('nova-aio', identity_url, 'notused')
+                + _password_cloud('nova-aio-admin', identity_url, 'admin'))
     else:
-        body = _noauth_clouds(compute_url, image_url, volume_url)
+        text = 'clouds:\n  nova-aio:\n' + _noauth_clouds(compute_url, image_url, volume_url)
     with open(path, 'w') as handle:
-        handle.write('clouds:\n  nova-aio:\n' + body)
+        handle.write(text)
     return path
 
 
-def _current_context():
-    """The RequestContext of the request this thread serves, if any.
+def _with_identity(app, endpoints):
+    """Serve the noauth2 identity stand-in under /identity beside the compute API."""
+    from nova.embedded import identity
+    stub = identity.IdentityStub(endpoints)
 
-    Every RequestContext made by nova.api.auth registers itself as the
-    thread's current one (oslo.context), so the volume endpoint's image
-    fetches run as the caller who asked for the volume.
-    """
-    from oslo_context import context as o_context
-    ctx = o_context.get_current()
-    return ctx if isinstance(ctx, nova_context.RequestContext) else None
+    def dispatch(environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == '/identity' or path.startswith('/identity/'):
+            environ['SCRIPT_NAME'] = environ.get('SCRIPT_NAME', '') + '/identity'
+            environ['PATH_INFO'] = path[len('/identity'):]
+            return stub(environ, start_response)
+        return app(environ, start_response)
+    return dispatch
 
 
 class AllInOne:
@@ -182,10 +204,23 @@ class AllInOne:
             svc = build(conf, db)
             svc.start()
             self.services.append(svc)
-        server, _t, url = wsgi_server.serve_in_thread(wiring.api_app(conf, db),
-                                                      conf.aio.listen, conf.aio.compute_port)
+        app = wiring.api_app(conf, db)
+        noauth = conf.api.auth_strategy == 'noauth2'
+        endpoints = []
+        if noauth:
+            app = _with_identity(app, endpoints)
+        server, _t, url = wsgi_server.serve_in_thread(app, conf.aio.listen,
+                                                      conf.aio.compute_port)
         self.servers.append(server)
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
+        if noauth:
+            self.urls['identity'] = url.rstrip('/') + '/identity'
+            # Filled in place: the ports are known only once the servers listen.
+            endpoints.extend([
+                ('compute', 'nova', self.urls['compute']),
+                ('image', 'glance', self.urls['image']),
+                ('block-storage', 'cinder', self.urls['volume'] + '/v3/%(project_id)s'),
+                ('identity', 'keystone', self.urls['identity'])])
         self.db = db
         return self
 
@@ -194,10 +229,10 @@ class AllInOne:
         from nova.image import glance
         images = glance.GlanceClient(conf)
 
-        def fetch(image_id, dest_path):
-            # As the volume's requester, so it gets only images it may read.
-            ctx = _current_context() or nova_context.get_admin_context()
-            return images.download(ctx, image_id, dest_path)
+        def fetch(context, image_id, dest_path):
+            # As the volume's requester (its RequestContext, handed over by
+            # the volume endpoint): only images it may use, never as admin.
+            return images.download(context, image_id, dest_path)
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(
@@ -224,7 +259,7 @@ def main(argv=None):
     common.parse_args(argv, conf=conf)
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
-                               aio.urls['volume'])
+                               aio.urls['volume'], aio.urls.get('identity'))
 
     def ready():
         LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',

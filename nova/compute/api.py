@@ -7,15 +7,21 @@ import string
 
 from oslo_utils import strutils, timeutils, uuidutils
 
-from nova import exception
+from nova import exception, quota
 from nova.compute import (
     api_actions,
     api_admin,
+    api_admin_actions,
     api_aggregates,
+    api_events,
     api_flavors,
     api_keypairs,
+    api_proxy,
     api_rescue,
+    api_server_groups,
+    api_usage,
     block_device,
+    host_rules,
     image_props,
 )
 from nova.compute import vm_states as vs
@@ -45,7 +51,9 @@ def image_id_from_ref(ref):
 
 
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
-          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin):
+          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
+          api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -55,6 +63,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         self.image_api = image_api
         self.conductor_api = conductor_api
         self.compute_rpcapi = compute_rpcapi
+        # Quota sets, limits and the checks other resources call.
+        self.quota = quota.QuotaEngine(conf, db)
 
     # -- reads -------------------------------------------------------------
     def get(self, context, uuid):
@@ -113,7 +123,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         from nova.virt.libvirt import guestfeatures
         guestfeatures.validate_image_request(flavor, props)
 
-    def create(self, context, server, networks=None):
+    def create(self, context, server, networks=None, scheduler_hints=None):
         """Validate everything, write the instances, and cast the build.
 
         Returns (instances, admin_password). Nothing is written when a check fails.
@@ -131,37 +141,41 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
+        host_rules.check_buses_somewhere(self.conf, self.db, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
                                            '"auto".')
         key_values = self.key_values(context.user_id, server.get('key_name'))
         zone, force_host = self._requested_zone(context, server.get('availability_zone'))
-        min_count = int(server.get('min_count', 1))
-        max_count = int(server.get('max_count', min_count))
-        if min_count > max_count:
-            raise exception.Invalid(reason='min_count must be <= max_count')
+        min_count, max_count = self._counts(server)
+        self.quota.check_metadata(context, server.get('metadata'), context.project_id,
+                                  context.user_id)
+        try:
+            group = self.group_from_hints(context, scheduler_hints)
+        except exception.InstanceGroupNotFound as exc:
+            raise exception.Invalid(reason=exc.format_message())
+        if group is not None:
+            self.check_group_room(context, group, max_count)
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
         base.update(key_values)
         base['availability_zone'] = zone
-        instances = []
+        instances = self._write_instances(context, server, flavor, bdms, base,
+                                          min_count, max_count)
         try:
-            for index in range(max_count):
-                values = dict(base, launch_index=index)
-                if max_count > 1:
-                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
-                    values['hostname'] = sanitize_hostname(values['display_name'])
-                row = self.db.instance_create(values, bdms=bdms,
-                                              name_template=self.conf.instance_name_template)
-                self.db.action_start(context, row['uuid'], 'create')
-                instances.append(row)
+            if group is not None:
+                # Members from the start, as upstream: the scheduler counts them.
+                self.db.server_group_add_members(group['uuid'],
+                                                 [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
             spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
             if force_host:
                 spec['force_host'] = force_host
+            if group is not None:
+                spec['group'] = group['uuid']
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
@@ -184,6 +198,40 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         elif host is None:
             raise exception.Invalid(reason='The requested availability zone is not available')
         return zone or None, host
+
+    def _counts(self, server):
+        """(min_count, max_count), max_count capped so one request stays bounded."""
+        min_count = int(server.get('min_count', 1))
+        max_count = int(server.get('max_count', min_count))
+        if min_count > max_count:
+            raise exception.Invalid(reason='min_count must be <= max_count')
+        cap = self.conf.quota.max_instances_per_request
+        if min_count > cap:
+            raise exception.Invalid(reason='Invalid input for field/attribute min_count. '
+                                           'Value: %d. At most %d servers can be created '
+                                           'in one request.' % (min_count, cap))
+        return min_count, min(max_count, cap)
+
+    def _write_instances(self, context, server, flavor, bdms, base, min_count, max_count):
+        """Check the quota and insert every row of the request in one transaction.
+
+        The transaction holds the project's quota lock, so a concurrent create
+        counts these rows (or waits for them) before it decides.
+        """
+        with self.quota.locked(context.project_id) as conn:
+            count = self.quota.check_instances(context, flavor, min_count, max_count,
+                                               context.project_id, context.user_id,
+                                               conn=conn)
+            values_list = []
+            for index in range(count):
+                values = dict(base, launch_index=index)
+                if count > 1:
+                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
+                    values['hostname'] = sanitize_hostname(values['display_name'])
+                values_list.append(values)
+            return self.db.instances_create(conn, values_list, bdms=bdms,
+                                            name_template=self.conf.instance_name_template,
+                                            context=context, action='create')
 
     def _base_values(self, context, server, flavor, image_ref, image):
         props = image.get('properties', {})
@@ -264,12 +312,19 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             raise exception.InstanceLocked(instance_uuid=instance['uuid'])
 
     def delete(self, context, instance):
+        if self.deferred_delete_applies(instance):
+            return self.soft_delete(context, instance)
         self.check_locked(context, instance)
+        self.hard_delete(context, instance)
+
+    def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
-            # Never reached a host: nothing to clean up but the record.
-            self.db.instance_destroy(instance['uuid'])
-            return
+            # Never reached a host: nothing to clean up but the record, as
+            # long as no host claimed it since we read it (then that host
+            # must delete it, releasing its claim and any guest it started).
+            if self.db.instance_destroy_unscheduled(instance['uuid']):
+                return
         updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         self.compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), instance['host'])
+            context, instance_obj.Instance.from_db(updated), updated['host'])

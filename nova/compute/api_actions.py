@@ -26,6 +26,9 @@ SPECS = {
     'resume': ActionSpec('resume', (vs.SUSPENDED,), (None,), 'resuming'),
     'createImage': ActionSpec('createImage', (vs.ACTIVE, vs.STOPPED, vs.PAUSED,
                                               vs.SUSPENDED), (None,), 'image_snapshot'),
+    'createBackup': ActionSpec('createBackup', (vs.ACTIVE, vs.STOPPED, vs.PAUSED,
+                                                vs.SUSPENDED), (None,), vs.IMAGE_BACKUP),
+    'restore': ActionSpec('restore', (vs.SOFT_DELETED,), (None,), vs.RESTORING),
     'rebuild': ActionSpec('rebuild', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,),
                           'rebuilding'),
     'rescue': ActionSpec('rescue', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,), vs.RESCUING),
@@ -103,15 +106,23 @@ class ServerActionsMixin:
             output = '\n'.join(lines[-length:] if length else [])
         return output
 
-    def snapshot(self, context, instance, name, metadata):
-        """Create the image record now, then let the compute host fill it."""
+    def snapshot(self, context, instance, name, metadata, backup=None):
+        """Create the image record now, then let the compute host fill it.
+
+        ``backup`` is (backup_type, rotation) for createBackup: the image is a
+        'backup' and the host deletes the oldest beyond ``rotation`` afterwards.
+        """
+        spec_key = 'createImage' if backup is None else 'createBackup'
         self.check_locked(context, instance)
-        check_state(instance, SPECS['createImage'])
+        check_state(instance, SPECS[spec_key])
         from nova.image import sysmeta
         props = dict(sysmeta.sysmeta_to_image(instance['system_metadata']).get('properties',
                                                                                  {}))
         props.update(metadata)
-        props.update({'image_type': 'snapshot', 'instance_uuid': instance['uuid'],
+        if backup is not None:
+            props['backup_type'] = backup[0]
+        props.update({'image_type': 'snapshot' if backup is None else 'backup',
+                      'instance_uuid': instance['uuid'],
                       'base_image_ref': instance['image_ref'] or '',
                       'owner_specified.openstack.object': 'images/%s' % name})
         props = {k: str(v) for k, v in props.items()
@@ -123,11 +134,15 @@ class ServerActionsMixin:
             owner=instance['project_id'], min_disk=instance['root_gb'] or 0, min_ram=0,
             **props))
         try:
-            inst = self.begin_action(context, instance, 'createImage')
+            inst = self.begin_action(context, instance, spec_key)
         except Exception:
             self.image_api.delete(context, image['id'])
             raise
-        self.compute_rpcapi.snapshot_instance(context, inst, inst.host, image['id'])
+        if backup is None:
+            self.compute_rpcapi.snapshot_instance(context, inst, inst.host, image['id'])
+        else:
+            self.compute_rpcapi.backup_instance(context, inst, inst.host, image['id'],
+                                                backup[0], backup[1])
         return image['id']
 
     def rebuild(self, context, instance, spec):
@@ -189,13 +204,26 @@ class ServerActionsMixin:
                 raise exception.Invalid(reason='Volume %s is already attached to the '
                                                'server.' % volume_id)
         inst = instance_obj.Instance.from_db(instance)
-        device = self.compute_rpcapi.reserve_device_name(context, inst, inst.host,
-                                                         requested=device)
-        bdm = self.db.bdm_create({
-            'instance_uuid': instance['uuid'], 'source_type': 'volume',
-            'destination_type': 'volume', 'volume_id': volume_id, 'device_name': device,
-            'device_type': 'disk', 'delete_on_termination': bool(delete_on_termination),
-            'tag': tag, 'boot_index': None})
+        # Reserve the volume now, as upstream does: a second server asking for
+        # it gets Cinder's 400 here, not a 200 and a lost attach later.
+        volume_context = self.volume_api.context_for(context, inst)
+        attachment = self.volume_api.attachment_create(volume_context, volume_id,
+                                                       instance['uuid'])
+        try:
+            # The host picks the name and records the BDM under the instance's
+            # lock, so two concurrent attaches never get the same device.
+            bdm_uuid = self.compute_rpcapi.reserve_device_name(
+                context, inst, inst.host, requested=device, bdm={
+                    'instance_uuid': instance['uuid'], 'source_type': 'volume',
+                    'destination_type': 'volume', 'volume_id': volume_id,
+                    'device_type': 'disk', 'attachment_id': attachment['id'],
+                    'delete_on_termination': bool(delete_on_termination),
+                    'tag': tag, 'boot_index': None})
+        except Exception:
+            self.volume_api.attachment_delete(volume_context, attachment['id'])
+            raise
+        bdm = next(b for b in self.db.bdm_get_by_instance(instance['uuid'])
+                   if b['uuid'] == bdm_uuid)
         self.db.action_start(context, instance['uuid'], 'attach_volume')
         self.compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
         return bdm

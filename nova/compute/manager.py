@@ -10,6 +10,7 @@ from nova import context as nova_context
 from nova import exception
 from nova.compute import (
     actions,
+    manager_admin,
     manager_image,
     manager_power,
     manager_rescue,
@@ -31,7 +32,8 @@ _RESET_ON_START = {
 
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
-                     manager_volumes.VolumesMixin, manager_rescue.RescueMixin):
+                     manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
+                     manager_admin.AdminMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
@@ -54,6 +56,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.driver.init_host(self.host)
         self.update_available_resource()
         self._reconcile_on_start()
+        self._recount_usage()
 
     def get_host_uptime(self, context):
         return self.driver.get_host_uptime()
@@ -69,6 +72,19 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         resources.setdefault('hypervisor_hostname', self.host)
         resources['capabilities'] = _capabilities(resources, self.driver)
         self.db.compute_node_update(self.host, resources)
+
+    def _recount_usage(self):
+        """Host usage from the instances actually here: no leaked claim survives a restart.
+
+        Only at start-up: later, claims in flight (a host chosen, the
+        instance not yet pointing at it) would be lost by a recount.
+        """
+        used = [0, 0, 0]
+        for row in self.db.instance_get_all({'host': self.host}):
+            if row['flavor']:
+                for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
+                    used[i] += amount
+        self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
         """Finish what a crash interrupted: stuck builds fail, deletes complete."""

@@ -11,6 +11,9 @@ class ComputeAPI:
     * 1.0 - Initial version: build_and_run_instance, terminate_instance,
             power_action, get_console_output, snapshot_instance,
             rebuild_instance.
+    * 1.0 - (same major) get_diagnostics, backup_instance, soft_delete_instance,
+            restore_instance, external_instance_event added while 1.x is
+            unreleased.
     * 1.1 - get_host_uptime (os-hypervisors uptime).
     """
 
@@ -51,9 +54,13 @@ class ComputeAPI:
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
                                  admin_password=admin_password)
 
-    def reserve_device_name(self, context, instance, host, requested=None, bus=None):
+    def reserve_device_name(self, context, instance, host, requested=None, bus=None,
+                            bdm=None):
+        """The next device name; with ``bdm`` values, the uuid of the BDM recorded with it."""
+        kwargs = {'bdm': bdm} if bdm is not None else {}
         return self._prepare(host, timeout=30).call(
-            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus)
+            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus,
+            **kwargs)
 
     def attach_volume(self, context, instance, host, bdm_uuid):
         self._prepare(host).cast(context, 'attach_volume', instance=instance,
@@ -73,3 +80,22 @@ class ComputeAPI:
 
     def unrescue_instance(self, context, instance, host):
         self._prepare(host).cast(context, 'unrescue_instance', instance=instance)
+
+    def get_diagnostics(self, context, instance, host, standard=False):
+        return self._prepare(host, timeout=30).call(
+            context, 'get_diagnostics', instance=instance, standard=standard)
+
+    def backup_instance(self, context, instance, host, image_id, backup_type, rotation):
+        self._prepare(host).cast(context, 'backup_instance', instance=instance,
+                                 image_id=image_id, backup_type=backup_type,
+                                 rotation=rotation)
+
+    def soft_delete_instance(self, context, instance, host):
+        self._prepare(host).cast(context, 'soft_delete_instance', instance=instance)
+
+    def restore_instance(self, context, instance, host):
+        self._prepare(host).cast(context, 'restore_instance', instance=instance)
+
+    def external_instance_event(self, context, instance, host, events):
+        self._prepare(host).cast(context, 'external_instance_event', instance=instance,
+                                 events=events)

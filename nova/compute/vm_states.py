@@ -25,6 +25,9 @@ REBOOTING = 'rebooting'
 REBOOTING_HARD = 'rebooting_hard'
 RESCUING = 'rescuing'
 UNRESCUING = 'unrescuing'
+SOFT_DELETING = 'soft-deleting'
+RESTORING = 'restoring'
+IMAGE_BACKUP = 'image_backup'
 
 # status (API) -> vm_state filter values
 STATUS_TO_VM_STATES = {

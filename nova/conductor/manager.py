@@ -36,7 +36,8 @@ class ConductorManager:
                 node = self.scheduler.select_and_claim(
                     flavor, force_host=request_spec.get('force_host'),
                     image_props=(image or {}).get('properties'),
-                    zone=request_spec.get('availability_zone'))
+                    zone=request_spec.get('availability_zone'),
+                    group=request_spec.get('group'))
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return

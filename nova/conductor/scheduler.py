@@ -30,7 +30,7 @@ class Scheduler:
         return self.db.host_zones().get(host, self.conf.default_availability_zone)
 
     def select_and_claim(self, flavor, exclude=(), force_host=None, image_props=None,
-                         zone=None):
+                         zone=None, group=None):
         vcpus, memory_mb, disk_gb = requested_resources(flavor)
         up_since = db_api.utcnow_minus(self.conf.service_down_time)
         nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
@@ -42,12 +42,34 @@ class Scheduler:
         nodes = [n for n in nodes if n['host'] not in exclude
                  and (force_host is None or n['host'] == force_host)
                  and filters.image_props_filter(n, image_props or {}, flavor)]
-        for node in sorted(nodes, key=_free_ram, reverse=True):
+        order = _free_ram
+        if group is not None:
+            nodes, order = self._group_placement(nodes, group)
+        for node in sorted(nodes, key=order, reverse=True):
             # Another conductor may have taken the room since the query:
             # the claim re-checks capacity inside the UPDATE itself.
             if self.db.compute_node_claim(node['host'], vcpus, memory_mb, disk_gb):
                 return node
         raise exception.NoValidHost(reason='There are not enough hosts available.')
+
+    def _group_placement(self, nodes, group_uuid):
+        """Server group filters (hard policies) and weighers (soft ones), as upstream."""
+        try:
+            group = self.db.server_group_get(group_uuid)
+        except exception.InstanceGroupNotFound:
+            return nodes, _free_ram
+        members = self.db.server_group_member_hosts(group_uuid)
+        policy = group['policy']
+        if policy == 'affinity' and members:
+            nodes = [n for n in nodes if n['host'] in members]
+        elif policy == 'anti-affinity':
+            limit = group['rules'].get('max_server_per_host', 1)
+            nodes = [n for n in nodes if members.get(n['host'], 0) < limit]
+        if policy == 'soft-affinity':
+            return nodes, lambda n: (members.get(n['host'], 0), _free_ram(n))
+        if policy == 'soft-anti-affinity':
+            return nodes, lambda n: (-members.get(n['host'], 0), _free_ram(n))
+        return nodes, _free_ram
 
     def release(self, host, flavor):
         self.db.compute_node_release(host, *requested_resources(flavor))

@@ -20,6 +20,10 @@ opts = [
     cfg.IntOpt('rescue_timeout', default=0, min=0,
                help='Seconds after which a rescued instance is unrescued '
                     'automatically; 0 disables.'),
+    cfg.IntOpt('reclaim_instance_interval', default=0, min=0,
+               help='Seconds a deleted server stays SOFT_DELETED (restorable with the '
+                    'restore action) before each compute host reclaims it; also how '
+                    'often hosts look for such servers. 0 deletes at once.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,

@@ -233,6 +233,16 @@ class Aggregate(BASE):
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
     name = Column(String(255), nullable=False, unique=True)
+class Quota(BASE):
+    """A project's own limit for one resource (absent: the class default applies)."""
+
+    __tablename__ = 'quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'resource',
+                                       name='uniq_quotas0project_id0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
     created_at = Column(DateTime)
     updated_at = Column(DateTime)
 
@@ -257,4 +267,72 @@ class AggregateMetadata(BASE):
                           nullable=False, index=True)
     key = Column(String(255), nullable=False)
     value = Column(String(255), nullable=False)
+    created_at = Column(DateTime)
+class ProjectUserQuota(BASE):
+    """One user's limit inside a project (absent: the project's limit applies)."""
+
+    __tablename__ = 'project_user_quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'user_id', 'resource',
+                                       name='uniq_project_user_quotas0project0user0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    user_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaClass(BASE):
+    """A quota class's limit; the "default" class overrides the configured defaults."""
+
+    __tablename__ = 'quota_classes'
+    __table_args__ = (UniqueConstraint('class_name', 'resource',
+                                       name='uniq_quota_classes0class_name0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    class_name = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaLock(BASE):
+    """One row per project, locked (FOR UPDATE) while a quota check and its insert run."""
+
+    __tablename__ = 'quota_locks'
+    project_id = Column(String(255), primary_key=True)
+
+
+class InstanceGroup(BASE):
+    """A server group; its policy and rules live in instance_group_policy."""
+
+    __tablename__ = 'instance_groups'
+    __table_args__ = (Index('instance_groups_project_id_idx', 'project_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    name = Column(String(255))
+    project_id = Column(String(255))
+    user_id = Column(String(255))
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class InstanceGroupPolicy(BASE):
+    __tablename__ = 'instance_group_policy'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
+                      nullable=False, index=True)
+    policy = Column(String(255), nullable=False)
+    rules = Column(Text)
+
+
+class InstanceGroupMember(BASE):
+    __tablename__ = 'instance_group_member'
+    __table_args__ = (UniqueConstraint('group_id', 'instance_uuid',
+                                       name='uniq_instance_group_member0group0instance'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
+                      nullable=False, index=True)
+    instance_uuid = Column(String(36), nullable=False, index=True)
     created_at = Column(DateTime)

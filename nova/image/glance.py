@@ -165,12 +165,14 @@ class GlanceClient(ksa_utils.ServiceClient):
         and public images. With Keystone that is the user's token (as
         upstream). With noauth2 the token is ``user:project``; a context
         that carries none (built from an instance or by a periodic task)
-        gets one from its user and project, and an admin context without
-        a user acts as the noauth administrator.
+        gets one from its user and project (a project alone acts as the
+        user of the same name, as a noauth token without ':' does), and an
+        admin context without a user acts as the noauth administrator.
         """
         if context is None or context.auth_token or not self._noauth():
             return context
-        user = context.user_id or ('admin' if context.is_admin else None)
+        user = context.user_id or ('admin' if context.is_admin
+                                   else context.project_id)
         if user is None:
             return context
         acting = copy.copy(context)
@@ -198,6 +200,12 @@ class GlanceClient(ksa_utils.ServiceClient):
         except (ksa_exc.ClientException, requests.RequestException) as exc:
             raise exception.ImageServiceError(
                 reason='%s %s: %s' % (method, path, exc)) from exc
+
+    def endpoint(self, context):
+        """The image service's root URL without its version, for links."""
+        adapter = self._adapter(context, 0)
+        url = ksa_utils.versioned_endpoint(adapter).rstrip('/')
+        return re.sub(r'/v\d+(\.\d+)?$', '', url)
 
     @staticmethod
     def _image_path(image_id, sub=''):

@@ -105,9 +105,9 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
-                               device_type='disk', requested=None):
+                               device_type='disk', requested=None, in_use=()):
         """'/dev/<name>' the next attached volume gets (``requested`` if
-        free, Invalid if taken)."""
+        free, Invalid if taken); names in ``in_use`` count as taken."""
         raise NotImplementedError()
 
     def attach_volume(self, context, connection_info, instance, mountpoint,
@@ -171,4 +171,12 @@ class ComputeDriver:
 
     def get_instance_disk_path(self, instance):
         """Host path of the instance's root disk (may not exist yet)."""
+        raise NotImplementedError()
+
+    def get_diagnostics(self, instance):
+        """The hypervisor-specific statistics dict of a running guest (before 2.48)."""
+        raise NotImplementedError()
+
+    def get_instance_diagnostics(self, instance):
+        """The standard diagnostics dict of a running guest (2.48)."""
         raise NotImplementedError()

@@ -230,6 +230,10 @@ class CinderClient(ksa_utils.ServiceClient):
         return self._call(context, 'POST', '/volumes',
                           json={'volume': body}).json()['volume']
 
+    def list(self, context):
+        """The caller's volumes, with details."""
+        return self._call(context, 'GET', '/volumes/detail').json()['volumes']
+
     def wait_for_status(self, context, volume_id, statuses, timeout=None):
         """Poll until the volume's status is one of ``statuses``.
 
@@ -323,6 +327,10 @@ class CinderClient(ksa_utils.ServiceClient):
             context, 'POST', '/snapshots', json={'snapshot': body},
             not_found=lambda: exception.VolumeNotFound(volume_id=volume_id),
         ).json()['snapshot']
+
+    def list_snapshots(self, context):
+        """The caller's volume snapshots, with details."""
+        return self._call(context, 'GET', '/snapshots/detail').json()['snapshots']
 
     def _snapshot_not_found(self, snapshot_id):
         return lambda: exception.VolumeSnapshotNotFound(

@@ -59,6 +59,8 @@ _FIXED = {
     'start_time': '2026-01-01T10:00:06.000000',
     'finish_time': '2026-01-01T10:00:07.000000',
     'updated_at': '2026-01-01T10:00:07.000000',
+    # The volume proxy's volumes and snapshots.
+    'createdAt': '2026-01-01T10:00:00.000000',
     # Key pairs: a generated key differs on every run; samples show this one.
     'created_at': '2026-01-01T10:00:00.000000',
     'public_key': SAMPLE_PUBLIC_KEY,
@@ -171,6 +173,48 @@ def _flavors(w):
     w.call('DELETE', '/flavors/10', 202, version=NEWEST)
 
 
+def _quota_sets(w):
+    """os-quota-sets of the admin project (which holds one server) at 2.1 and 2.57."""
+    for version, prefix in (('2.1', 'os-quota-sets/'), ('2.57', 'os-quota-sets/v2.57/')):
+        path = '/os-quota-sets/admin'
+        w.call('GET', path, 200, version=version, resp_name=prefix + 'quotas-show-get-resp.json')
+        w.call('GET', path + '/detail', 200, version=version,
+               resp_name=prefix + 'quotas-show-detail-get-resp.json')
+        w.call('GET', path + '/defaults', 200, version=version,
+               resp_name=prefix + 'quotas-show-defaults-get-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 45, 'cores': 40}},
+               version=version, req_name=prefix + 'quotas-update-post-req.json',
+               resp_name=prefix + 'quotas-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 0, 'force': True}},
+               version=version, req_name=prefix + 'quotas-update-force-post-req.json',
+               resp_name=prefix + 'quotas-update-force-post-resp.json')
+        w.call('DELETE', path, 202, version=version)
+        w.call('PUT', path + '?user_id=demo', 200, {'quota_set': {'instances': 9}},
+               version=version, req_name=prefix + 'user-quotas-update-post-req.json',
+               resp_name=prefix + 'user-quotas-update-post-resp.json')
+        w.call('GET', path + '?user_id=demo', 200, version=version,
+               resp_name=prefix + 'user-quotas-show-get-resp.json')
+        w.call('DELETE', path + '?user_id=demo', 202, version=version)
+
+
+def _quotas_and_limits(w, image_id):
+    """Quota sets, quota classes and limits, with one server using some quota."""
+    server_id = _boot(w, image_id, 'quota-sample')
+    _quota_sets(w)
+    for version in ('2.1', '2.50', '2.57'):
+        prefix = 'os-quota-class-sets/' + ('' if version == '2.1' else 'v%s/' % version)
+        path = '/os-quota-class-sets/default'
+        w.call('GET', path, 200, version=version,
+               resp_name=prefix + 'quota-classes-show-get-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 50, 'cores': 50}},
+               version=version, req_name=prefix + 'quota-classes-update-post-req.json',
+               resp_name=prefix + 'quota-classes-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 10, 'cores': 20}},
+               version=version)
+    for version in ('2.1', '2.36', '2.39', '2.57'):
+        prefix = 'limits/' + ('' if version == '2.1' else 'v%s/' % version)
+        w.call('GET', '/limits', 200, version=version, resp_name=prefix + 'limit-get-resp.json')
+    _delete(w, server_id)
 def _keypairs(w):
     key = {'keypair': {'name': 'keypair-gen'}}
     w.call('POST', '/os-keypairs', 200, key, version='2.1', token='demo:demo',
@@ -606,6 +650,156 @@ def _volumes(w, image_id, rescue_image_id):
     _delete(w, server_id)
 
 
+def _server_groups(w, image_id):
+    """os-server-groups at 2.1 and 2.64, and a server booted into a group."""
+    prefix = 'os-server-groups/'
+    body = {'server_group': {'name': 'test', 'policies': ['anti-affinity']}}
+    group = w.call('POST', '/os-server-groups', 200, body, version='2.1',
+                   req_name=prefix + 'server-groups-post-req.json',
+                   resp_name=prefix + 'server-groups-post-resp.json')['server_group']
+    w.call('GET', '/os-server-groups', 200, version='2.1',
+           resp_name=prefix + 'server-groups-list-resp.json')
+    w.call('GET', '/os-server-groups/' + group['id'], 200, version='2.1',
+           resp_name=prefix + 'server-groups-get-resp.json')
+    w.call('DELETE', '/os-server-groups/' + group['id'], 204, version='2.1')
+    body = {'server_group': {'name': 'test', 'policy': 'anti-affinity',
+                             'rules': {'max_server_per_host': 3}}}
+    group = w.call('POST', '/os-server-groups', 200, body, version='2.64',
+                   req_name=prefix + 'v2.64/server-groups-post-req.json',
+                   resp_name=prefix + 'v2.64/server-groups-post-resp.json')['server_group']
+    create = {'server': {'name': 'grouped', 'imageRef': image_id, 'flavorRef': '1',
+                         'networks': 'none'},
+              'os:scheduler_hints': {'group': group['id']}}
+    resp = w.call('POST', '/servers', 202, create, version=NEWEST,
+                  req_name='servers/v%s/server-create-group-req.json' % NEWEST)
+    server_id = resp['server']['id']
+    _wait_idle(w, '/servers/%s' % server_id, 'ACTIVE')
+    w.call('GET', '/os-server-groups', 200, version='2.64',
+           resp_name=prefix + 'v2.64/server-groups-list-resp.json')
+    w.call('GET', '/os-server-groups/' + group['id'], 200, version='2.64',
+           resp_name=prefix + 'v2.64/server-groups-get-resp.json')
+    _delete(w, server_id)
+    w.call('DELETE', '/os-server-groups/' + group['id'], 204, version='2.64')
+
+
+def _steady_counters(value):
+    """Counters and uptime change on every run: fixed numbers keep the sample stable."""
+    if isinstance(value, dict):
+        return {k: (1000 + len(k) if isinstance(v, int) and not isinstance(v, bool)
+                    and k not in ('id', 'maximum', 'memory', 'num_cpus', 'num_nics',
+                                  'num_disks') else _steady_counters(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_steady_counters(v) for v in value]
+    return value
+
+
+def _admin_actions(w, image_id):
+    """os-resetState, diagnostics and createBackup of one server."""
+    server_id = _boot(w, image_id, 'admin-server')
+    path = '/servers/%s' % server_id
+    action, prefix = path + '/action', 'server-actions/'
+    for state in ('error', 'active'):
+        w.call('POST', action, 202, {'os-resetState': {'state': state}}, version='2.1',
+               req_name=prefix + 'server-action-reset-state-%s-req.json' % state)
+    for version, sub in (('2.1', ''), ('2.48', 'v2.48/')):
+        resp = w.call('GET', path + '/diagnostics', 200, version=version)
+        w._add('os-server-diagnostics/%sserver-diagnostics-get-resp.json' % sub,
+               _steady_counters(resp))
+    body = {'createBackup': {'name': 'Backup 1', 'backup_type': 'daily', 'rotation': 1}}
+    w.call('POST', action, 202, body, version='2.1',
+           req_name=prefix + 'server-action-create-backup-req.json')
+    _wait_idle(w, path, 'ACTIVE')
+    w.call('POST', action, 202, body, version='2.45',
+           req_name=prefix + 'v2.45/server-action-create-backup-req.json',
+           resp_name=prefix + 'v2.45/server-action-create-backup-resp.json')
+    _wait_idle(w, path, 'ACTIVE')
+    w.call('POST', action, 202, {'forceDelete': None}, version='2.1',
+           req_name=prefix + 'server-action-force-delete-req.json')
+    _wait(w, path, None)
+
+
+_USAGE_VOLATILE = {'hours': 1.0, 'uptime': 3600, 'total_hours': 1.0,
+                   'started_at': '2026-01-01T10:00:04.000000',
+                   'total_local_gb_usage': 1.0, 'total_vcpus_usage': 1.0,
+                   'total_memory_mb_usage': 512.0}
+
+
+def _steady_usage(value):
+    """Usage depends on when the sample runs: fixed values keep it stable."""
+    if isinstance(value, dict):
+        return {k: _USAGE_VOLATILE.get(k, _steady_usage(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_steady_usage(v) for v in value]
+    return value
+
+
+def _events_and_usage(w, image_id):
+    """External events, migrations, simple tenant usage and the audit log."""
+    server_id = _boot(w, image_id, 'usage-server')
+    events = {'events': [{'name': 'network-changed', 'server_uuid': server_id},
+                         {'name': 'network-vif-plugged', 'server_uuid': server_id,
+                          'tag': 'foo', 'status': 'completed'}]}
+    prefix = 'os-server-external-events/'
+    w.call('POST', '/os-server-external-events', 200, events, version='2.1',
+           req_name=prefix + 'event-create-req.json', resp_name=prefix + 'event-create-resp.json')
+    w.call('GET', '/os-migrations', 200, version='2.1',
+           resp_name='os-migrations/migrations-get.json')
+    w.call('GET', '/os-migrations?limit=2', 200, version='2.80',
+           resp_name='os-migrations/v2.80/migrations-get-with-limit.json')
+    query = '?start=2026-01-01T00:00:00&end=2099-01-01T00:00:00'
+    prefix = 'os-simple-tenant-usage/'
+    for path, name in (('/os-simple-tenant-usage' + query + '&detailed=1',
+                        'simple-tenant-usage-get-detail.json'),
+                       ('/os-simple-tenant-usage/admin' + query,
+                        'simple-tenant-usage-get-specific.json')):
+        resp = w.call('GET', path, 200, version='2.1')
+        # Only this server: the ones the samples above deleted end at run time.
+        for usage in resp.get('tenant_usages', []) + [resp.get('tenant_usage', {})]:
+            if 'server_usages' in usage:
+                usage['server_usages'] = [u for u in usage['server_usages']
+                                          if u['instance_id'] == server_id]
+        w._add(prefix + name, _steady_usage(resp))
+    resp = w.call('GET', '/os-instance_usage_audit_log/2026-03-15%2010:00:00', 200,
+                  version='2.1')
+    w._add('os-instance-usage-audit-log/inst-usage-audit-log-show-get-resp.json', resp)
+    _delete(w, server_id)
+
+
+def _proxies(w, image_id):
+    """The image and volume proxies (up to 2.35), and /extensions."""
+    prefix = 'images/'
+    glance_root = w.aio.image_url.rstrip('/')
+
+    def steady(body):
+        # The image endpoint's port changes on every run.
+        text = json.dumps(body).replace(glance_root, 'http://glance.openstack.example.com')
+        return json.loads(text)
+    w._add(prefix + 'image-get-resp.json',
+           steady(w.call('GET', '/images/' + image_id, 200, version='2.1')))
+    w._add(prefix + 'images-list-get-resp.json',
+           steady(w.call('GET', '/images?name=cirros', 200, version='2.1')))
+    meta = '/images/%s/metadata' % image_id
+    w.call('POST', meta, 200, {'metadata': {'architecture': 'x86_64', 'Label': 'UpdatedImage'}},
+           version='2.1', req_name=prefix + 'image-metadata-post-req.json',
+           resp_name=prefix + 'image-metadata-post-resp.json')
+    w.call('GET', meta + '/Label', 200, version='2.1',
+           resp_name=prefix + 'image-meta-key-get.json')
+    w.call('DELETE', meta + '/Label', 204, version='2.1')
+    w.call('DELETE', meta + '/architecture', 204, version='2.1')
+    volume_id = _create_volume(w, 'proxied')
+    prefix = 'os-volumes/'
+    w.call('GET', '/os-volumes/' + volume_id, 200, version='2.1',
+           resp_name=prefix + 'os-volumes-get-resp.json')
+    snap = w.call('POST', '/os-snapshots', 200, {'snapshot': {
+        'volume_id': volume_id, 'display_name': 'snap-001',
+        'display_description': 'Daily backup', 'force': False}}, version='2.1',
+        req_name=prefix + 'snapshot-create-req.json')['snapshot']
+    w.call('DELETE', '/os-snapshots/' + snap['id'], 202, version='2.1')
+    w.call('GET', '/extensions/os-consoles', 200, version='2.1',
+           resp_name='extensions/extensions-get-resp.json')
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -615,6 +809,7 @@ def generate():
         aio = fixtures.RunningAio(tmp, extra={
             ('DEFAULT', 'instance_name_template'): 'instance-%08x',
             ('DEFAULT', 'host'): 'compute-1',
+            ('quota', 'instances'): 10, ('quota', 'cores'): 20, ('quota', 'ram'): 51200,
         })
         try:
             disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.raw'))
@@ -630,6 +825,11 @@ def generate():
             _server_actions(writer, image_id)
             _metadata_tags_and_actions(writer, image_id)
             _volumes(writer, image_id, rescue_image_id)
+            _server_groups(writer, image_id)
+            _admin_actions(writer, image_id)
+            _events_and_usage(writer, image_id)
+            _proxies(writer, image_id)
+            _quotas_and_limits(writer, image_id)
             # Later additions go last: sample UUIDs are numbered in order of use.
             _keypairs(writer)
             _flavor_extras(writer)

@@ -22,13 +22,17 @@ _SORT_KEYS = {'created_at', 'display_name', 'display_description', 'host', 'host
               'access_ip_v6', 'progress'}
 
 
-def _view_context(req, instances):
+def _view_context(req, instances, in_list=False):
     db = req.app.db
     uuids = [i['uuid'] for i in instances]
     faults = db.faults_latest([i['uuid'] for i in instances if i['vm_state'] in ('error',
                                                                                 'deleted')])
     volumes = db.volume_bdms_by_instance(uuids)
-    return views.ViewContext(req, faults=faults, volumes=volumes)
+    vc = views.ViewContext(req, faults=faults, volumes=volumes)
+    # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
+    if not in_list and req.is_at_least(mv.SERVER_GROUPS):
+        vc.server_groups = req.app.compute_api.server_groups_of(uuids)
+    return vc
 
 
 def _target(instance):
@@ -85,13 +89,14 @@ def _list(req, policy_name):
         filters['deleted'] = True
     if strutils.bool_from_string(params.get('deleted', 'false')) and ctx.is_admin:
         filters['deleted'] = True
-    limit = min(int(params.get('limit', req.app.conf.api.max_limit)),
-                req.app.conf.api.max_limit)
+    if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
+        filters['hide_soft_deleted'] = True
+    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
+                                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
     if sort_key not in _SORT_KEYS:
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
     sort_dir = params.get('sort_dir', 'desc')
-    flavorid = filters.pop('instance_type_flavorid', None)
     try:
         instances = req.app.compute_api.list(
             ctx, filters, limit, params.get('marker'),
@@ -99,8 +104,6 @@ def _list(req, policy_name):
     except exception.Invalid as exc:
         raise wsgi.fault(400, 'marker [%s] not found' % params.get('marker')
                          if 'marker' in exc.format_message() else exc.format_message())
-    if flavorid is not None:
-        instances = [i for i in instances if (i['flavor'] or {}).get('flavorid') == flavorid]
     return instances, limit
 
 
@@ -111,7 +114,8 @@ def index(req):
 
 def detail(req):
     instances, limit = _list(req, 'os_compute_api:servers:detail')
-    return wsgi.json_response(views.detail(_view_context(req, instances), instances, limit))
+    vc = _view_context(req, instances, in_list=True)
+    return wsgi.json_response(views.detail(vc, instances, limit))
 
 
 def create(req):
@@ -126,7 +130,9 @@ def create(req):
         ctx.can('os_compute_api:servers:create:image_props_override',
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     networks = server.get('networks')
-    instances, admin_password = req.app.compute_api.create(ctx, server, networks=networks)
+    hints = body.get('os:scheduler_hints') or body.get('OS-SCH-HNT:scheduler_hints')
+    instances, admin_password = req.app.compute_api.create(ctx, server, networks=networks,
+                                                           scheduler_hints=hints)
     if strutils.bool_from_string(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': instances[0]['reservation_id']},
                                   status=202)

@@ -17,7 +17,8 @@ _bdm_v2 = {
         'device_type': {'type': 'string', 'enum': ['disk', 'cdrom', 'floppy', 'lun']},
         'disk_bus': {'type': 'string', 'enum': ['virtio', 'scsi', 'ide', 'usb', 'sata', 'fdc']},
         'guest_format': {'type': 'string', 'maxLength': 255},
-        'boot_index': {'type': ['integer', 'string', 'null'], 'pattern': '^-?[0-9]+$'},
+        'boot_index': {'type': ['integer', 'string', 'null'], 'pattern': '^-?[0-9]+$',
+                       'minimum': -types.MAX_INT, 'maximum': types.MAX_INT},
         'delete_on_termination': types.boolean,
         'volume_size': types.non_negative_integer,
         'no_device': {},
@@ -64,12 +65,30 @@ _server_v2_1 = {
     'additionalProperties': False,
 }
 
+_server_id_list = {'oneOf': [types.uuid, {'type': 'array', 'items': types.uuid}]}
+# Known hints are checked; unknown ones pass through, as upstream.
+_hints = {
+    'type': 'object',
+    'properties': {
+        'group': types.uuid,
+        'different_host': _server_id_list,
+        'same_host': _server_id_list,
+        'query': {'type': ['string', 'object']},
+        'target_cell': types.name,
+        'different_cell': {'type': ['string', 'array'], 'items': {'type': 'string'}},
+        'build_near_host_ip': {'type': 'string', 'oneOf': [{'format': 'ipv4'},
+                                                           {'format': 'ipv6'}]},
+        'cidr': {'type': 'string', 'pattern': '^/[0-9a-f.:]+$'},
+    },
+    'additionalProperties': True,
+}
+
 create_v2_1 = {
     'type': 'object',
     'properties': {
         'server': _server_v2_1,
-        'os:scheduler_hints': {'type': 'object'},
-        'OS-SCH-HNT:scheduler_hints': {'type': 'object'},
+        'os:scheduler_hints': _hints,
+        'OS-SCH-HNT:scheduler_hints': _hints,
     },
     'required': ['server'],
     'additionalProperties': False,

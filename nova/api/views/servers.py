@@ -104,6 +104,8 @@ class ViewContext:
         self.show_extra_specs = ctx.can('os_compute_api:os-flavor-extra-specs:index',
                                         fatal=False)
         self.is_admin = ctx.is_admin
+        # {instance uuid: [group uuid]}; filled by the single-server show (2.71).
+        self.server_groups = {}
         if host_status is None and _wants_host_status(req):
             host_status = _host_status_lookup(req)
         self.host_status = host_status
@@ -220,7 +222,7 @@ def _versioned(vc, inst, body, in_list):
         body['trusted_image_certificates'] = None
     if req.is_at_least(mv.SERVER_GROUPS) and not in_list:
         # Upstream shows server_groups on one server only, never in /servers/detail.
-        body['server_groups'] = []
+        body['server_groups'] = vc.server_groups.get(inst['uuid'], [])
     if req.is_at_least(mv.LOCKED_REASON):
         body['locked_reason'] = inst['locked_reason']
     if req.is_at_least(mv.PINNED_AZ):

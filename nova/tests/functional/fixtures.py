@@ -32,6 +32,10 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
         plugin = (extra or {}).get(('keystone_authtoken', 'auth_type'), 'password')
         conf.register_opts(ks_loading.get_auth_plugin_conf_options(plugin),
                            group='keystone_authtoken')
+    # Suites that are not about quotas create more servers than the default
+    # quota allows; quota tests pass the defaults back in ``extra``.
+    for option in ('instances', 'cores', 'ram'):
+        conf.set_override(option, -1, group='quota')
     for (group, key), value in (extra or {}).items():
         conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf
@@ -88,6 +92,7 @@ class RunningAio:
 
     def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
                      token='demo:demo', **props):
+        """An active image owned by the project of ``token``."""
         meta = dict(name=name, disk_format=disk_format, container_format=container_format,
                     **props)
         status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url,

@@ -100,7 +100,12 @@ def test_version_document(aio, path):
 def test_versions_list(aio):
     status, _h, body = aio.request('GET', '/', url=aio.compute_url.rsplit('/v2.1', 1)[0])
     ts.validate('versions', 'list_versions', '2.1', status, body)
-    assert [v['id'] for v in body['versions']] == ['v2.1']
+    # As upstream: the legacy v2.0 entry, deprecated, then the current v2.1.
+    assert [(v['id'], v['status']) for v in body['versions']] == [
+        ('v2.0', 'DEPRECATED'), ('v2.1', 'CURRENT')]
+    status, _h, body = aio.request('GET', '/v2/', url=aio.compute_url.rsplit('/v2.1', 1)[0])
+    assert status == 200 and body['version']['id'] == 'v2.0'
+    assert body['version']['links'][0]['href'].endswith('/v2/')
 
 
 @pytest.mark.parametrize('version', ['2.1', '2.47', '2.100'])

@@ -1,0 +1,20 @@
+"""Handler of POST /os-server-external-events: per-event status and code, 207 if mixed."""
+
+from nova.api import validation, wsgi
+from nova.api.schemas import server_external_events as schemas
+from nova.policies import server_external_events as policies
+
+
+@validation.schema(schemas.create_v2_1, max_version=(2, 50))
+@validation.schema(schemas.create_v2_51, (2, 51), (2, 75))
+@validation.schema(schemas.create_v2_76, (2, 76), (2, 81))
+@validation.schema(schemas.create_v2_82, (2, 82), (2, 92))
+@validation.schema(schemas.create_v2_93, (2, 93))
+def create(req, body):
+    req.context.can(policies.CREATE, target={})
+    results, accepted = req.app.compute_api.external_instance_events(
+        req.context, body['events'])
+    if not accepted:
+        raise wsgi.fault(404, 'No instances found for any event')
+    status = 200 if all(r['code'] == 200 for r in results) else 207
+    return wsgi.json_response({'events': results}, status=status)

@@ -1,0 +1,1 @@
+"""Conductor tests."""

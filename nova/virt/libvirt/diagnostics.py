@@ -1,0 +1,110 @@
+"""Server diagnostics from libvirt statistics: upstream's legacy dict and the 2.48 shape."""
+
+import calendar
+import time
+
+import libvirt
+from lxml import etree
+
+from nova.compute import power_state
+
+_STATE_NAMES = {
+    power_state.RUNNING: 'running', power_state.PAUSED: 'paused',
+    power_state.SHUTDOWN: 'shutdown', power_state.CRASHED: 'crashed',
+    power_state.SUSPENDED: 'suspended', power_state.NOSTATE: 'pending',
+}
+_NIC_KEYS = ('rx_octets', 'rx_packets', 'rx_errors', 'rx_drop',
+             'tx_octets', 'tx_packets', 'tx_errors', 'tx_drop')
+_LEGACY_NIC = ('_rx', '_rx_packets', '_rx_errors', '_rx_drop',
+               '_tx', '_tx_packets', '_tx_errors', '_tx_drop')
+
+
+def devices(domain_xml):
+    """([disk target dev], [(interface target dev, mac)]) of a live domain."""
+    root = etree.fromstring(domain_xml.encode())
+    disks = [t.get('dev') for t in root.findall('devices/disk/target') if t.get('dev')]
+    nics = []
+    for iface in root.findall('devices/interface'):
+        target = iface.find('target')
+        mac = iface.find('mac')
+        nics.append((target.get('dev') if target is not None else None,
+                     mac.get('address') if mac is not None else None))
+    return disks, nics
+
+
+def _try(func, *args):
+    """A statistic libvirt cannot give (unplugged device, old driver) is None."""
+    try:
+        return func(*args)
+    except libvirt.libvirtError:
+        return None
+
+
+def legacy(domain):
+    """The pre-2.48 body: flat keys named after vCPUs, disks, memory and NICs."""
+    output = {}
+    vcpus = _try(domain.vcpus)
+    for vcpu in (vcpus[0] if vcpus else ()):
+        output['cpu%d_time' % vcpu[0]] = vcpu[2]
+    disks, nics = devices(domain.XMLDesc(0))
+    for dev in disks:
+        stats = _try(domain.blockStats, dev)
+        if stats:
+            for suffix, value in zip(('_read_req', '_read', '_write_req', '_write',
+                                      '_errors'), stats):
+                output[dev + suffix] = value
+    output['memory'] = domain.maxMemory()
+    for key, value in (_try(domain.memoryStats) or {}).items():
+        output['memory-' + key] = value
+    for dev, _mac in nics:
+        stats = _try(domain.interfaceStats, dev) if dev else None
+        if stats:
+            for suffix, value in zip(_LEGACY_NIC, stats):
+                output[dev + suffix] = value
+    return output
+
+
+def standard(domain, state, hypervisor, config_drive, launched_at=None):
+    """The 2.48 body; memory in MiB, uptime in seconds since launch."""
+    disks, nics = devices(domain.XMLDesc(0))
+    vcpus = _try(domain.vcpus)
+    cpu_details = [{'id': v[0], 'time': v[2], 'utilisation': None}
+                   for v in (vcpus[0] if vcpus else ())]
+    disk_details = []
+    for dev in disks:
+        stats = _try(domain.blockStats, dev) or (None,) * 5
+        disk_details.append({'read_requests': stats[0], 'read_bytes': stats[1],
+                             'write_requests': stats[2], 'write_bytes': stats[3],
+                             'errors_count': stats[4]})
+    nic_details = []
+    for dev, mac in nics:
+        stats = (_try(domain.interfaceStats, dev) if dev else None) or (None,) * 8
+        nic = dict(zip(_NIC_KEYS, stats), mac_address=mac, rx_rate=None, tx_rate=None)
+        nic_details.append(nic)
+    mem = _try(domain.memoryStats) or {}
+    used = mem.get('rss') or mem.get('actual')
+    uptime = None
+    if launched_at is not None:
+        uptime = max(0, int(time.time() - calendar.timegm(launched_at.utctimetuple())))
+    return {
+        'state': _STATE_NAMES.get(state, 'pending'), 'driver': 'libvirt',
+        'hypervisor': hypervisor, 'hypervisor_os': 'linux', 'uptime': uptime,
+        'config_drive': bool(config_drive), 'num_cpus': len(cpu_details),
+        'num_nics': len(nic_details), 'num_disks': len(disk_details),
+        'cpu_details': cpu_details, 'nic_details': nic_details,
+        'disk_details': disk_details,
+        'memory_details': {'maximum': domain.maxMemory() // 1024,
+                           'used': used // 1024 if used is not None else None},
+    }
+
+
+class DiagnosticsMixin:
+    """Mixed into LibvirtDriver; needs self._guest() and self.virt_type."""
+
+    def get_diagnostics(self, instance):
+        return legacy(self._guest(instance).domain)
+
+    def get_instance_diagnostics(self, instance):
+        guest = self._guest(instance)
+        return standard(guest.domain, guest.get_power_state(), self.virt_type,
+                        instance.config_drive, instance.launched_at)
