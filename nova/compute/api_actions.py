@@ -175,6 +175,10 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        for key, column, version in (('accessIPv4', 'access_ip_v4', 4),
+                                     ('accessIPv6', 'access_ip_v6', 6)):
+            if key in spec:
+                values[column] = api_mod.normalize_ip(spec[key], version)
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password)
