@@ -81,8 +81,16 @@ def _caller(req, path_project):
              for role in req.headers.get('X-Roles', '').split(',')}
     return common.Caller(project_id=project_id,
                          user_id=(req.headers.get('X-User-Id') or
-                                  req.headers.get('X-User')),
+                                  req.headers.get('X-User') or _noauth_user(req)),
                          is_admin='admin' in roles)
+
+
+def _noauth_user(req):
+    """The user of a noauth ``user:project`` token, so volumes record who made them."""
+    token = req.headers.get('X-Auth-Token') or ''
+    user, sep, _project = token.partition(':')
+    # A Keystone token has no colon; keystonemiddleware sets X-User-Id then.
+    return user if sep and user else None
 
 
 class VolumeAPI:
