@@ -155,5 +155,115 @@ class UnsupportedRescueImage(UnsupportedRescue):
     msg_fmt = "Rescue image is not supported: %(reason)s"
 
 
+# Key pairs, flavor access, services, hypervisors and aggregates (upstream's messages).
+class KeypairNotFound(NotFound):
+    msg_fmt = "Keypair %(name)s not found for user %(user_id)s"
+
+
+class KeyPairExists(Conflict):
+    msg_fmt = "Key pair '%(key_name)s' already exists."
+
+
+class InvalidKeypair(Invalid):
+    msg_fmt = "Keypair data is invalid: %(reason)s"
+
+
+class KeypairLimitExceeded(Forbidden):
+    msg_fmt = "Quota exceeded, too many key pairs."
+
+
+class FlavorAccessExists(Conflict):
+    msg_fmt = ("Flavor access already exists for flavor %(flavor_id)s and project "
+               "%(project_id)s combination.")
+
+
+class FlavorAccessNotFound(NotFound):
+    msg_fmt = "Flavor access not found for %(flavor_id)s / %(project_id)s combination."
+
+
+class FlavorExtraSpecsNotFound(NotFound):
+    msg_fmt = "Flavor %(flavor_id)s has no extra specs with key %(extra_specs_key)s."
+
+
+class ServiceNotFound(NotFound):
+    msg_fmt = "Service %(service_id)s could not be found."
+
+
+class HostBinaryNotFound(NotFound):
+    msg_fmt = "Could not find binary %(binary)s on host %(host)s."
+
+
+class ComputeHostNotFound(NotFound):
+    msg_fmt = "Compute host %(host)s could not be found."
+
+
+class HostNotFound(NotFound):
+    msg_fmt = "Host %(host)s could not be found."
+
+
+class HypervisorNotFound(NotFound):
+    msg_fmt = "Hypervisor with ID '%(hypervisor_id)s' could not be found."
+
+
+class AggregateNotFound(NotFound):
+    msg_fmt = "Aggregate %(aggregate_id)s could not be found."
+
+
+class AggregateNameExists(Conflict):
+    msg_fmt = "Aggregate %(aggregate_name)s already exists."
+
+
+class AggregateHostNotFound(NotFound):
+    msg_fmt = "Aggregate %(aggregate_id)s has no host %(host)s."
+
+
+class AggregateHostExists(Conflict):
+    msg_fmt = "Aggregate %(aggregate_id)s already has host %(host)s."
+
+
+class AggregateMetadataNotFound(NotFound):
+    msg_fmt = "Aggregate %(aggregate_id)s has no metadata with key %(metadata_key)s."
+
+
+class InvalidAggregateAction(Invalid):
+    msg_fmt = ("Unacceptable parameters. Cannot perform action '%(action)s' on aggregate "
+               "%(aggregate_id)s. Reason: %(reason)s.")
+
+
+class AggregateActionConflict(Conflict):
+    msg_fmt = "Cannot %(action)s aggregate %(aggregate_id)s. Reason: %(reason)s."
+
+
+class AvailabilityZoneNotFound(NotFound):
+    msg_fmt = "Availability zone %(zone)s could not be found."
+
+
+class MarkerNotFound(Invalid):
+    msg_fmt = "Marker %(marker)s could not be found."
+# Quota refusals are 403s at the API, with upstream's messages.
+class QuotaError(NovaException):
+    msg_fmt = "Quota exceeded: code=%(code)s"
+    code = 403
+
+
+class TooManyInstances(QuotaError):
+    msg_fmt = ("Quota exceeded for %(overs)s: Requested %(req)s, but already used "
+               "%(used)s of %(allowed)s %(overs)s")
+
+
+class MetadataLimitExceeded(QuotaError):
+    msg_fmt = "Maximum number of metadata items exceeds %(allowed)d"
+
+
+class OverQuota(QuotaError):
+    """Raised by nova.quota checks; kwargs carry overs, quotas and usages."""
+
+    msg_fmt = "Quota exceeded for resources: %(overs)s"
+
+
+class QuotaResourceUnknown(Invalid):
+    msg_fmt = "Unknown quota resources %(unknown)s."
+
+
 class InstanceGroupNotFound(NotFound):
     msg_fmt = "Instance group %(group_uuid)s could not be found."

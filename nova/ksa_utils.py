@@ -90,6 +90,35 @@ def load_service_auth(conf, group):
     return auth
 
 
+def _is_v2_catalog(catalog):
+    """v2 endpoints name each interface's URL (publicURL...); v3 ones carry
+    an ``interface`` key. keystonemiddleware hands services the v2 layout."""
+    for service in catalog:
+        for endpoint in service.get('endpoints') or ():
+            return 'interface' not in endpoint
+    return False
+
+
+def catalog_url(catalog, service_type, interface=None, region_name=None,
+                service_name=None):
+    """The URL of ``service_type`` in a v2 or v3 service catalog, or None.
+
+    ``interface`` is one name or a list in order of preference (an
+    adapter's ``valid_interfaces``: internal, then public by default).
+    """
+    if not (catalog and service_type):
+        return None
+    layout = (ksa_catalog.ServiceCatalogV2 if _is_v2_catalog(catalog)
+              else ksa_catalog.ServiceCatalogV3)
+    try:
+        return layout(catalog).url_for(service_type=service_type,
+                                       interface=interface or 'public',
+                                       region_name=region_name,
+                                       service_name=service_name)
+    except (ksa_exc.EndpointNotFound, ksa_exc.EmptyCatalog):
+        return None
+
+
 class TokenAuth(plugin.BaseAuthPlugin):
     """Calls made with a token already in hand (the user's), or anonymously.
 
@@ -115,16 +144,8 @@ class TokenAuth(plugin.BaseAuthPlugin):
 
     def _catalog_url(self, service_type, interface, region_name,
                      service_name):
-        if not (self._catalog and service_type):
-            return None
-        catalog = ksa_catalog.ServiceCatalogV3(self._catalog)
-        try:
-            return catalog.url_for(service_type=service_type,
-                                   interface=interface or 'public',
-                                   region_name=region_name,
-                                   service_name=service_name)
-        except ksa_exc.EndpointNotFound:
-            return None
+        return catalog_url(self._catalog, service_type, interface,
+                           region_name, service_name)
 
     def get_endpoint_data(self, session, *, endpoint_override=None,
                           discover_versions=True, service_type=None,

@@ -29,3 +29,10 @@ def authorize(context, action, target):
     enforcer = get_enforcer()
     credentials = context.to_policy_values()
     return enforcer.authorize(action, target, credentials, do_raise=False)
+
+
+def check_is_admin(context):
+    """Does ``context`` pass ``context_is_admin`` (the Keystone ``admin`` role)?"""
+    credentials = context.to_policy_values()
+    return get_enforcer().authorize('context_is_admin', credentials, credentials,
+                                    do_raise=False)

@@ -148,7 +148,27 @@ IMAGE_PROPERTIES = (2, 98)
 SCHEDULER_HINTS = (2, 100)
 IMAGE_PROPS_OVERRIDE = (2, 105)
 RESCUE_PROPS_OVERRIDE = (2, 106)
+KEYPAIR_TYPE = (2, 2)
+FLAVOR_ACCESS_PUBLIC_CHECK = (2, 7)
+KEYPAIR_USER_ID = (2, 10)
+SERVICE_FORCED_DOWN = (2, 11)
+HYPERVISOR_CPU_INFO_OBJECT = (2, 28)
+HYPERVISOR_PAGINATION = (2, 33)
+KEYPAIR_PAGINATION = (2, 35)
+AGGREGATE_UUID = (2, 41)
+HOSTS_REMOVED = (2, 43)
+SERVICE_HYPERVISOR_UUIDS = (2, 53)
+REBUILD_KEY_NAME = (2, 54)
+FLAVOR_EXTRA_SPECS_VALIDATION = (2, 86)
+HYPERVISOR_STATS_REMOVED = (2, 88)
+KEYPAIR_IMPORT_ONLY = (2, 92)
+# Quota sets, quota classes and limits.
+NETWORK_QUOTAS_REMOVED = (2, 36)
+LIMITS_NO_IMAGE_META = (2, 39)
+QUOTA_CLASS_SERVER_GROUPS = (2, 50)
+PERSONALITY_REMOVED = (2, 57)
 
+_MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
 
 
@@ -158,6 +178,10 @@ class MalformedVersion(ValueError):
 
 def parse(text):
     """'2.47' -> (2, 47); raises MalformedVersion for anything else."""
+    # Bounded before int(): a number thousands of digits long is malformed,
+    # not a reason to fail (int() refuses > 4300 digits with ValueError).
+    if len(text) > _MAX_VERSION_TEXT:
+        raise MalformedVersion(text[:_MAX_VERSION_TEXT] + '...')
     match = _VERSION_RE.match(text.strip())
     if not match:
         raise MalformedVersion(text)

@@ -4,11 +4,16 @@ import logging
 import os
 
 import nova.conf
-from nova import context as nova_context
 from nova import wiring, wsgi_server
+from nova.api import auth
 from nova.cmd import common, manage
 
 LOG = logging.getLogger(__name__)
+
+# Version documents of the embedded endpoints answer without credentials,
+# as Glance's and Cinder's do.
+IMAGE_PUBLIC_PATHS = ('', '/', '/versions', '/v2', '/v2/')
+VOLUME_PUBLIC_PATHS = ('', '/', '/v3', '/v3/')
 
 
 def _default_state_path():
@@ -26,31 +31,129 @@ def set_aio_defaults(conf):
     conf.set_default('service_down_time', 3600)
 
 
-def _point_image_client(conf, url):
-    # Only when the operator did not point the image client elsewhere.
-    if not conf.glance.endpoint_override:
-        conf.set_override('endpoint_override', url, group='glance')
-        conf.set_override('auth_type', 'none', group='glance')
+def _keystone_mode(conf):
+    return conf.api.auth_strategy != 'noauth2'
 
 
-def write_clouds_yaml(conf, compute_url, image_url, volume_url):
+def register_keystone_opts(conf):
+    """[keystone_authtoken] options, read before keystonemiddleware loads them."""
+    from keystoneauth1 import loading as ks_loading
+    from keystonemiddleware import auth_token
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)
+    ks_loading.register_auth_conf_options(conf, 'keystone_authtoken')
+
+
+def _point_client(conf, group, url):
+    """Send a service client to an embedded endpoint, authenticated as the
+    deployment authenticates."""
+    if _keystone_mode(conf):
+        # Calls without a user token (periodic tasks, actions on another
+        # project's server) use the service user; by default the one
+        # keystonemiddleware already has.
+        if not (conf[group].auth_type or conf[group].auth_section):
+            conf.set_override('auth_section', 'keystone_authtoken', group=group)
+        if conf.aio.catalog_endpoints:
+            return
+    elif not conf[group].endpoint_override:
+        # noauth2: tokens are made up on the spot, no credentials needed.
+        conf.set_override('auth_type', 'none', group=group)
+    # Only when the operator did not point the client elsewhere.
+    if not conf[group].endpoint_override:
+        conf.set_override('endpoint_override', url, group=group)
+
+
+def _noauth_clouds(compute_url, image_url, volume_url):
+    return (
+        '    auth_type: none\n'
+        '    compute_endpoint_override: %s\n'
+        '    image_endpoint_override: %s\n'
+        # openstackclient sets up an identity client even with auth_type
+        # none; any endpoint that answers a version document will do.
+        '    identity_endpoint_override: %s\n'
+        '    identity_api_version: 3\n'
+        # The 'none' auth plugin makes the caller project 'notused' under
+        # noauth2; volumes live under that project's URL.
+        '    block_storage_endpoint_override: %s/v3/notused\n'
+        # The administrator (os-services, os-hypervisors, aggregates...):
+        # noauth2 takes user and project from the token 'admin:admin'.
+        '  nova-aio-admin:\n'
+        '    auth_type: admin_token\n'
+        '    auth:\n'
+        '      token: admin:admin\n'
+        '      endpoint: %s\n'
+        '    compute_endpoint_override: %s\n'
+        '    image_endpoint_override: %s\n'
+        '    identity_endpoint_override: %s\n'
+        '    identity_api_version: 3\n'
+        % (compute_url, image_url, image_url, volume_url,
+           compute_url, compute_url, image_url, image_url))
+
+
+def _keystone_clouds(conf, compute_url, image_url, volume_url):
+    authtoken = conf.keystone_authtoken
+    auth_url = (conf.aio.cloud_auth_url or authtoken.www_authenticate_uri
+                or getattr(authtoken, 'auth_url', None))
+    auth = [('auth_url', auth_url), ('username', conf.aio.cloud_username),
+            ('project_name', conf.aio.cloud_project_name),
+            ('user_domain_name', conf.aio.cloud_user_domain_name),
+            ('project_domain_name', conf.aio.cloud_project_domain_name)]
+    text = '    auth_type: password\n    auth:\n'
+    # Names only: the password comes from OS_PASSWORD, never from this file.
+    text += ''.join('      %s: %s\n' % (k, v) for k, v in auth if v)
+    text += '    identity_api_version: 3\n'
+    if not conf.aio.catalog_endpoints:
+        text += ('    compute_endpoint_override: %s\n'
+                 '    image_endpoint_override: %s\n'
+                 '    block_storage_endpoint_override: %s/v3/%%(project_id)s\n'
+                 % (compute_url, image_url, volume_url))
+    return text
+
+
+def _password_cloud(name, identity_url, user):
+    # A password login to the identity stand-in: the token is "user:user" and
+    # comes with a catalog, so clients also learn there is no network service.
+    return ('  %s:\n'
+            '    auth_type: password\n'
+            '    auth:\n'
+            '      auth_url: %s\n'
+            '      username: %s\n'
+            '      password: %s\n'
+            '      project_name: %s\n'
+            '      user_domain_name: Default\n'
+            '      project_domain_name: Default\n'
+            '    identity_api_version: 3\n' % (name, identity_url, user, user, user))
+
+
+def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=None):
+    """clouds.yaml: nova-aio (user and project "notused") and nova-aio-admin (admin)."""
     path = os.path.join(conf.state_path, 'clouds.yaml')
+    if _keystone_mode(conf):
+        text = 'clouds:\n  nova-aio:\n' + _keystone_clouds(conf, compute_url, image_url,
+                                                          volume_url)
+    elif identity_url:
+        text = ('clouds:\n' + _password_cloud('nova-aio', identity_url, 'notused')
+                + _password_cloud('nova-aio-admin', identity_url, 'admin'))
+    else:
+        text = 'clouds:\n  nova-aio:\n' + _noauth_clouds(compute_url, image_url, volume_url)
     with open(path, 'w') as handle:
-        handle.write(
-            'clouds:\n'
-            '  nova-aio:\n'
-            '    auth_type: none\n'
-            '    compute_endpoint_override: %s\n'
-            '    image_endpoint_override: %s\n'
-            # openstackclient sets up an identity client even with auth_type
-            # none; any endpoint that answers a version document will do.
-            '    identity_endpoint_override: %s\n'
-            '    identity_api_version: 3\n'
-            # The 'none' auth plugin makes the caller project 'notused' under
-            # noauth2; volumes live under that project's URL.
-            '    block_storage_endpoint_override: %s/v3/notused\n'
-            % (compute_url, image_url, image_url, volume_url))
+        handle.write(text)
     return path
+
+
+def _with_identity(app, endpoints):
+    """Serve the noauth2 identity stand-in under /identity beside the compute API."""
+    from nova.embedded import identity
+    stub = identity.IdentityStub(endpoints)
+
+    def dispatch(environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        if path == '/identity' or path.startswith('/identity/'):
+            environ['SCRIPT_NAME'] = environ.get('SCRIPT_NAME', '') + '/identity'
+            environ['PATH_INFO'] = path[len('/identity'):]
+            return stub(environ, start_response)
+        return app(environ, start_response)
+    return dispatch
 
 
 class AllInOne:
@@ -86,22 +189,38 @@ class AllInOne:
         db.sync()
         if conf.aio.seed_flavors:
             manage.seed_flavors(db)
+        if _keystone_mode(conf):
+            register_keystone_opts(conf)
         from nova.embedded.image import app as image_app
-        image = image_app.make_app(os.path.join(conf.state_path, 'images'))
+        image = auth.protect(image_app.make_app(os.path.join(conf.state_path, 'images')),
+                             conf, IMAGE_PUBLIC_PATHS)
         server, _t, image_url = wsgi_server.serve_in_thread(image, conf.aio.listen,
                                                             conf.aio.image_port)
         self.servers.append(server)
         self.urls['image'] = image_url
-        _point_image_client(conf, image_url)
+        _point_client(conf, 'glance', image_url)
         self._start_volume_endpoint(conf)
         for build in (wiring.conductor_service, wiring.compute_service):
             svc = build(conf, db)
             svc.start()
             self.services.append(svc)
-        server, _t, url = wsgi_server.serve_in_thread(wiring.api_app(conf, db),
-                                                      conf.aio.listen, conf.aio.compute_port)
+        app = wiring.api_app(conf, db)
+        noauth = conf.api.auth_strategy == 'noauth2'
+        endpoints = []
+        if noauth:
+            app = _with_identity(app, endpoints)
+        server, _t, url = wsgi_server.serve_in_thread(app, conf.aio.listen,
+                                                      conf.aio.compute_port)
         self.servers.append(server)
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
+        if noauth:
+            self.urls['identity'] = url.rstrip('/') + '/identity'
+            # Filled in place: the ports are known only once the servers listen.
+            endpoints.extend([
+                ('compute', 'nova', self.urls['compute']),
+                ('image', 'glance', self.urls['image']),
+                ('block-storage', 'cinder', self.urls['volume'] + '/v3/%(project_id)s'),
+                ('identity', 'keystone', self.urls['identity'])])
         self.db = db
         return self
 
@@ -109,19 +228,19 @@ class AllInOne:
         from nova.embedded.volume import app as volume_app
         from nova.image import glance
         images = glance.GlanceClient(conf)
-        admin = nova_context.get_admin_context()
 
-        def fetch(image_id, dest_path):
-            return images.download(admin, image_id, dest_path)
+        def fetch(context, image_id, dest_path):
+            # As the volume's requester (its RequestContext, handed over by
+            # the volume endpoint): only images it may use, never as admin.
+            return images.download(context, image_id, dest_path)
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
-        server, _t, url = wsgi_server.serve_in_thread(volume, conf.aio.listen,
-                                                      conf.aio.volume_port)
+        server, _t, url = wsgi_server.serve_in_thread(
+            auth.protect(volume, conf, VOLUME_PUBLIC_PATHS), conf.aio.listen,
+            conf.aio.volume_port)
         self.servers.append(server)
         self.urls['volume'] = url
-        if not conf.cinder.endpoint_override:
-            conf.set_override('endpoint_override', url, group='cinder')
-            conf.set_override('auth_type', 'none', group='cinder')
+        _point_client(conf, 'cinder', url)
 
     def stop(self):
         # Services first: an in-flight build may still call the image or
@@ -140,10 +259,14 @@ def main(argv=None):
     common.parse_args(argv, conf=conf)
     aio = AllInOne(conf).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
-                               aio.urls['volume'])
-    LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
-             aio.urls['compute'], aio.urls['image'], clouds)
-    print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
-          '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio'
-          % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds), flush=True)
-    common.wait_for_signal(aio.stop)
+                               aio.urls['volume'], aio.urls.get('identity'))
+
+    def ready():
+        LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
+                 aio.urls['compute'], aio.urls['image'], clouds)
+        print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
+              '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
+              % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds,
+                 # The password never goes into clouds.yaml.
+                 ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
+    common.wait_for_signal(aio.stop, ready=ready)

@@ -37,17 +37,46 @@ def parse_args(argv=None, default_config_files=None, conf=None):
     return conf
 
 
-def wait_for_signal(on_stop):
-    """Block until SIGINT/SIGTERM, then call ``on_stop``."""
+def wait_for_signal(on_stop, conf=None, ready=None):
+    """Block until SIGINT/SIGTERM, then call ``on_stop``; SIGHUP reloads.
+
+    SIGHUP re-reads the config files (mutable options such as ``debug`` take
+    effect) and reopens the log files, so logrotate can move them away. The
+    service tells systemd (``Type=notify``) that it is ready before waiting.
+    """
     done = threading.Event()
+    hup = threading.Event()
 
     def handler(signum, frame):
         done.set()
+
+    def on_hup(signum, frame):
+        hup.set()
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
-    while not done.wait(1):
-        pass
+    signal.signal(signal.SIGHUP, on_hup)
+    # Announce readiness only once the handlers are in place: a signal sent
+    # on the announcement must not meet the default action (exit).
+    if ready is not None:
+        ready()
+    from oslo_service import systemd
+    systemd.notify_once()
+    while not done.wait(0.5):
+        if hup.is_set():
+            hup.clear()
+            _reload(conf or nova.conf.CONF)
     on_stop()
+
+
+def _reload(conf):
+    log = logging.getLogger(__name__)
+    try:
+        conf.mutate_config_files()
+    except Exception as exc:  # noqa: BLE001 - a bad edit must not kill the service.
+        log.error('Configuration not reloaded: %s', exc)
+        return
+    logging.setup(conf, 'nova')
+    log.info('Configuration reloaded and log files reopened on SIGHUP')
 
 
 def _one_line(exc):

@@ -7,16 +7,21 @@ import string
 
 from oslo_utils import strutils, timeutils, uuidutils
 
-from nova import exception
+from nova import exception, quota
 from nova.compute import (
     api_actions,
     api_admin,
+    api_admin_actions,
+    api_aggregates,
     api_events,
+    api_flavors,
+    api_keypairs,
     api_proxy,
     api_rescue,
     api_server_groups,
     api_usage,
     block_device,
+    host_rules,
     image_props,
 )
 from nova.compute import vm_states as vs
@@ -62,8 +67,9 @@ def image_id_from_ref(ref):
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
 
 
-class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
-          api_server_groups.ServerGroupsMixin, api_admin.AdminActionsMixin,
+class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
+          api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
+          api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
@@ -74,6 +80,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
         self.image_api = image_api
         self.conductor_api = conductor_api
         self.compute_rpcapi = compute_rpcapi
+        # Quota sets, limits and the checks other resources call.
+        self.quota = quota.QuotaEngine(conf, db)
 
     # -- reads -------------------------------------------------------------
     def get(self, context, uuid):
@@ -88,10 +96,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
                                         sort_keys=sort_keys, sort_dirs=sort_dirs)
 
     # -- create ------------------------------------------------------------
-    def _get_flavor(self, flavor_ref):
+    def _get_flavor(self, context, flavor_ref):
         flavor_id = image_id_from_ref(str(flavor_ref))
         try:
-            flavor = self.db.flavor_get(flavor_id)
+            # A private flavor the project was not granted is 'not found'.
+            flavor = self.flavor_get(context, flavor_id)
         except exception.FlavorNotFound:
             raise exception.Invalid(reason='Flavor %s could not be found.' % flavor_id)
         if flavor['disabled']:
@@ -136,7 +145,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
 
         Returns (instances, admin_password). Nothing is written when a check fails.
         """
-        flavor = self._get_flavor(server['flavorRef'])
+        flavor = self._get_flavor(context, server['flavorRef'])
         image_ref = image_id_from_ref(server.get('imageRef') or '')
         bdms, root = block_device.normalize(server.get('block_device_mapping_v2'), image_ref,
                                             flavor)
@@ -149,52 +158,97 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
+        host_rules.check_buses_somewhere(self.conf, self.db, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
                                            '"auto".')
-        if server.get('key_name'):
-            raise exception.Invalid(reason='Invalid key_name provided.')
-        min_count = int(server.get('min_count', 1))
-        max_count = int(server.get('max_count', min_count))
-        if min_count > max_count:
-            raise exception.Invalid(reason='min_count must be <= max_count')
+        key_values = self.key_values(context.user_id, server.get('key_name'))
+        zone, force_host = self._requested_zone(context, server.get('availability_zone'))
+        min_count, max_count = self._counts(server)
+        self.quota.check_metadata(context, server.get('metadata'), context.project_id,
+                                  context.user_id)
         try:
             group = self.group_from_hints(context, scheduler_hints)
         except exception.InstanceGroupNotFound as exc:
             raise exception.Invalid(reason=exc.format_message())
         if group is not None:
             self.check_group_room(context, group, max_count)
-        request_spec = {'flavor': flavor['flavorid']}
-        if group is not None:
-            request_spec['group'] = group['uuid']
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
         base['image_props_override'] = overrides or None
-        instances = []
+        base.update(key_values)
+        base['availability_zone'] = zone
+        instances = self._write_instances(context, server, flavor, bdms, base,
+                                          min_count, max_count)
         try:
-            for index in range(max_count):
-                values = dict(base, launch_index=index)
-                if max_count > 1:
-                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
-                    values['hostname'] = sanitize_hostname(values['display_name'])
-                row = self.db.instance_create(values, bdms=bdms,
-                                              name_template=self.conf.instance_name_template)
-                self.db.action_start(context, row['uuid'], 'create')
-                instances.append(row)
             if group is not None:
                 # Members from the start, as upstream: the scheduler counts them.
                 self.db.server_group_add_members(group['uuid'],
                                                  [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self.conductor_api.build_instances(context, objs, internal, request_spec)
+            spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
+            if force_host:
+                spec['force_host'] = force_host
+            if group is not None:
+                spec['group'] = group['uuid']
+            self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:
                 self.db.instance_hard_delete(row['uuid'])
             raise
         return instances, admin_password
+
+    def _requested_zone(self, context, requested):
+        """(zone, forced host) from 'zone', 'zone:host' or 'zone:host:node' (hosts: admins)."""
+        requested = requested or self.conf.default_schedule_zone
+        if not requested:
+            return None, None
+        zone, _sep, rest = requested.partition(':')
+        host = rest.partition(':')[0] or None
+        if host is not None:
+            context.can('os_compute_api:servers:create:forced_host', target={})
+        if zone:
+            self.check_availability_zone(context, zone)
+        elif host is None:
+            raise exception.Invalid(reason='The requested availability zone is not available')
+        return zone or None, host
+
+    def _counts(self, server):
+        """(min_count, max_count), max_count capped so one request stays bounded."""
+        min_count = int(server.get('min_count', 1))
+        max_count = int(server.get('max_count', min_count))
+        if min_count > max_count:
+            raise exception.Invalid(reason='min_count must be <= max_count')
+        cap = self.conf.quota.max_instances_per_request
+        if min_count > cap:
+            raise exception.Invalid(reason='Invalid input for field/attribute min_count. '
+                                           'Value: %d. At most %d servers can be created '
+                                           'in one request.' % (min_count, cap))
+        return min_count, min(max_count, cap)
+
+    def _write_instances(self, context, server, flavor, bdms, base, min_count, max_count):
+        """Check the quota and insert every row of the request in one transaction.
+
+        The transaction holds the project's quota lock, so a concurrent create
+        counts these rows (or waits for them) before it decides.
+        """
+        with self.quota.locked(context.project_id) as conn:
+            count = self.quota.check_instances(context, flavor, min_count, max_count,
+                                               context.project_id, context.user_id,
+                                               conn=conn)
+            values_list = []
+            for index in range(count):
+                values = dict(base, launch_index=index)
+                if count > 1:
+                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
+                    values['hostname'] = sanitize_hostname(values['display_name'])
+                values_list.append(values)
+            return self.db.instances_create(conn, values_list, bdms=bdms,
+                                            name_template=self.conf.instance_name_template,
+                                            context=context, action='create')
 
     def _base_values(self, context, server, flavor, image_ref, image):
         props = image.get('properties', {})
@@ -288,9 +342,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin,
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
-            # Never reached a host: nothing to clean up but the record.
-            self.db.instance_destroy(instance['uuid'])
-            return
+            # Never reached a host: nothing to clean up but the record, as
+            # long as no host claimed it since we read it (then that host
+            # must delete it, releasing its claim and any guest it started).
+            if self.db.instance_destroy_unscheduled(instance['uuid']):
+                return
         updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         self.compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), instance['host'])
+            context, instance_obj.Instance.from_db(updated), updated['host'])

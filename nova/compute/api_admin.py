@@ -1,67 +1,134 @@
-"""Compute API: reset state, diagnostics, backups and deferred (soft) delete."""
+"""Admin views of the cloud: services, hypervisors, availability zones and hosts."""
 
-from oslo_utils import timeutils
+from oslo_utils import uuidutils
 
 from nova import exception
-from nova.compute import vm_states as vs
-from nova.objects import instance as instance_obj
+from nova.db import api as db_api
 
-RESET_STATES = {'active': vs.ACTIVE, 'error': vs.ERROR}
+COMPUTE = 'nova-compute'
 
 
-class AdminActionsMixin:
-    """Mixed into compute.api.API; needs self.db, self.conf and self.compute_rpcapi."""
+class AdminMixin:
+    """Services, hypervisors, zones and hosts for the compute API (admin-only callers)."""
 
-    def reset_state(self, context, instance, state):
-        """Force vm_state and clear the task, as upstream (no lock or state check)."""
-        action_id = self.db.action_start(context, instance['uuid'], 'resetState')
-        row = self.db.instance_update(instance['uuid'], {'vm_state': RESET_STATES[state],
-                                                         'task_state': None})
-        self.db.action_finish(action_id)
-        return row
+    # -- liveness and zones ----------------------------------------------------
+    def service_is_up(self, service):
+        if service['forced_down']:
+            return False
+        seen = service['last_seen_up'] or service['updated_at'] or service['created_at']
+        return seen is not None and seen >= db_api.utcnow_minus(self.conf.service_down_time)
 
-    def get_diagnostics(self, context, instance, standard=False):
-        """The running guest's statistics; 409 unless it is placed and running."""
-        if not instance['host']:
-            raise exception.InstanceNotReady(instance_id=instance['uuid'])
-        if instance['task_state'] in (vs.DELETING, 'migrating'):
-            raise exception.InstanceInvalidState(
-                action='get_diagnostics', instance_uuid=instance['uuid'],
-                attr='task_state', state=instance['task_state'])
-        return self.compute_rpcapi.get_diagnostics(
-            context, instance_obj.Instance.from_db(instance), instance['host'],
-            standard=standard)
+    def host_zone_map(self):
+        """{host: zone} from aggregates; other compute hosts are in the default zone."""
+        return self.db.host_zones()
 
-    def backup(self, context, instance, name, backup_type, rotation, metadata):
-        from nova.compute import block_device
-        if block_device.is_volume_backed(self.db.bdm_get_by_instance(instance['uuid'])):
-            raise exception.Invalid(reason='Backup is not supported for volume-backed '
-                                           'instances.')
-        return self.snapshot(context, instance, name, metadata,
-                             backup=(backup_type, rotation))
+    def service_zone(self, service, zones=None):
+        if service['binary'] != COMPUTE:
+            return self.conf.internal_service_availability_zone
+        zones = self.host_zone_map() if zones is None else zones
+        return zones.get(service['host'], self.conf.default_availability_zone)
 
-    # -- deferred delete -------------------------------------------------------
-    def soft_delete(self, context, instance):
-        """Power off and keep the server SOFT_DELETED until reclaimed or restored."""
-        self.check_locked(context, instance)
-        self.db.action_start(context, instance['uuid'], 'delete')
-        row = self.db.instance_update(
-            instance['uuid'], {'task_state': vs.SOFT_DELETING,
-                               'deleted_at': timeutils.utcnow().replace(microsecond=0)})
-        self.compute_rpcapi.soft_delete_instance(
-            context, instance_obj.Instance.from_db(row), row['host'])
+    # -- services ----------------------------------------------------------------
+    def service_list(self, context, host=None, binary=None):
+        services = self.db.service_get_all(binary=binary)
+        return [s for s in services if host is None or s['host'] == host]
 
-    def restore(self, context, instance):
-        inst = self.begin_action(context, instance, 'restore',
-                                 extra_values={'deleted_at': None})
-        self.compute_rpcapi.restore_instance(context, inst, inst.host)
+    def service_find(self, context, host, binary):
+        for service in self.db.service_get_all(binary=binary):
+            if service['host'] == host:
+                return service
+        raise exception.HostBinaryNotFound(host=host, binary=binary)
 
-    def force_delete(self, context, instance):
-        """Delete now, whatever the state (a soft-deleted server included)."""
-        self.check_locked(context, instance)
-        self.hard_delete(context, instance)
+    def service_get(self, context, service_id):
+        return self.db.service_get(service_id)
 
-    def deferred_delete_applies(self, instance):
-        """Soft delete needs the option, and a server that was ever launched (upstream)."""
-        return bool(self.conf.reclaim_instance_interval and instance['launched_at']
-                    and instance['host'] and instance['vm_state'] != vs.SOFT_DELETED)
+    def service_update(self, context, service, values):
+        if values.get('disabled') is False:
+            # Enabling clears the reason, as upstream.
+            values = dict(values, disabled_reason=None)
+        return self.db.service_update_by_id(service['id'], values)
+
+    def service_delete(self, context, service):
+        if service['binary'] == COMPUTE and self.db.instance_count(host=service['host']):
+            raise exception.Conflict('Unable to delete compute service that is hosting '
+                                     'instances. Migrate or delete the instances first.')
+        self.db.service_destroy(service['id'])
+
+    # -- hypervisors -------------------------------------------------------------
+    def hypervisor_list(self, context):
+        """[(node, service)] ordered by node id, each with its compute service."""
+        services = {s['host']: s for s in self.db.service_get_all(binary=COMPUTE)}
+        return [(node, services[node['host']]) for node in self.db.compute_nodes_get_all()
+                if node['host'] in services]
+
+    def hypervisor_get(self, context, hypervisor_id, by_uuid):
+        for node, service in self.hypervisor_list(context):
+            if (node['uuid'] if by_uuid else str(node['id'])) == str(hypervisor_id):
+                return node, service
+        raise exception.HypervisorNotFound(hypervisor_id=hypervisor_id)
+
+    def hypervisor_instances(self, context, host):
+        return self.db.instance_get_all({'host': host}, sort_keys=('id',), sort_dirs=('asc',))
+
+    def hypervisor_uptime(self, context, host):
+        return self.compute_rpcapi.get_host_uptime(context, host)
+
+    def hypervisor_usage(self, context, host):
+        """(running_vms, current_workload) of a host."""
+        rows = self.db.instance_get_all({'host': host})
+        return len(rows), sum(1 for r in rows if r['task_state'] is not None)
+
+    # -- availability zones ---------------------------------------------------------
+    def availability_zones(self, context):
+        """({zone: [service, ...]} available, {zone: [...]} unavailable), as upstream splits them.
+
+        A zone is available when at least one of its services is enabled.
+        """
+        zones = self.host_zone_map()
+        by_zone = {}
+        for service in self.db.service_get_all():
+            by_zone.setdefault(self.service_zone(service, zones), []).append(service)
+        available, unavailable = {}, {}
+        for zone, services in by_zone.items():
+            target = available if any(not s['disabled'] for s in services) else unavailable
+            target[zone] = services
+        return available, unavailable
+
+    def check_availability_zone(self, context, zone):
+        """400 for a zone no compute host is in; returns the zone name."""
+        zones = set(self.host_zone_map().values())
+        computes = self.db.service_get_all(binary=COMPUTE)
+        if any(s['host'] not in self.host_zone_map() for s in computes):
+            zones.add(self.conf.default_availability_zone)
+        if zone not in zones:
+            raise exception.Invalid(reason='The requested availability zone is not '
+                                           'available')
+        return zone
+
+    def hosts_in_zone(self, context, zone):
+        """Compute hosts of ``zone`` (for the scheduler)."""
+        zones = self.host_zone_map()
+        return {s['host'] for s in self.db.service_get_all(binary=COMPUTE)
+                if zones.get(s['host'], self.conf.default_availability_zone) == zone}
+
+    # -- os-hosts (until 2.42) ----------------------------------------------------------
+    def host_list(self, context, zone=None):
+        zones = self.host_zone_map()
+        hosts = []
+        for service in self.db.service_get_all():
+            service_zone = self.service_zone(service, zones)
+            if zone is None or zone == service_zone:
+                hosts.append({'host_name': service['host'],
+                              'service': service['topic'] or service['binary'][5:],
+                              'zone': service_zone})
+        return hosts
+
+    def host_get(self, context, host):
+        """Compute node and instances of a host; 404 if it runs no compute service."""
+        if not any(s['host'] == host for s in self.db.service_get_all(binary=COMPUTE)):
+            raise exception.HostNotFound(host=host)
+        return self.db.compute_node_get(host), self.hypervisor_instances(context, host)
+
+
+def is_uuid(value):
+    return uuidutils.is_uuid_like(value)

@@ -2,9 +2,26 @@
 
 from oslo_utils import uuidutils
 
-from nova import exception
+from nova import exception, quota
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity', 'soft-anti-affinity')
+
+
+def _count_server_groups(db, conn, project_id, user_id=None, **_scope):
+    counts = {'project': {'server_groups': db.server_group_count(project_id)}}
+    if user_id is not None:
+        counts['user'] = {'server_groups': db.server_group_count(project_id, user_id)}
+    return counts
+
+
+def _count_group_members(db, conn, project_id, user_id=None, group_uuid=None, **_scope):
+    # Per group, as upstream: the limit is on how many servers one group holds.
+    used = db.server_group_member_count(group_uuid) if group_uuid else 0
+    return {'user': {'server_group_members': used}}
+
+
+quota.register_counter(('server_groups',), _count_server_groups)
+quota.register_counter(('server_group_members',), _count_group_members)
 
 
 class ServerGroupsMixin:
@@ -14,9 +31,11 @@ class ServerGroupsMixin:
         rules = rules or {}
         if policy != 'anti-affinity' and rules:
             raise exception.Invalid(reason='Only anti-affinity policy supports rules.')
-        # QUOTA(server_groups): the coordinator wires nova.quota here; usage is
-        # self.count_server_groups(context.project_id, context.user_id) + 1, and an
-        # over-quota answer is 403 'Quota exceeded, too many server groups.'
+        try:
+            self.quota.check_deltas(context, {'server_groups': 1}, context.project_id,
+                                    context.user_id)
+        except exception.OverQuota:
+            raise exception.Forbidden(message='Quota exceeded, too many server groups.')
         return self.db.server_group_create(
             {'name': name, 'project_id': context.project_id, 'user_id': context.user_id},
             policy, rules)
@@ -57,8 +76,11 @@ class ServerGroupsMixin:
         raise exception.InstanceGroupNotFound(group_uuid=hint)
 
     def check_group_room(self, context, group, count):
-        """Members the group can still take; quota is the coordinator's call site."""
-        # QUOTA(server_group_members): the coordinator wires nova.quota here; usage is
-        # self.count_server_group_members(group['uuid']) + count, and an over-quota
-        # answer is 403 'Quota exceeded, too many servers in group'.
+        """403 when ``count`` more members would pass the server_group_members quota."""
+        try:
+            self.quota.check_deltas(context, {'server_group_members': count},
+                                    context.project_id, context.user_id,
+                                    group_uuid=group['uuid'])
+        except exception.OverQuota:
+            raise exception.Forbidden(message='Quota exceeded, too many servers in group')
         return group

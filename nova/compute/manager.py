@@ -34,7 +34,7 @@ _RESET_ON_START = {
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
                      manager_admin.AdminMixin):
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
         self.conf = conf
@@ -56,6 +56,10 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.driver.init_host(self.host)
         self.update_available_resource()
         self._reconcile_on_start()
+        self._recount_usage()
+
+    def get_host_uptime(self, context):
+        return self.driver.get_host_uptime()
 
     def update_available_resource(self):
         resources = dict(self.driver.get_available_resource())
@@ -68,6 +72,19 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         resources.setdefault('hypervisor_hostname', self.host)
         resources['capabilities'] = _capabilities(resources, self.driver)
         self.db.compute_node_update(self.host, resources)
+
+    def _recount_usage(self):
+        """Host usage from the instances actually here: no leaked claim survives a restart.
+
+        Only at start-up: later, claims in flight (a host chosen, the
+        instance not yet pointing at it) would be lost by a recount.
+        """
+        used = [0, 0, 0]
+        for row in self.db.instance_get_all({'host': self.host}):
+            if row['flavor']:
+                for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
+                    used[i] += amount
+        self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
         """Finish what a crash interrupted: stuck builds fail, deletes complete."""
@@ -240,8 +257,11 @@ def _capabilities(resources, driver):
     cpu_info = resources.get('cpu_info') or '{}'
     if isinstance(cpu_info, str):
         cpu_info = json.loads(cpu_info)
+    from oslo_utils import netutils
     caps = {'arch': cpu_info.get('arch'), 'hypervisor_type': resources.get('hypervisor_type'),
-            'cpus': resources.get('vcpus'), 'hugepages': resources.get('hugepages')}
+            'cpus': resources.get('vcpus'), 'hugepages': resources.get('hugepages'),
+            # Shown by os-hypervisors (cpu_info, host_ip) as upstream does.
+            'cpu_info': cpu_info, 'host_ip': netutils.get_my_ipv4()}
     caps.update({k: v for k, v in getattr(driver, 'capabilities', {}).items()
                  if isinstance(v, (bool, int, str))})
     return caps

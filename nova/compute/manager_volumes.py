@@ -4,6 +4,8 @@ import json
 import logging
 import platform
 
+import oslo_messaging as messaging
+
 from nova import exception
 from nova.compute import actions, block_device
 
@@ -26,6 +28,7 @@ class VolumesMixin:
 
     def prepare_volumes(self, context, instance):
         """Create requested volumes, then connect every volume to this host."""
+        context = self.volume_api.context_for(context, instance)
         timeout = self.conf.cinder.volume_wait_timeout
         for bdm in self.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
@@ -45,8 +48,13 @@ class VolumesMixin:
             self.connect_volume(context, instance, bdm)
 
     def connect_volume(self, context, instance, bdm, mountpoint=None):
-        attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
-                                                       instance.uuid)
+        context = self.volume_api.context_for(context, instance)
+        if bdm.get('attachment_id') and not bdm.get('connection_info'):
+            # Reserved by the API before it answered: connect that attachment.
+            attachment = {'id': bdm['attachment_id']}
+        else:
+            attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
+                                                           instance.uuid)
         try:
             attachment = self.volume_api.attachment_update(
                 context, attachment['id'], self.connector(),
@@ -59,6 +67,7 @@ class VolumesMixin:
             'connection_info': json.dumps(attachment['connection_info'])})
 
     def complete_volumes(self, context, instance):
+        context = self.volume_api.context_for(context, instance)
         for bdm in self.bdms(instance.uuid):
             if bdm['attachment_id']:
                 self.volume_api.attachment_complete(context, bdm['attachment_id'])
@@ -73,6 +82,7 @@ class VolumesMixin:
 
     def disconnect_volumes(self, context, instance, delete_volumes=False):
         """Detach every volume from this host; optionally delete those marked so."""
+        context = self.volume_api.context_for(context, instance)
         for bdm in self.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
                 continue
@@ -102,19 +112,20 @@ class VolumesMixin:
             bdm = next((b for b in self.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
             if bdm is None:
                 return
+            vctx = self.volume_api.context_for(context, instance)
             try:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_attach_volume', host=self.host):
-                    bdm = self.connect_volume(context, instance, bdm)
+                    bdm = self.connect_volume(vctx, instance, bdm)
                     try:
                         self.driver.attach_volume(
                             context, json.loads(bdm['connection_info']), instance,
                             bdm['device_name'], disk_bus=bdm['disk_bus'],
                             device_type=bdm['device_type'])
                     except Exception:
-                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                        self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
                         raise
-                    self.volume_api.attachment_complete(context, bdm['attachment_id'])
+                    self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
                               instance.uuid)
@@ -127,6 +138,7 @@ class VolumesMixin:
                        None)
             if bdm is None:
                 return
+            vctx = self.volume_api.context_for(context, instance)
             try:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_detach_volume', host=self.host):
@@ -134,16 +146,30 @@ class VolumesMixin:
                         self.driver.detach_volume(context, json.loads(bdm['connection_info']),
                                                   instance, bdm['device_name'])
                     if bdm['attachment_id']:
-                        self.volume_api.attachment_delete(context, bdm['attachment_id'])
+                        self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - the volume stays attached.
                 LOG.exception('Detaching volume %s from %s failed', volume_id, instance.uuid)
                 actions.record_fault(self.db, instance.uuid, exc, host=self.host)
                 return
             self.db.bdm_destroy(bdm['uuid'])
 
-    def reserve_device_name(self, context, instance, requested=None, bus=None):
-        """The device name the next volume gets (the persistent domain is the truth)."""
+    # A requested name already in use is the caller's error, not this host's.
+    @messaging.expected_exceptions(exception.Invalid)
+    def reserve_device_name(self, context, instance, requested=None, bus=None, bdm=None):
+        """The device name the next volume gets (the persistent domain is the truth).
+
+        With ``bdm`` (the values of a new volume BDM), the name is chosen and
+        the BDM recorded under the instance's lock, among the names of BDMs
+        not attached yet too, and the new BDM's uuid is returned: two
+        concurrent attaches to one server cannot get the same name.
+        """
         from nova.objects import image_meta as image_meta_obj
         image_meta = image_meta_obj.ImageMeta.from_instance(instance)
-        return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
-                                                  requested=requested)
+        if bdm is None:
+            return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
+                                                      requested=requested)
+        with self._lock(instance.uuid):
+            pending = [b['device_name'] for b in self.bdms(instance.uuid) if b['device_name']]
+            device = self.driver.get_next_volume_device(
+                instance, image_meta, bus=bus, requested=requested, in_use=pending)
+            return self.db.bdm_create(dict(bdm, device_name=device))['uuid']

@@ -14,9 +14,10 @@ class ComputeAPI:
     * 1.0 - (same major) get_diagnostics, backup_instance, soft_delete_instance,
             restore_instance, external_instance_event added while 1.x is
             unreleased.
+    * 1.1 - get_host_uptime (os-hypervisors uptime).
     """
 
-    VERSION = '1.0'
+    VERSION = '1.1'
 
     def __init__(self, conf):
         self.conf = conf
@@ -42,6 +43,9 @@ class ComputeAPI:
         return self._prepare(host, timeout=30).call(context, 'get_console_output',
                                                     instance=instance)
 
+    def get_host_uptime(self, context, host):
+        return self._prepare(host, version='1.1', timeout=30).call(context, 'get_host_uptime')
+
     def snapshot_instance(self, context, instance, host, image_id):
         self._prepare(host).cast(context, 'snapshot_instance', instance=instance,
                                  image_id=image_id)
@@ -50,9 +54,13 @@ class ComputeAPI:
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
                                  admin_password=admin_password)
 
-    def reserve_device_name(self, context, instance, host, requested=None, bus=None):
+    def reserve_device_name(self, context, instance, host, requested=None, bus=None,
+                            bdm=None):
+        """The next device name; with ``bdm`` values, the uuid of the BDM recorded with it."""
+        kwargs = {'bdm': bdm} if bdm is not None else {}
         return self._prepare(host, timeout=30).call(
-            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus)
+            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus,
+            **kwargs)
 
     def attach_volume(self, context, instance, host, bdm_uuid):
         self._prepare(host).cast(context, 'attach_volume', instance=instance,

@@ -36,13 +36,16 @@ class ConductorManager:
                 node = self.scheduler.select_and_claim(
                     flavor, force_host=request_spec.get('force_host'),
                     image_props=(image or {}).get('properties'),
+                    zone=request_spec.get('availability_zone'),
                     group=request_spec.get('group'))
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return
         try:
+            # The server shows the zone of the host it landed on, as upstream.
             row = self.db.instance_update(
-                instance.uuid, {'host': node['host'], 'node': node['hypervisor_hostname']},
+                instance.uuid, {'host': node['host'], 'node': node['hypervisor_hostname'],
+                                'availability_zone': self.scheduler.host_zone(node['host'])},
                 expected_task_state=[vs.SCHEDULING])
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             # Deleted while we scheduled: give the room back and stop.

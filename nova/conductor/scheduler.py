@@ -25,11 +25,20 @@ class Scheduler:
         self.conf = conf
         self.db = db
 
+    def host_zone(self, host):
+        """The availability zone of ``host``: its aggregate's, else the default zone."""
+        return self.db.host_zones().get(host, self.conf.default_availability_zone)
+
     def select_and_claim(self, flavor, exclude=(), force_host=None, image_props=None,
-                         group=None):
+                         zone=None, group=None):
         vcpus, memory_mb, disk_gb = requested_resources(flavor)
         up_since = db_api.utcnow_minus(self.conf.service_down_time)
         nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
+        if zone is not None:
+            # Only hosts of the requested zone (aggregate metadata or the default).
+            zones = self.db.host_zones()
+            nodes = [n for n in nodes
+                     if zones.get(n['host'], self.conf.default_availability_zone) == zone]
         nodes = [n for n in nodes if n['host'] not in exclude
                  and (force_host is None or n['host'] == force_host)
                  and filters.image_props_filter(n, image_props or {}, flavor)]

@@ -16,6 +16,7 @@ _MODULES = (
     'libvirt',
     'rpc',
     'aio',
+    'quota',
 )
 
 

@@ -1,4 +1,4 @@
-"""[aio] options of the all-in-one process: listen addresses of its endpoints."""
+"""[aio] options of the all-in-one process: endpoints, and the clouds.yaml it writes."""
 
 from oslo_config import cfg
 
@@ -15,6 +15,29 @@ opts = [
                 help='Port of the embedded volume (Cinder v3 subset) API.'),
     cfg.BoolOpt('seed_flavors', default=True,
                 help='Create the default m1.* flavors on first start.'),
+    cfg.BoolOpt('catalog_endpoints', default=False,
+                help='With [api] auth_strategy = keystone: find the embedded '
+                     'image and volume endpoints in the Keystone service '
+                     'catalog (register them there) instead of pointing the '
+                     'compute service\'s image and volume clients at them '
+                     'directly. Ignored with noauth2.'),
+    cfg.URIOpt('cloud_auth_url',
+               help='Keystone URL written to clouds.yaml in keystone mode. '
+                    'Defaults to [keystone_authtoken] www_authenticate_uri, '
+                    'then its auth_url.'),
+    cfg.StrOpt('cloud_username',
+               help='User name written to clouds.yaml in keystone mode. '
+                    'Unset: the client takes OS_USERNAME from the '
+                    'environment. No password is ever written: give it as '
+                    'OS_PASSWORD.'),
+    cfg.StrOpt('cloud_project_name',
+               help='Project name written to clouds.yaml in keystone mode. '
+                    'Unset: the client takes OS_PROJECT_NAME from the '
+                    'environment.'),
+    cfg.StrOpt('cloud_user_domain_name', default='Default',
+               help='Domain of cloud_username in clouds.yaml.'),
+    cfg.StrOpt('cloud_project_domain_name', default='Default',
+               help='Domain of cloud_project_name in clouds.yaml.'),
 ]
 
 

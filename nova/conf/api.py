@@ -17,11 +17,15 @@ DEFAULT_OVERRIDE_DENYLIST = [
 opts = [
     cfg.StrOpt('auth_strategy', default='keystone',
                choices=[('keystone', 'Use keystonemiddleware to validate '
-                         'tokens.'),
-                        ('noauth2', 'Trust the X-Auth-User/X-Auth-Project-Id '
-                         'headers (or "user:project" tokens); for testing and '
-                         'the all-in-one only.')],
-               help='How API requests are authenticated.'),
+                         'tokens ([keystone_authtoken] options).'),
+                        ('noauth2', 'No identity service: the token '
+                         '"user:project" names the caller (the user "admin" '
+                         'is an administrator); for testing and the '
+                         'all-in-one only.')],
+               help='How API requests are authenticated. The all-in-one '
+                    'applies the same decision to its embedded image and '
+                    'volume endpoints; identity headers sent by clients are '
+                    'always ignored.'),
     cfg.IntOpt('max_limit', default=1000, min=1,
                help='Maximum number of items a collection request returns.'),
     cfg.BoolOpt('enable_instance_password', default=True,

@@ -40,6 +40,14 @@ opts = [
                help='Host memory kept back from guests.'),
     cfg.IntOpt('reserved_host_disk_mb', default=0, min=0,
                help='Host disk kept back from guests.'),
+    cfg.StrOpt('default_availability_zone', default='nova',
+               help='Availability zone of compute hosts that are in no aggregate '
+                    'with availability_zone metadata.'),
+    cfg.StrOpt('default_schedule_zone',
+               help='Availability zone given to servers created without one; unset '
+                    'lets the scheduler pick any host.'),
+    cfg.StrOpt('internal_service_availability_zone', default='internal',
+               help='Availability zone shown for services other than nova-compute.'),
 ]
 
 

@@ -6,10 +6,13 @@ import threading
 
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import engines
+from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils, uuidutils
+from sqlalchemy.dialects import postgresql
 
 from nova import exception
-from nova.db import migration, models
+from nova.db import aggregates, claims, flavor_access, keypairs, migration, models
+from nova.db import quotas as quota_db
 from nova.db import server_groups as server_groups_db
 from nova.db import usage as usage_db
 
@@ -83,7 +86,10 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
-class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
+class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
+               aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
+               server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin,
+               claims.ClaimsMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -139,31 +145,39 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
         return flavor
 
     def flavor_get_all(self, is_public=True, min_ram=None, min_disk=None,
-                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None):
+                       sort_key='flavorid', sort_dir='asc', limit=None, marker=None,
+                       project_id=None):
+        """Flavors; with ``project_id`` the private ones that project may use count too."""
         query = sa.select(FLAVORS).where(FLAVORS.c.disabled == sa.false())
         if is_public is not None:
-            query = query.where(FLAVORS.c.is_public == bool(is_public))
+            clause = FLAVORS.c.is_public == bool(is_public)
+            if project_id is not None and is_public:
+                access = flavor_access.FLAVOR_PROJECTS
+                clause = sa.or_(clause, FLAVORS.c.id.in_(sa.select(access.c.flavor_id).where(
+                    access.c.project_id == project_id)))
+            query = query.where(clause)
         if min_ram is not None:
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
             query = query.where(FLAVORS.c.root_gb >= min_disk)
-        col = FLAVORS.c[sort_key]
-        order = col.desc() if sort_dir == 'desc' else col.asc()
         with self.engine.connect() as conn:
+            mrow = None
             if marker is not None:
-                mrow = self._one(conn, FLAVORS, FLAVORS.c.flavorid == marker)
+                mrow = conn.execute(sa.select(FLAVORS).where(
+                    FLAVORS.c.flavorid == marker)).first()
                 if mrow is None:
                     raise exception.Invalid(reason='marker [%s] not found' % marker)
-                op = col.__lt__ if sort_dir == 'desc' else col.__gt__
-                query = query.where(sa.or_(op(mrow[sort_key]), sa.and_(
-                    col == mrow[sort_key], FLAVORS.c.id > mrow['id'])))
-            query = query.order_by(order, FLAVORS.c.id.asc())
-            if limit is not None:
-                query = query.limit(limit)
+            # Keyset pagination that copes with NULL sort values (description).
+            query = db_utils.paginate_query(query, models.Flavor, limit, [sort_key, 'id'],
+                                            marker=mrow, sort_dirs=[sort_dir, 'asc'])
             return [_decode(FLAVORS, r) for r in conn.execute(query)]
 
     def flavor_destroy(self, flavorid):
         with self.writer.begin() as conn:
+            # Its access list goes with it (SQLite does not enforce the cascade).
+            conn.execute(flavor_access.FLAVOR_PROJECTS.delete().where(
+                flavor_access.FLAVOR_PROJECTS.c.flavor_id.in_(sa.select(FLAVORS.c.id).where(
+                    FLAVORS.c.flavorid == str(flavorid)))))
             if not conn.execute(FLAVORS.delete().where(
                     FLAVORS.c.flavorid == str(flavorid))).rowcount:
                 raise exception.FlavorNotFound(flavor_id=flavorid)
@@ -175,20 +189,38 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
         The hypervisor-side name comes from ``name_template`` and the new
         row's id (or its uuid, for a '%(uuid)s' template).
         """
+        with self.writer.begin() as conn:
+            return self._instance_insert(conn, values, bdms, name_template)
+
+    def instances_create(self, conn, values_list, bdms=(), name_template='instance-%08x',
+                         context=None, action=None):
+        """Insert the instances of one request (and their ``action`` records) in ``conn``.
+
+        The caller owns the transaction, so a quota check made in it and the
+        rows it allowed commit together or not at all.
+        """
+        rows = []
+        for values in values_list:
+            row = self._instance_insert(conn, values, bdms, name_template)
+            if action:
+                self._insert(conn, ACTIONS, self._action_values(context, row['uuid'], action))
+            rows.append(row)
+        return rows
+
+    def _instance_insert(self, conn, values, bdms, name_template):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
-        with self.writer.begin() as conn:
-            row_id = self._insert(conn, INSTANCES, values)
-            if not values.get('name'):
-                name = (name_template % {'uuid': values['uuid'], 'id': row_id}
-                        if '%(' in name_template else name_template % row_id)
-                conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
-                             .values(name=name))
-            for bdm in bdms:
-                bdm = dict(bdm, instance_uuid=values['uuid'])
-                bdm.setdefault('uuid', uuidutils.generate_uuid())
-                self._insert(conn, BDMS, bdm)
-            return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+        row_id = self._insert(conn, INSTANCES, values)
+        if not values.get('name'):
+            name = (name_template % {'uuid': values['uuid'], 'id': row_id}
+                    if '%(' in name_template else name_template % row_id)
+            conn.execute(INSTANCES.update().where(INSTANCES.c.id == row_id)
+                         .values(name=name))
+        for bdm in bdms:
+            bdm = dict(bdm, instance_uuid=values['uuid'])
+            bdm.setdefault('uuid', uuidutils.generate_uuid())
+            self._insert(conn, BDMS, bdm)
+        return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
 
     def instance_get(self, uuid, project_id=None, read_deleted=False):
         where = [INSTANCES.c.uuid == uuid]
@@ -220,6 +252,10 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
         changes_since = filters.pop('changes-since', None)
         if changes_since is not None:
             query = query.where(INSTANCES.c.updated_at >= changes_since)
+        flavorid = filters.pop('instance_type_flavorid', None)
+        if flavorid is not None:
+            # In SQL, before LIMIT: filtering a page afterwards empties pages.
+            query = query.where(self._flavorid_column() == str(flavorid))
         for key, value in filters.items():
             column = INSTANCES.c[key]
             if isinstance(value, (list, tuple, set)):
@@ -227,17 +263,15 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
             else:
                 query = query.where(column == value)
         with self.engine.connect() as conn:
+            mrow = None
             if marker is not None:
                 mrow = conn.execute(sa.select(INSTANCES).where(
                     INSTANCES.c.uuid == marker)).first()
                 if mrow is None:
                     raise exception.Invalid(reason='marker [%s] not found' % marker)
-                query = query.where(_after_marker(mrow._mapping, sort_keys, sort_dirs))
-            for key, direction in zip(sort_keys, sort_dirs):
-                col = INSTANCES.c[key]
-                query = query.order_by(col.desc() if direction == 'desc' else col.asc())
-            if limit is not None:
-                query = query.limit(limit)
+            # oslo.db's keyset pagination copes with NULLs in the marker row.
+            query = db_utils.paginate_query(query, models.Instance, limit, list(sort_keys),
+                                            marker=mrow, sort_dirs=list(sort_dirs))
             return [_decode(INSTANCES, r) for r in conn.execute(query)]
 
     def _regexp(self, column, pattern):
@@ -245,6 +279,16 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
         # MariaDB's REGEXP search too.
         op = '~' if self.engine.dialect.name == 'postgresql' else 'REGEXP'
         return sa.and_(column.is_not(None), column.op(op)(pattern))
+
+    def _flavorid_column(self):
+        """The flavorid inside the instance's flavor JSON, per database dialect."""
+        dialect = self.engine.dialect.name
+        if dialect == 'postgresql':
+            return sa.func.json_extract_path_text(
+                sa.cast(INSTANCES.c.flavor, postgresql.JSON), 'flavorid')
+        if dialect == 'mysql':
+            return sa.func.json_unquote(sa.func.json_extract(INSTANCES.c.flavor, '$.flavorid'))
+        return sa.func.json_extract(INSTANCES.c.flavor, '$.flavorid')
 
     def instance_update(self, uuid, values, expected_task_state=(),
                         expected_vm_state=()):
@@ -332,11 +376,15 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
 
     def action_start(self, context, instance_uuid, action):
         with self.writer.begin() as conn:
-            return self._insert(conn, ACTIONS, dict(
-                instance_uuid=instance_uuid, action=action,
-                request_id=getattr(context, 'request_id', None),
-                user_id=getattr(context, 'user_id', None),
-                project_id=getattr(context, 'project_id', None), start_time=_now()))
+            return self._insert(conn, ACTIONS,
+                                self._action_values(context, instance_uuid, action))
+
+    @staticmethod
+    def _action_values(context, instance_uuid, action):
+        return dict(instance_uuid=instance_uuid, action=action,
+                    request_id=getattr(context, 'request_id', None),
+                    user_id=getattr(context, 'user_id', None),
+                    project_id=getattr(context, 'project_id', None), start_time=_now())
 
     def action_finish(self, action_id, message=None):
         with self.writer.begin() as conn:
@@ -435,7 +483,8 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
                 last_seen_up=now, updated_at=now)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now))
+                                                  last_seen_up=now,
+                                                  uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)
 
@@ -493,6 +542,9 @@ class Database(server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
                 memory_mb_used=_floor0(self, NODES.c.memory_mb_used - memory_mb),
                 local_gb_used=_floor0(self, NODES.c.local_gb_used - disk_gb)))
 
+    def _decode_node(self, row):
+        return _decode(NODES, row)
+
     def compute_node_get(self, host):
         with self.engine.connect() as conn:
             return self._one(conn, NODES, NODES.c.host == host)
@@ -511,18 +563,6 @@ def _room_clauses(vcpus, memory_mb, disk_gb):
         NODES.c.local_gb_used + disk_gb
         <= (NODES.c.local_gb - NODES.c.reserved_disk_mb / 1024) * NODES.c.disk_allocation_ratio,
     )
-
-
-def _after_marker(marker, sort_keys, sort_dirs):
-    """Keyset pagination: rows strictly after ``marker`` in the sort order."""
-    clauses = []
-    for i, (key, direction) in enumerate(zip(sort_keys, sort_dirs)):
-        col = INSTANCES.c[key]
-        equal = [INSTANCES.c[k] == marker[k] for k in sort_keys[:i]]
-        value = marker[key]
-        cmp = col < value if direction == 'desc' else col > value
-        clauses.append(sa.and_(*equal, cmp))
-    return sa.or_(*clauses)
 
 
 def utcnow_minus(seconds):

@@ -21,6 +21,7 @@ class Service(BASE):
     __tablename__ = 'services'
     __table_args__ = (UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),)
     id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), unique=True)
     host = Column(String(255), nullable=False)
     binary = Column(String(255), nullable=False)
     topic = Column(String(255))
@@ -107,6 +108,9 @@ class Instance(BASE):
     root_gb = Column(Integer)
     ephemeral_gb = Column(Integer)
     key_name = Column(String(255))
+    # The key pair as it was at boot ({name, type, public_key}); the key pair
+    # itself may be deleted later, the guest keeps what it was given.
+    key_data = Column(Text)
     user_data = Column(Text)
     config_drive = Column(String(255))
     availability_zone = Column(String(255))
@@ -193,6 +197,111 @@ class BlockDeviceMapping(BASE):
     tag = Column(String(255))
     created_at = Column(DateTime)
     updated_at = Column(DateTime)
+
+
+class KeyPair(BASE):
+    """An SSH or x509 public key owned by one user; names are unique per user."""
+
+    __tablename__ = 'key_pairs'
+    __table_args__ = (UniqueConstraint('user_id', 'name', name='uniq_key_pairs0user_id0name'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    name = Column(String(255), nullable=False)
+    user_id = Column(String(255), nullable=False)
+    fingerprint = Column(String(255))
+    public_key = Column(Text)
+    type = Column(String(16), nullable=False, default='ssh')
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class FlavorProject(BASE):
+    """A project allowed to use a private flavor."""
+
+    __tablename__ = 'flavor_projects'
+    __table_args__ = (UniqueConstraint('flavor_id', 'project_id',
+                                       name='uniq_flavor_projects0flavor_id0project_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    flavor_id = Column(Integer, ForeignKey('flavors.id', ondelete='CASCADE'), nullable=False)
+    project_id = Column(String(255), nullable=False)
+    created_at = Column(DateTime)
+
+
+class Aggregate(BASE):
+    """A named group of hosts; availability_zone metadata makes it a zone."""
+
+    __tablename__ = 'aggregates'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    name = Column(String(255), nullable=False, unique=True)
+class Quota(BASE):
+    """A project's own limit for one resource (absent: the class default applies)."""
+
+    __tablename__ = 'quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'resource',
+                                       name='uniq_quotas0project_id0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class AggregateHost(BASE):
+    __tablename__ = 'aggregate_hosts'
+    __table_args__ = (UniqueConstraint('host', 'aggregate_id',
+                                       name='uniq_aggregate_hosts0host0aggregate_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    host = Column(String(255), nullable=False)
+    aggregate_id = Column(Integer, ForeignKey('aggregates.id', ondelete='CASCADE'),
+                          nullable=False, index=True)
+    created_at = Column(DateTime)
+
+
+class AggregateMetadata(BASE):
+    __tablename__ = 'aggregate_metadata'
+    __table_args__ = (UniqueConstraint('aggregate_id', 'key',
+                                       name='uniq_aggregate_metadata0aggregate_id0key'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    aggregate_id = Column(Integer, ForeignKey('aggregates.id', ondelete='CASCADE'),
+                          nullable=False, index=True)
+    key = Column(String(255), nullable=False)
+    value = Column(String(255), nullable=False)
+    created_at = Column(DateTime)
+class ProjectUserQuota(BASE):
+    """One user's limit inside a project (absent: the project's limit applies)."""
+
+    __tablename__ = 'project_user_quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'user_id', 'resource',
+                                       name='uniq_project_user_quotas0project0user0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    user_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaClass(BASE):
+    """A quota class's limit; the "default" class overrides the configured defaults."""
+
+    __tablename__ = 'quota_classes'
+    __table_args__ = (UniqueConstraint('class_name', 'resource',
+                                       name='uniq_quota_classes0class_name0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    class_name = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class QuotaLock(BASE):
+    """One row per project, locked (FOR UPDATE) while a quota check and its insert run."""
+
+    __tablename__ = 'quota_locks'
+    project_id = Column(String(255), primary_key=True)
 
 
 class InstanceGroup(BASE):

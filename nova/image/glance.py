@@ -1,5 +1,6 @@
 """Glance v2 client for the compute side: image metadata, verified downloads, uploads."""
 
+import copy
 import hashlib
 import json
 import logging
@@ -10,6 +11,7 @@ import urllib.parse
 
 import requests
 from keystoneauth1 import exceptions as ksa_exc
+from oslo_config import cfg
 
 from nova import exception, ksa_utils
 
@@ -149,9 +151,37 @@ class GlanceClient(ksa_utils.ServiceClient):
 
     # -- plumbing -------------------------------------------------------
 
+    def _noauth(self):
+        try:
+            return self._conf.api.auth_strategy == 'noauth2'
+        except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+            return False
+
+    def _as_caller(self, context):
+        """``context`` with a token that names its caller to the image service.
+
+        Image calls always act as a caller, never anonymously nor as this
+        service: the image service shows each project only its own, shared
+        and public images. With Keystone that is the user's token (as
+        upstream). With noauth2 the token is ``user:project``; a context
+        that carries none (built from an instance or by a periodic task)
+        gets one from its user and project (a project alone acts as the
+        user of the same name, as a noauth token without ':' does), and an
+        admin context without a user acts as the noauth administrator.
+        """
+        if context is None or context.auth_token or not self._noauth():
+            return context
+        user = context.user_id or ('admin' if context.is_admin
+                                   else context.project_id)
+        if user is None:
+            return context
+        acting = copy.copy(context)
+        acting.auth_token = '%s:%s' % (user, context.project_id or user)
+        return acting
+
     def _adapter(self, context, retries):
         return ksa_utils.get_adapter(
-            self._conf, GROUP, self._session, context=context,
+            self._conf, GROUP, self._session, context=self._as_caller(context),
             service_auth=self._service_auth, min_version=MIN_VERSION,
             max_version=MAX_VERSION, connect_retries=retries)
 

@@ -28,6 +28,8 @@ _SIMPLE = {
     'root_gb': fields.IntegerField(nullable=True),
     'ephemeral_gb': fields.IntegerField(nullable=True),
     'key_name': fields.StringField(nullable=True),
+    # JSON {name, type, public_key}: the key pair the guest was given.
+    'key_data': fields.StringField(nullable=True),
     'user_data': fields.StringField(nullable=True),
     'config_drive': fields.StringField(nullable=True),
     'availability_zone': fields.StringField(nullable=True),
@@ -53,7 +55,8 @@ _SIMPLE = {
 @base.NovaObjectRegistry.register
 class Instance(base.NovaObject):
     # Version 1.0: Initial version
-    VERSION = '1.0'
+    # Version 1.1: key_data
+    VERSION = '1.1'
 
     fields = dict(_SIMPLE, flavor=fields.ObjectField('Flavor', nullable=True))
 

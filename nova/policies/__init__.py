@@ -4,8 +4,14 @@ import itertools
 
 from nova.policies import (
     admin_actions,
+    admin_hosts,
     base,
+    flavor_extras,
     flavors,
+    keypairs,
+    limits,
+    quota_class_sets,
+    quota_sets,
     server_actions,
     server_external_events,
     server_groups,
@@ -18,6 +24,9 @@ from nova.policies import (
 def list_rules():
     return list(itertools.chain(base.list_rules(), servers.list_rules(),
                                 flavors.list_rules(), server_actions.list_rules(),
+                                keypairs.list_rules(), flavor_extras.list_rules(),
+                                admin_hosts.list_rules(), quota_sets.list_rules(),
+                                quota_class_sets.list_rules(), limits.list_rules(),
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
                                 volumes_proxy.list_rules()))

@@ -31,6 +31,11 @@ rules = [
     _rule('os_compute_api:os-console-output', MEMBER,
           'Show console output (os-getConsoleOutput)'),
     _rule('os_compute_api:os-rescue', MEMBER, 'Rescue a server (rescue)'),
+    # By default whoever may override at boot may override at rescue, so a
+    # policy file restricting the boot rule restricts rescue too.
+    _rule('os_compute_api:os-rescue:image_props_override',
+          'rule:os_compute_api:servers:create:image_props_override',
+          'Rescue a server with image_props_override (rescue, microversion 2.106)'),
     _rule('os_compute_api:os-unrescue', MEMBER, 'Unrescue a server (unrescue)'),
     _rule('os_compute_api:server-metadata:index', READER, 'List server metadata', 'GET',
           '/servers/{server_id}/metadata'),

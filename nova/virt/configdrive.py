@@ -56,12 +56,35 @@ def meta_data(instance, admin_pass=None, files=()):
         'keys': [],
         'devices': [],
     }
+    key = _key_pair(instance)
+    if key:
+        # Upstream's shape: public_keys {name: key}; keys [{name, type, data}].
+        data['public_keys'] = {key['name']: key['public_key']}
+        data['keys'] = [{'name': key['name'], 'type': key.get('type', 'ssh'),
+                         'data': key['public_key']}]
     if admin_pass:
         data['admin_pass'] = admin_pass
     if files:
         data['files'] = [{'path': path, 'content_path': content_path}
                          for path, content_path in files]
     return data
+
+
+def _key_pair(instance):
+    raw = getattr(instance, 'key_data', None) if _is_set(instance, 'key_data') else None
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        # A bare public key (as upstream stores key_data) under the key name.
+        return {'name': getattr(instance, 'key_name', None) or 'key', 'type': 'ssh',
+                'public_key': raw}
+
+
+def _is_set(instance, name):
+    check = getattr(instance, 'obj_attr_is_set', None)
+    return check(name) if check is not None else hasattr(instance, name)
 
 
 def metadata_files(instance, injected_files=(), admin_pass=None,

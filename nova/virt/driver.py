@@ -105,9 +105,9 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
-                               device_type='disk', requested=None):
+                               device_type='disk', requested=None, in_use=()):
         """'/dev/<name>' the next attached volume gets (``requested`` if
-        free, Invalid if taken)."""
+        free, Invalid if taken); names in ``in_use`` count as taken."""
         raise NotImplementedError()
 
     def attach_volume(self, context, connection_info, instance, mountpoint,
@@ -159,6 +159,10 @@ class ComputeDriver:
 
     def list_instance_uuids(self):
         """UUIDs of the guests on this host."""
+        raise NotImplementedError()
+
+    def get_host_uptime(self):
+        """The host's uptime line, as the uptime command prints it."""
         raise NotImplementedError()
 
     def get_console_output(self, context, instance):

@@ -56,6 +56,13 @@ def volume_api_url(endpoint, project_id):
         (parts.scheme, parts.netloc, '/' + '/'.join(segments), '', ''))
 
 
+def _field(instance, name):
+    """A field of an Instance object or an instance row."""
+    if isinstance(instance, dict):
+        return instance.get(name)
+    return getattr(instance, name, None)
+
+
 def _error_message(response):
     """Cinder's message from a fault body ({"badRequest": {"message": ..}})."""
     if response is None:
@@ -108,6 +115,37 @@ class CinderClient(ksa_utils.ServiceClient):
 
     GROUP = GROUP
     RETRIES_OPTION = 'http_retries'
+
+    # -- identity -------------------------------------------------------
+
+    def context_for(self, context, instance):
+        """The identity of volume calls made on behalf of ``instance``.
+
+        They act in the server's project whoever asked (an admin acting on
+        another project's server, a periodic task): the owner's own request
+        keeps its token, as upstream. Otherwise, with noauth2 a token for
+        the instance's ``user:project``; with Keystone the service user of
+        the [cinder] options (an admin in Cinder's eyes, so it may act on
+        the project's volumes), or the caller's token when none is set.
+        """
+        project_id = _field(instance, 'project_id')
+        if context.auth_token and context.project_id == project_id:
+            return context
+        if self._conf.api.auth_strategy == 'noauth2':
+            from nova import context as nova_context
+            user_id = _field(instance, 'user_id') or project_id
+            return nova_context.RequestContext(
+                user_id=user_id, project_id=project_id, roles=['reader', 'member'],
+                auth_token='%s:%s' % (user_id, project_id),
+                request_id=context.request_id,
+                global_request_id=context.global_request_id, overwrite=False)
+        if self._service_auth is None:
+            return context
+        admin = context.elevated()
+        # No token and no project: calls go out as the service user, in its
+        # own project's URL (Cinder refuses a URL naming another project).
+        admin.auth_token, admin.project_id = None, None
+        return admin
 
     # -- plumbing -------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Handlers of /flavors: list, detail, show, and admin create/delete."""
+"""Handlers of /flavors: list, detail, show, and admin create/update/delete."""
 
 from oslo_utils import strutils, uuidutils
 
@@ -9,8 +9,8 @@ from nova.api.views import flavors as views
 
 
 def _limit(req, params):
-    limit = int(params['limit']) if 'limit' in params else req.app.conf.api.max_limit
-    return min(limit, req.app.conf.api.max_limit)
+    ceiling = req.app.conf.api.max_limit
+    return validation.clamp_int(params['limit'], ceiling) if 'limit' in params else ceiling
 
 
 def _list(req):
@@ -22,13 +22,13 @@ def _list(req):
     if raw is not None:
         # 'None' (what openstackclient sends) means public and private alike.
         is_public = None if raw.lower() == 'none' else strutils.bool_from_string(raw, default=True)
-    if not ctx.is_admin:
-        is_public = True
     limit = _limit(req, params)
-    flavors = req.app.db.flavor_get_all(
-        is_public=is_public,
-        min_ram=int(params['minRam']) if 'minRam' in params else None,
-        min_disk=int(params['minDisk']) if 'minDisk' in params else None,
+    flavors = req.app.compute_api.flavor_list(
+        ctx, is_public=is_public,
+        min_ram=(validation.clamp_int(params['minRam'], validation.MAX_INT)
+                 if 'minRam' in params else None),
+        min_disk=(validation.clamp_int(params['minDisk'], validation.MAX_INT)
+                  if 'minDisk' in params else None),
         sort_key=params.get('sort_key', 'flavorid'), sort_dir=params.get('sort_dir', 'asc'),
         limit=limit, marker=params.get('marker'))
     return flavors, limit
@@ -52,7 +52,7 @@ def detail(req):
 
 
 def show(req, flavor_id):
-    flavor = req.app.db.flavor_get(flavor_id)
+    flavor = req.app.compute_api.flavor_get(req.context, flavor_id)
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
@@ -62,19 +62,27 @@ def create(req):
               else schemas.create_v2_1)
     body = validation.validate(schema, req.json_body())['flavor']
     flavorid = body.get('id')
-    flavor = req.app.db.flavor_create(dict(
+    flavor = req.app.compute_api.flavor_create(req.context, dict(
         flavorid=str(flavorid) if flavorid is not None else uuidutils.generate_uuid(),
         name=body['name'], vcpus=int(body['vcpus']), memory_mb=int(body['ram']),
         root_gb=int(body['disk']), ephemeral_gb=int(body.get('OS-FLV-EXT-DATA:ephemeral', 0)),
         swap=int(body.get('swap', 0) or 0), rxtx_factor=float(body.get('rxtx_factor', 1.0)),
         is_public=strutils.bool_from_string(body.get('os-flavor-access:is_public', True)),
         description=body.get('description')))
-    return wsgi.json_response({'flavor': views.detail(req, flavor, True)})
+    return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
+
+
+@validation.schema(schemas.update_v2_55, mv.FLAVOR_DESCRIPTION)
+def update(req, flavor_id, body):
+    req.context.can('os_compute_api:os-flavor-manage:update', target={})
+    flavor = req.app.compute_api.flavor_update_description(
+        req.context, flavor_id, body['flavor']['description'])
+    return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
 def delete(req, flavor_id):
     req.context.can('os_compute_api:os-flavor-manage:delete', target={})
-    req.app.db.flavor_destroy(flavor_id)
+    req.app.compute_api.flavor_delete(req.context, flavor_id)
     return wsgi.empty_response(202)
 
 

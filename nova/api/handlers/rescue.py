@@ -22,8 +22,8 @@ _rescue_v2_106['properties']['rescue']['properties']['image_props_override'] = {
     'patternProperties': {r'^[a-zA-Z0-9_:.\-]{1,255}$': {'type': 'string', 'maxLength': 255}},
     'additionalProperties': False,
 }
-# Upstream takes any value for unrescue (clients send null or {}).
-_unrescue = {'type': 'object', 'properties': {'unrescue': {}},
+# tempest (and so other clients) send {"unrescue": {}}; upstream takes any value.
+_unrescue = {'type': 'object', 'properties': {'unrescue': {'type': ['null', 'object']}},
              'required': ['unrescue'], 'additionalProperties': False}
 
 
@@ -36,7 +36,7 @@ def rescue(req, server_id, body):
     target = {'project_id': instance['project_id'], 'user_id': instance['user_id']}
     ctx.can('os_compute_api:os-rescue', target=target)
     if 'image_props_override' in spec:
-        ctx.can('os_compute_api:servers:create:image_props_override', target=target)
+        ctx.can('os_compute_api:os-rescue:image_props_override', target=target)
     password = req.app.compute_api.rescue(
         ctx, instance, rescue_image_ref=spec.get('rescue_image_ref'),
         password=spec.get('adminPass'), overrides=spec.get('image_props_override'),

@@ -78,7 +78,14 @@ def rebuild(req, server_id, body):
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):
+        key_name = server.get('key_name')
         server = servers_handlers.trim_before_2_75(server)
+        if req.is_at_least(mv.REBUILD_KEY_NAME):
+            server['key_name'] = key_name
+    if req.is_at_least(mv.PERSONALITY_REMOVED):
+        # 2.57 replaced personality files with user_data, which rebuild echoes
+        # to every caller (tempest's rebuild schema requires it).
+        server['user_data'] = instance['user_data']
     if password is not None:
         server['adminPass'] = password
     # Upstream adds these after the view, whatever it carried.

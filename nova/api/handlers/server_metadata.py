@@ -5,7 +5,6 @@ from nova.api.schemas import types
 from nova.compute import api_actions
 from nova.compute import vm_states as vs
 
-MAX_ITEMS = 128
 _SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
                                                    vs.STOPPED), (None,), None)
 _metadata_body = {'type': 'object', 'properties': {'metadata': types.metadata},
@@ -27,9 +26,8 @@ def _instance(req, server_id, policy, writing=False):
 
 
 def _save(req, instance, metadata):
-    if len(metadata) > MAX_ITEMS:
-        raise wsgi.fault(403, 'Quota exceeded for metadata_items: at most %d items.'
-                         % MAX_ITEMS)
+    # The instance's project's metadata_items quota (a 403 with upstream's message).
+    req.app.compute_api.quota.check_metadata(req.context, metadata, instance['project_id'])
     return req.app.compute_api.update(req.context, instance, {'metadata': metadata})
 
 

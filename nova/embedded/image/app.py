@@ -9,6 +9,7 @@ import webob.exc
 
 from nova.embedded.image import handlers as h
 from nova.embedded.image import listing, store
+from nova.embedded.image import members as m
 
 LOG = logging.getLogger(__name__)
 
@@ -23,6 +24,11 @@ ROUTES = (
                             'DELETE': h.delete_image}),
     (r'/v2/images/' + _ID + '/file', {'GET': h.download_data,
                                       'PUT': h.upload_data}),
+    (r'/v2/images/' + _ID + '/members', {'GET': m.list_members,
+                                         'POST': m.create_member}),
+    (r'/v2/images/' + _ID + '/members/(?P<member_id>[^/]+)',
+     {'GET': m.show_member, 'PUT': m.update_member,
+      'DELETE': m.delete_member}),
 )
 # A trailing slash is tolerated everywhere, as Glance's router does.
 _COMPILED = tuple((re.compile('^' + path.rstrip('/') + '/?$'), methods)
@@ -75,6 +81,10 @@ class ImageAPI:
             resp = exc
         except (store.StoreError, listing.BadQuery) as exc:
             resp = _http_error(exc)
+        except UnicodeDecodeError:
+            # A path or query string whose percent-escapes are not UTF-8.
+            resp = webob.exc.HTTPBadRequest(
+                explanation='The request path or query string is not valid UTF-8.')
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
             resp = webob.exc.HTTPInternalServerError()

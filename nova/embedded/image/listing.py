@@ -1,5 +1,7 @@
 """GET /v2/images query semantics: Glance's filters, sort keys and marker paging."""
 
+from nova.embedded.image import access
+
 DEFAULT_LIMIT = 25   # Glance's limit_param_default
 MAX_LIMIT = 1000     # Glance's api_limit_max
 SORT_KEYS = ('name', 'status', 'container_format', 'disk_format', 'size', 'id',
@@ -35,8 +37,9 @@ class Query:
         self.tags = params.get('tag', [])
         self.size_min = _int(params, 'size_min')
         self.size_max = _int(params, 'size_max')
-        if _last(params, 'member_status', 'accepted') not in MEMBER_STATUSES:
-            raise BadQuery('Invalid status: %s' % params['member_status'][-1])
+        self.member_status = _last(params, 'member_status', 'accepted')
+        if self.member_status not in MEMBER_STATUSES:
+            raise BadQuery('Invalid status: %s' % self.member_status)
         if 'changes-since' in params:
             raise BadQuery('The "changes-since" filter is no longer '
                            'available on v2.')
@@ -129,7 +132,7 @@ def _split_op(value):
 
 
 def _attribute(record, key):
-    if key in record and key not in ('properties', 'created_ns'):
+    if key in record and key not in ('properties', 'created_ns', 'members'):
         return record[key]
     return record['properties'].get(key)
 
@@ -161,10 +164,11 @@ def _visible(record, visibility, project_id):
             or (project_id is not None and record['owner'] == project_id))
 
 
-def matches(record, query, project_id=None):
-    """True when ``record`` passes every filter of ``query``."""
+def matches(record, query, who):
+    """True when ``who`` may list ``record`` and it passes ``query``."""
     size = record['size']
-    return (_visible(record, query.visibility, project_id)
+    return (access.in_list(record, who, query.member_status)
+            and _visible(record, query.visibility, who.project_id)
             and (query.os_hidden is None
                  or record['os_hidden'] == query.os_hidden)
             and (query.protected is None
@@ -196,9 +200,9 @@ def ordered(records, sort):
     return result
 
 
-def page(records, query, project_id=None, marker_record=None):
+def page(records, query, who, marker_record=None):
     """(images on this page, next marker or None) as Glance paginates."""
-    selected = [r for r in records if matches(r, query, project_id)]
+    selected = [r for r in records if matches(r, query, who)]
     if marker_record is not None:
         if all(r['id'] != marker_record['id'] for r in selected):
             selected.append(marker_record)

@@ -140,13 +140,46 @@ IMAGES_SCHEMA = {
     ],
 }
 
+MEMBER_SCHEMA = {
+    'name': 'member',
+    'properties': {
+        'member_id': {'type': 'string',
+                      'description': 'An identifier for the image member '
+                                     '(tenantId)'},
+        'image_id': {'type': 'string', 'pattern': UUID_PATTERN,
+                     'description': 'An identifier for the image'},
+        'created_at': {'type': 'string',
+                       'description': 'Date and time of image member '
+                                      'creation'},
+        'updated_at': {'type': 'string',
+                       'description': 'Date and time of last modification of '
+                                      'image member'},
+        'status': {'type': 'string',
+                   'enum': ['pending', 'accepted', 'rejected'],
+                   'description': 'The status of this image member'},
+        'schema': {'type': 'string', 'readOnly': True},
+    },
+}
+
+MEMBERS_SCHEMA = {
+    'name': 'members',
+    'properties': {
+        'members': {'type': 'array', 'items': MEMBER_SCHEMA},
+        'schema': {'type': 'string'},
+    },
+    'links': [
+        {'rel': 'describedby', 'href': '{schema}'},
+    ],
+}
+
 _VALIDATOR = jsonschema.Draft4Validator(
     dict(IMAGE_SCHEMA, type='object'))
 
 
 def schema_document(name):
     """The schema served at /v2/schemas/<name>, or None if unknown."""
-    docs = {'image': IMAGE_SCHEMA, 'images': IMAGES_SCHEMA}
+    docs = {'image': IMAGE_SCHEMA, 'images': IMAGES_SCHEMA,
+            'member': MEMBER_SCHEMA, 'members': MEMBERS_SCHEMA}
     doc = docs.get(name)
     return copy.deepcopy(doc) if doc is not None else None
 

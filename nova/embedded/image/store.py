@@ -61,12 +61,8 @@ def new_record(image_id=None, owner=None):
         'owner': owner, 'size': None, 'virtual_size': None,
         'min_disk': 0, 'min_ram': 0, 'disk_format': None,
         'container_format': None, 'created_at': now, 'updated_at': now,
-        'tags': [], 'properties': {},
+        'tags': [], 'properties': {}, 'members': {},
     }
-
-
-
-
 
 
 def virtual_size(disk_format, header, size):
@@ -129,6 +125,8 @@ class ImageStore:
                 continue
             with open(path, encoding='utf-8') as fp:
                 record = json.load(fp)
+            # Records written before image sharing have no member list.
+            record.setdefault('members', {})
             if record['status'] == 'saving':
                 LOG.warning('image %s was saving at shutdown; back to queued',
                             record['id'])
@@ -159,9 +157,13 @@ class ImageStore:
             self._save(record)
             return record
 
-    def get(self, image_id):
+    def get(self, image_id, check=None):
+        """The record; ``check(record)`` may raise to refuse the caller."""
         with self._lock:
-            return self._get(image_id)
+            record = self._get(image_id)
+            if check is not None:
+                check(record)
+            return record
 
     def _get(self, image_id):
         try:
@@ -173,18 +175,27 @@ class ImageStore:
         with self._lock:
             return list(self._records.values())
 
-    def update(self, image_id, mutate):
-        """Apply ``mutate(copy)`` and store the copy; nothing on error."""
+    def update(self, image_id, mutate, touch=True):
+        """Apply ``mutate(copy)`` and store the copy; nothing on error.
+
+        ``touch=False`` keeps updated_at, for changes that are not to the
+        image itself (its member list).
+        """
         with self._lock:
             record = copy.deepcopy(self._get(image_id))
+            record.setdefault('members', {})
             mutate(record)
-            record['updated_at'] = isotime()
+            if touch:
+                record['updated_at'] = isotime()
             self._save(record)
             return record
 
-    def delete(self, image_id):
+    def delete(self, image_id, check=None):
+        """Remove record and data; ``check(record)`` runs first, locked."""
         with self._lock:
             record = self._get(image_id)
+            if check is not None:
+                check(record)
             if record['protected']:
                 raise Forbidden('Image %s is protected and cannot be deleted.'
                                 % image_id)
@@ -194,9 +205,11 @@ class ImageStore:
 
     # -- data -----------------------------------------------------------
 
-    def begin_upload(self, image_id):
+    def begin_upload(self, image_id, check=None):
         """Move a queued image to saving, so one upload at a time wins."""
         def to_saving(record):
+            if check is not None:
+                check(record)
             if record['status'] != 'queued':
                 raise Conflict('Image status transition from %s to saving is '
                                'not allowed' % record['status'])
@@ -269,10 +282,12 @@ class ImageStore:
                           updated_at=isotime())
             self._save(record)
 
-    def open_data(self, image_id):
+    def open_data(self, image_id, check=None):
         """(record, open binary file or None when the image has no data)."""
         with self._lock:
             record = self._get(image_id)
+            if check is not None:
+                check(record)
             if record['status'] != 'active':
                 return record, None
             # Opened under the lock: a concurrent delete may unlink the

@@ -54,3 +54,20 @@ def versions(application_url):
         {'id': 'v' + number, 'status': status,
          'links': [{'rel': 'self', 'href': href}]}
         for number, status in VERSIONS]}
+
+
+def member(image_id, member_id, entry):
+    """One image member as Glance shows it."""
+    return {'member_id': member_id, 'image_id': image_id,
+            'status': entry['status'], 'created_at': entry['created_at'],
+            'updated_at': entry['updated_at'],
+            'schema': '/v2/schemas/member'}
+
+
+def member_list(image_id, members):
+    """The GET /v2/images/{id}/members body, oldest member first."""
+    ordered = sorted(members.items(),
+                     key=lambda item: (item[1]['created_at'], item[0]))
+    return {'members': [member(image_id, member_id, entry)
+                        for member_id, entry in ordered],
+            'schema': '/v2/schemas/members'}

@@ -45,6 +45,11 @@ ROUTES = (
     ('/types', {'GET': discovery.list_types}, mv.MIN_VERSION),
     ('/types' + _ID % 'type_id', {'GET': discovery.show_type},
      mv.MIN_VERSION),
+    ('/limits', {'GET': discovery.show_limits}, mv.MIN_VERSION),
+    ('/os-quota-sets' + _ID % 'target_project', {'GET': discovery.show_quota_set},
+     mv.MIN_VERSION),
+    ('/os-quota-sets' + _ID % 'target_project' + '/defaults',
+     {'GET': discovery.show_quota_defaults}, mv.MIN_VERSION),
 )
 _COMPILED = tuple((re.compile('^%s$' % path), methods, min_version)
                   for path, methods, min_version in ROUTES)
@@ -65,32 +70,18 @@ def _find(rest, version):
 
 
 def _caller(req, path_project):
-    # keystonemiddleware (or the all-in-one's noauth) sets these headers.
-    header_project = (req.headers.get('X-Project-Id') or
-                      req.headers.get('X-Tenant-Id'))
-    if path_project and header_project and path_project != header_project:
+    # The deployment's auth wrapper (nova.api.auth.protect) put the
+    # validated identity there; client-sent identity headers never count.
+    ctx = req.environ.get('nova.context')
+    if ctx is None or not ctx.project_id:
+        raise errors.Unauthorized('The request you have made requires '
+                                  'authentication.')
+    if path_project and path_project != ctx.project_id:
         raise errors.BadRequest(
             "Malformed request URL: URL's project_id '%s' doesn't match "
-            "Context's project_id '%s'" % (path_project, header_project))
-    project_id = path_project or header_project
-    if not project_id:
-        raise errors.BadRequest('Malformed request URL: a project id is '
-                                'required in the URL or the X-Project-Id '
-                                'header.')
-    roles = {role.strip().lower()
-             for role in req.headers.get('X-Roles', '').split(',')}
-    return common.Caller(project_id=project_id,
-                         user_id=(req.headers.get('X-User-Id') or
-                                  req.headers.get('X-User') or _noauth_user(req)),
-                         is_admin='admin' in roles)
-
-
-def _noauth_user(req):
-    """The user of a noauth ``user:project`` token, so volumes record who made them."""
-    token = req.headers.get('X-Auth-Token') or ''
-    user, sep, _project = token.partition(':')
-    # A Keystone token has no colon; keystonemiddleware sets X-User-Id then.
-    return user if sep and user else None
+            "Context's project_id '%s'" % (path_project, ctx.project_id))
+    return common.Caller(project_id=ctx.project_id, user_id=ctx.user_id,
+                         is_admin=bool(ctx.is_admin), context=ctx)
 
 
 class VolumeAPI:
@@ -138,6 +129,10 @@ class VolumeAPI:
                                                           exc.message),
                                         status=exc.code)
             headers.update(exc.headers)
+        except UnicodeDecodeError:
+            # A path or query string whose percent-escapes are not UTF-8.
+            resp = common.json_response(errors.fault_body(
+                400, 'The request path or query string is not valid UTF-8.'), status=400)
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
             resp = common.json_response(errors.fault_body(
@@ -150,9 +145,10 @@ class VolumeAPI:
 def make_app(data_dir, image_fetcher=None, volume_format='qcow2'):
     """Build the embedded volume endpoint storing everything under data_dir.
 
-    ``image_fetcher(image_id, dest_path)`` writes an image's data to
-    dest_path (and may return the Glance image dict, whose disk_format and
-    properties are then used); without it, volumes cannot come from images.
+    ``image_fetcher(context, image_id, dest_path)`` writes an image's data
+    to dest_path, reading it as the caller of ``context`` (a
+    RequestContext), and may return the Glance image dict (whose disk_format
+    and properties are then used); without it, volumes cannot come from images.
     ``volume_format`` ('qcow2' or 'raw') is the format of new volume files.
     """
     return VolumeAPI(data_dir, image_fetcher, volume_format)

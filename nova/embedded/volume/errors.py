@@ -16,6 +16,10 @@ class BadRequest(VolumeAPIError):
     code = 400
 
 
+class Unauthorized(VolumeAPIError):
+    code = 401
+
+
 class Forbidden(VolumeAPIError):
     code = 403
 

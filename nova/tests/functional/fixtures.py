@@ -25,6 +25,17 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
                       'test-%s-%%08x' % uuidlib.uuid4().hex[:8])
     conf.set_override('sync_power_state_interval', -1)
     conf.set_override('shutdown_timeout', 0)
+    if any(group == 'keystone_authtoken' for group, _key in extra or {}):
+        # keystonemiddleware registers these only when it loads them.
+        from keystoneauth1 import loading as ks_loading
+        aio.register_keystone_opts(conf)
+        plugin = (extra or {}).get(('keystone_authtoken', 'auth_type'), 'password')
+        conf.register_opts(ks_loading.get_auth_plugin_conf_options(plugin),
+                           group='keystone_authtoken')
+    # Suites that are not about quotas create more servers than the default
+    # quota allows; quota tests pass the defaults back in ``extra``.
+    for option in ('instances', 'cores', 'ram'):
+        conf.set_override(option, -1, group='quota')
     for (group, key), value in (extra or {}).items():
         conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf
@@ -80,24 +91,28 @@ class RunningAio:
         return status, resp_headers, _decode(payload)
 
     def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
-                     **props):
+                     token='demo:demo', **props):
+        """An active image owned by the project of ``token``."""
         meta = dict(name=name, disk_format=disk_format, container_format=container_format,
                     **props)
-        status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url)
+        status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url,
+                                         token=token)
         assert status == 201, image
         with open(path, 'rb') as handle:
             data = handle.read()
         status, _h, _b = self.request(
             'PUT', '/v2/images/%s/file' % image['id'], raw=data, url=self.image_url,
-            headers={'Content-Type': 'application/octet-stream'})
+            token=token, headers={'Content-Type': 'application/octet-stream'})
         assert status == 204, status
         return image['id']
 
-    def wait_for_status(self, server_id, statuses, timeout=60, version=None):
+    def wait_for_status(self, server_id, statuses, timeout=60, version=None,
+                        token='demo:demo'):
         import time
         deadline = time.monotonic() + timeout
         while True:
-            status, _h, body = self.request('GET', '/servers/%s' % server_id, version=version)
+            status, _h, body = self.request('GET', '/servers/%s' % server_id, version=version,
+                                            token=token)
             if status == 404 and 'DELETED' in statuses:
                 return None
             server = body['server']

@@ -4,7 +4,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0002_apiservers'
-down_revision = '0001_initial'
+down_revision = '0002_quotas'
 branch_labels = None
 depends_on = None
 

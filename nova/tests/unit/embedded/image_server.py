@@ -8,6 +8,7 @@ import urllib.parse
 
 import requests
 
+from nova import context as nova_context
 from nova import wsgi_server
 from nova.embedded.image import app
 
@@ -40,13 +41,39 @@ class RequestRecorder:
                 return
 
 
+def noauth_context(token):
+    """The RequestContext the noauth token ``user:project`` stands for."""
+    user, _sep, project = token.partition(':')
+    roles = ['reader', 'member'] + (['admin'] if user == 'admin' else [])
+    return nova_context.RequestContext(
+        user_id=user, project_id=project or user, roles=roles,
+        is_admin=user == 'admin', auth_token=token, overwrite=False)
+
+
+class TokenIdentity:
+    """Test stand-in for the deployment's auth wrapper: the noauth token
+    (or ``default_token`` when none is sent) becomes environ['nova.context'].
+    """
+
+    def __init__(self, app, default_token='demo:demo'):
+        self.app = app
+        self.default_token = default_token
+
+    def __call__(self, environ, start_response):
+        token = environ.get('HTTP_X_AUTH_TOKEN') or self.default_token
+        if token:
+            environ['nova.context'] = noauth_context(token)
+        return self.app(environ, start_response)
+
+
 class ImageServer:
     """The embedded image app served over HTTP on 127.0.0.1."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, default_token='demo:demo'):
         self.data_dir = data_dir
         self.app = app.make_app(data_dir)
-        self.recorder = RequestRecorder(self.app)
+        self.recorder = RequestRecorder(TokenIdentity(self.app,
+                                                      default_token))
         self.server, self.thread, self.url = wsgi_server.serve_in_thread(
             self.recorder, poll_interval=0.01)
 
@@ -62,20 +89,23 @@ class ImageServer:
     def data_path(self, image_id):
         return os.path.join(self.data_dir, 'data', image_id)
 
-    def create(self, **body):
+    def create(self, token=None, **body):
         body.setdefault('disk_format', 'raw')
         body.setdefault('container_format', 'bare')
-        resp = requests.post(self.url + '/v2/images', json=body)
+        resp = requests.post(self.url + '/v2/images', json=body,
+                             headers=_auth(token))
         assert resp.status_code == 201, resp.text
         return resp.json()
 
-    def upload(self, image_id, data):
+    def upload(self, image_id, data, token=None):
         return requests.put(
             '%s/v2/images/%s/file' % (self.url, image_id), data=data,
-            headers={'Content-Type': 'application/octet-stream'})
+            headers=dict(_auth(token),
+                         **{'Content-Type': 'application/octet-stream'}))
 
-    def show(self, image_id):
-        return requests.get('%s/v2/images/%s' % (self.url, image_id)).json()
+    def show(self, image_id, token=None):
+        return requests.get('%s/v2/images/%s' % (self.url, image_id),
+                            headers=_auth(token)).json()
 
     def wait_for_status(self, image_id, status, timeout=10):
         deadline = time.monotonic() + timeout
@@ -93,6 +123,10 @@ class ImageServer:
                                                 announced))
         sock.sendall(head.encode() + first_part)
         return sock
+
+
+def _auth(token):
+    return {'X-Auth-Token': token} if token else {}
 
 
 def read_status(sock):

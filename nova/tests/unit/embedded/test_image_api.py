@@ -77,7 +77,7 @@ def test_create_returns_glance_image(server):
               'container_format': 'bare', 'min_ram': 64, 'tags': ['a', 'a'],
               'kernel_id': KERNEL_ID, 'ramdisk_id': RAMDISK_ID,
               'hw_disk_bus': 'scsi'},
-        headers={'X-Project-Id': 'p1'})
+        headers={'X-Auth-Token': 'u1:p1'})
     assert resp.status_code == 201
     image = resp.json()
     assert resp.headers['Location'].endswith('/v2/images/' + image['id'])
@@ -95,7 +95,9 @@ def test_create_returns_glance_image(server):
     assert {k: image[k] for k in expected} == expected
     assert set(image) == set(expected) | {'id', 'created_at', 'updated_at'}
     assert image['created_at'].endswith('Z')
-    assert server.show(image['id']) == image
+    shown = requests.get(server.url + image['self'],
+                         headers={'X-Auth-Token': 'u1:p1'})
+    assert shown.json() == image
 
 
 def test_create_with_id_and_duplicate(server):
@@ -439,8 +441,10 @@ def test_list_pagination_follows_next(server):
 
 def test_list_filters(server):
     a = server.create(name='a', tags=['x', 'y'], foo='1')
-    server.create(name='b', visibility='public', tags=['x'])
-    server.create(name='c', visibility='community')
+    server.create(name='b', visibility='public', tags=['x'],
+                  token='admin:admin')
+    # Another project's community image: only listed when asked for.
+    server.create(name='c', visibility='community', token='other:other')
     server.create(name='d', os_hidden=True)
     server.create(name='e', protected=True)
     server.upload(a['id'], b'data')

@@ -18,7 +18,10 @@ OPENSTACK_CLI = os.path.join(os.path.dirname(sys.executable), 'openstack')
 
 @pytest.fixture
 def server(tmp_path):
-    srv = image_server.ImageServer(str(tmp_path / 'images'))
+    # The clients' 'none' auth sends the token 'notused': the noauth
+    # project those images belong to, so the helpers act as it too.
+    srv = image_server.ImageServer(str(tmp_path / 'images'),
+                                   default_token='notused')
     yield srv
     srv.stop()
 

@@ -46,7 +46,7 @@ def client(conf):
 @pytest.fixture
 def ctx():
     return nova_context.RequestContext(user_id='u1', project_id='p1',
-                                       auth_token='user-token')
+                                       auth_token='u1:p1')
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_create_show_and_internal_form(client, ctx):
 def test_requests_carry_user_token_and_request_id(client, server, ctx):
     client.show(ctx, _new(client, ctx)['id'])
     calls = [h for h in server.recorder.headers if h['path'] != '/']
-    assert {h.get('HTTP_X_AUTH_TOKEN') for h in calls} == {'user-token'}
+    assert {h.get('HTTP_X_AUTH_TOKEN') for h in calls} == {'u1:p1'}
     assert {h.get('HTTP_X_OPENSTACK_REQUEST_ID') for h in calls} == {
         ctx.global_id}
 
@@ -107,6 +107,18 @@ def test_endpoint_from_service_catalog(server):
         {'interface': 'public', 'region': 'RegionOne', 'url': server.url}]}]
     ctx = nova_context.RequestContext(auth_token='t', project_id='p',
                                       service_catalog=catalog)
+    assert _new(client, ctx)['status'] == 'queued'
+
+
+def test_endpoint_from_keystonemiddleware_v2_catalog(server):
+    """keystonemiddleware hands the catalog over in the v2 layout."""
+    client = glance.GlanceClient(make_conf(num_retries=0))
+    catalog = [{'type': 'image', 'name': 'glance', 'endpoints': [
+        {'region': 'RegionOne', 'publicURL': 'http://127.0.0.1:9/unused',
+         'internalURL': server.url}]}]
+    ctx = nova_context.RequestContext(auth_token='t', project_id='p',
+                                      service_catalog=catalog)
+    # valid_interfaces defaults to internal, then public.
     assert _new(client, ctx)['status'] == 'queued'
 
 
@@ -290,7 +302,8 @@ def test_download_retries_broken_transfers(server, ctx, src, tmp_path,
                                            num_retries=retries))
     image = _new(client, ctx)
     client.upload(ctx, image['id'], src)
-    server.recorder.app = _FlakyDownloads(server.app, failures=1)
+    server.recorder.app = image_server.TokenIdentity(
+        _FlakyDownloads(server.app, failures=1))
     dest_dir = tmp_path / 'cache'
     dest_dir.mkdir()
     dest = str(dest_dir / 'dest')
@@ -308,3 +321,40 @@ def test_versioned_endpoint_override(server, ctx):
         endpoint_override=server.url + '/v2', num_retries=0))
     image = _new(client, ctx, name='via-v2')
     assert client.show(ctx, image['id'])['name'] == 'via-v2'
+
+
+def _noauth_client(server):
+    from nova.conf import api as api_conf
+    conf = make_conf(endpoint_override=server.url, auth_type='none',
+                     num_retries=0)
+    api_conf.register_opts(conf)
+    conf.set_override('auth_strategy', 'noauth2', group='api')
+    return glance.GlanceClient(conf)
+
+
+@pytest.mark.parametrize('ctx_args,token', [
+    ({'user_id': 'u2', 'project_id': 'p2'}, 'u2:p2'),
+    ({'user_id': 'u2', 'project_id': None}, 'u2:u2'),
+    ({'user_id': None, 'project_id': 'p2'}, 'p2:p2'),
+    ({'is_admin': True, 'roles': ['admin']}, 'admin:admin'),
+    ({'user_id': 'u3', 'project_id': 'p3', 'auth_token': 'u3:p3'}, 'u3:p3'),
+])
+def test_noauth_calls_name_the_caller(server, ctx_args, token):
+    client = _noauth_client(server)
+    ctx = nova_context.RequestContext(overwrite=False, **ctx_args)
+    _new(client, ctx)
+    assert server.recorder.headers[-1]['HTTP_X_AUTH_TOKEN'] == token
+    assert ctx.auth_token == ctx_args.get('auth_token')
+
+
+def test_another_projects_private_image_is_not_found(server, client, ctx):
+    image = _new(client, ctx, visibility='private')
+    other = nova_context.RequestContext(user_id='u2', project_id='p2',
+                                        auth_token='u2:p2')
+    with pytest.raises(exception.ImageNotFound):
+        client.show(other, image['id'])
+    with pytest.raises(exception.ImageNotFound):
+        client.download(other, image['id'], os.devnull)
+    with pytest.raises(exception.ImageNotFound):
+        client.delete(other, image['id'])
+    assert client.show(ctx, image['id'])['owner'] == 'p1'

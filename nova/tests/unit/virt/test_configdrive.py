@@ -98,3 +98,16 @@ def test_missing_tools_and_bad_format_are_clear(tmp_path, monkeypatch):
     with pytest.raises(exception.InstanceDeployFailure) as err:
         configdrive.make_drive({}, str(tmp_path / 'x'), 'vfat')
     assert 'mkfs.vfat' in err.value.format_message()
+
+
+def test_meta_data_carries_the_key_pair():
+    key = 'ssh-rsa AAAAB3NzaC1yc2E test@host'
+    data = configdrive.meta_data(instance(key_name='mykey', key_data=json.dumps(
+        {'name': 'mykey', 'type': 'ssh', 'public_key': key})))
+    assert data['public_keys'] == {'mykey': key}
+    assert data['keys'] == [{'name': 'mykey', 'type': 'ssh', 'data': key}]
+
+
+def test_meta_data_without_a_key_pair():
+    data = configdrive.meta_data(instance())
+    assert data['public_keys'] == {} and data['keys'] == []

@@ -43,7 +43,7 @@ def fetcher(tmp_path):
 @pytest.fixture
 def server(tmp_path, fetcher):
     srv = vs.VolumeServer(str(tmp_path / 'volumes'), image_fetcher=fetcher)
-    srv.log = RequestLog(srv.app)
+    srv.log = RequestLog(srv.wsgi_app)
     srv.server.set_app(srv.log)
     yield srv
     srv.stop()
@@ -68,7 +68,7 @@ def client(server):
 @pytest.fixture
 def ctx():
     return nova_context.RequestContext(user_id='u1', project_id='p1',
-                                       auth_token='user-token',
+                                       auth_token='u1:p1',
                                        global_request_id='req-global-1')
 
 
@@ -113,7 +113,7 @@ def test_create_wait_get_delete(client, ctx, server):
     method, path, headers = server.log.requests[0]
     assert (method, path) == ('POST', '/v3/p1/volumes')
     # The user's token and the request id travel with every call.
-    assert headers['HTTP_X_AUTH_TOKEN'] == 'user-token'
+    assert headers['HTTP_X_AUTH_TOKEN'] == 'u1:p1'
     assert headers['HTTP_X_OPENSTACK_REQUEST_ID'] == 'req-global-1'
     assert headers['HTTP_OPENSTACK_API_VERSION'] == 'volume 3.0'
     client.delete(ctx, volume['id'])
@@ -299,6 +299,62 @@ def test_catalog_endpoint_with_project(server, ctx):
     volume = client.create(ctx, 1, 'via-catalog')
     assert client.wait_for_status(ctx, volume['id'], 'available')[
         'os-vol-tenant-attr:tenant_id'] == 'p1'
+
+
+def test_catalog_endpoint_v2_layout(server, ctx):
+    """keystonemiddleware's X-Service-Catalog: publicURL/internalURL, no
+    'interface' key."""
+    ctx.service_catalog = [{'type': 'volumev3', 'name': 'cinderv3', 'endpoints': [
+        {'region': 'RegionOne', 'publicURL': server.url + '/v3/p1',
+         'adminURL': 'http://127.0.0.1:9/v3/p1'}]}]
+    client = cinder.CinderClient(make_conf())
+    volume = client.create(ctx, 1, 'via-v2-catalog')
+    assert client.get(ctx, volume['id'])['name'] == 'via-v2-catalog'
+
+
+# -- identity of calls on behalf of a server -----------------------------------
+
+def test_context_for_the_owner_keeps_its_token(client, ctx):
+    assert client.context_for(ctx, {'project_id': 'p1', 'user_id': 'u1'}) is ctx
+
+
+def test_context_for_another_project_in_noauth2(client, ctx, server):
+    client._conf.register_opts(
+        [cfg.StrOpt('auth_strategy', default='noauth2')], group='api')
+    admin = nova_context.RequestContext(user_id='admin', project_id='admin',
+                                        auth_token='admin:admin', is_admin=True)
+    volume = client.create(ctx, 1, 'owned-by-p1')
+    vctx = client.context_for(admin, {'project_id': 'p1', 'user_id': 'u1'})
+    assert (vctx.auth_token, vctx.project_id, vctx.is_admin) == ('u1:p1', 'p1', False)
+    # The call lands in p1, where the volume lives.
+    assert client.get(vctx, volume['id'])['id'] == volume['id']
+    # No token at all (a periodic task): the server's identity as well.
+    periodic = client.context_for(nova_context.get_admin_context(),
+                                  {'project_id': 'p1', 'user_id': 'u1'})
+    assert periodic.auth_token == 'u1:p1'
+
+
+def test_context_for_another_project_with_keystone(tmp_path):
+    admin = nova_context.RequestContext(user_id='admin', project_id='admin',
+                                        auth_token='tok', is_admin=True)
+    server = {'project_id': 'p1', 'user_id': 'u1'}
+
+    def client(cinder_section):
+        path = tmp_path / 'nova.conf'
+        path.write_text('[api]\nauth_strategy = keystone\n[cinder]\n' + cinder_section)
+        conf = cfg.ConfigOpts()
+        cinder_conf.register_opts(conf)
+        conf.register_opts([cfg.StrOpt('auth_strategy')], group='api')
+        conf(['--config-file', str(path)])
+        return cinder.CinderClient(conf)
+    # No service credentials: the caller's own token, as upstream.
+    assert client('').context_for(admin, server) is admin
+    vctx = client('auth_type = password\nauth_url = http://keystone.invalid/v3\n'
+                  'username = nova\npassword = x\nproject_name = service\n'
+                  ).context_for(admin, server)
+    # The service user acts, in its own project (Cinder refuses a URL that
+    # names another project than the token's).
+    assert vctx.is_admin and vctx.auth_token is None and vctx.project_id is None
 
 
 # -- with the embedded image service as the image source ----------------------

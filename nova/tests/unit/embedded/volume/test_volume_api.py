@@ -82,7 +82,8 @@ def test_microversion_negotiation(api):
     assert api.get('/volumes', version='volume latest').headers[
         'OpenStack-API-Version'] == 'volume 3.70'
     # Without the header Cinder serves its minimum.
-    resp = requests.get(api.base + '/volumes')
+    resp = requests.get(api.base + '/volumes',
+                        headers={'X-Auth-Token': 'u1:p1'})
     assert resp.headers['OpenStack-API-Version'] == 'volume 3.0'
     # Another service's entry is ignored.
     resp = api.get('/volumes', version='compute 2.90, volume 3.27')
@@ -107,23 +108,44 @@ def test_routes_absent_below_their_microversion(api, server):
 
 def test_unknown_route_and_wrong_method(api, server):
     _fault(api.get('/backups'), 404)
-    _fault(requests.get(server.url + '/v2/p1/volumes'), 404)
+    _fault(requests.get(server.url + '/v2/p1/volumes',
+                        headers={'X-Auth-Token': 'u1:p1'}), 404)
     resp = api.request('PATCH', '/volumes')
     name, _ = _fault(resp, 405)
     assert name == 'badMethod'
     assert resp.headers['Allow'] == 'GET, POST'
 
 
-def test_project_from_path_and_headers(api, server):
+def test_project_from_the_token_never_from_headers(api, server):
     volume = api.create_volume(size=1)
+    vs.Api(server.url, 'other').create_volume(size=1)
     # The token's project must match the URL's.
-    _fault(api.get('/volumes', headers={'X-Project-Id': 'other'}), 400)
-    assert api.get('/volumes', headers={'X-Project-Id': 'p1'}).ok
+    _fault(api.get('/volumes', headers={'X-Auth-Token': 'u1:other'}), 400)
+    # Identity headers a client sends are ignored: p1's token stays p1.
+    spoofed = {'X-Project-Id': 'other', 'X-Roles': 'admin',
+               'X-User-Id': 'mallory'}
+    resp = api.get('/volumes/detail', headers=spoofed,
+                   params={'all_tenants': '1'})
+    assert [v['id'] for v in resp.json()['volumes']] == [volume['id']]
+    assert resp.json()['volumes'][0]['user_id'] == 'u1'
     # Project-less URLs (Cinder 3.67+) take the project from the token.
     resp = requests.get(server.url + '/v3/volumes/' + volume['id'],
-                        headers={'X-Project-Id': 'p1'})
+                        headers={'X-Auth-Token': 'u1:p1'})
     assert resp.json()['volume']['id'] == volume['id']
-    _fault(requests.get(server.url + '/v3/volumes'), 400)
+    # No token: 401, whatever the headers claim; version documents are open.
+    assert requests.get(server.url + '/v3/volumes',
+                        headers={'X-Project-Id': 'p1'}).status_code == 401
+    assert requests.get(server.url + '/v3/p1/volumes').status_code == 401
+    assert requests.get(server.url + '/').status_code in (200, 300)
+    assert requests.get(server.url + '/v3').status_code == 200
+
+
+def test_volumes_record_the_token_user_and_project(server):
+    api = vs.Api(server.url, 'p3', user='u3')
+    volume = api.create_volume(size=1)
+    shown = vs.Api(server.url, 'p3', user='admin').volume(volume['id'])
+    assert (shown['user_id'], shown['os-vol-tenant-attr:tenant_id']) == \
+        ('u3', 'p3')
 
 
 # -- volume create ------------------------------------------------------------
@@ -206,6 +228,10 @@ def test_create_from_raw_image(api, server, fetcher, tmp_path):
                                str(tmp_path)) == image_bytes
     # The staged download is gone.
     assert not os.listdir(os.path.join(server.data_dir, 'tmp'))
+    # The image was read as the volume's requester, not as a service.
+    fetched_as = fetcher.contexts[-1]
+    assert (fetched_as.project_id, fetched_as.user_id) == ('p1', 'u1')
+    assert not fetched_as.is_admin
 
 
 def test_create_from_probed_qcow2_image(api, server):
@@ -221,7 +247,7 @@ def test_create_from_probed_qcow2_image(api, server):
 
 
 def test_image_fetch_failure_ends_in_error(tmp_path):
-    def broken(image_id, dest_path):
+    def broken(context, image_id, dest_path):
         raise ConnectionError('image service down')
 
     srv = vs.VolumeServer(str(tmp_path / 'v'), image_fetcher=broken)
@@ -394,7 +420,7 @@ def test_list_filters_sorting_and_paging(api):
 
 def test_projects_are_isolated(server):
     p1, p2 = vs.Api(server.url, 'p1'), vs.Api(server.url, 'p2')
-    admin = vs.Api(server.url, 'p2', roles='reader,admin')
+    admin = vs.Api(server.url, 'p2', user='admin')
     volume = p1.create_volume(size=1)
     _fault(p2.get('/volumes/' + volume['id']), 404)
     _fault(p2.delete('/volumes/' + volume['id']), 404)

@@ -7,7 +7,10 @@ import subprocess
 
 import requests
 
+from nova import conf as nova_conf
 from nova import exception, wsgi_server
+from nova.api import auth
+from nova.cmd import aio
 from nova.embedded.volume import app
 
 GiB = 1024 ** 3
@@ -57,12 +60,14 @@ class ImageFetcher:
     def __init__(self):
         self.images = {}
         self.calls = []
+        self.contexts = []
 
     def add(self, image_id, path, image=None):
         self.images[image_id] = (path, image)
 
-    def __call__(self, image_id, dest_path):
+    def __call__(self, context, image_id, dest_path):
         self.calls.append(image_id)
+        self.contexts.append(context)
         if image_id not in self.images:
             raise exception.ImageNotFound(image_id=image_id)
         path, image = self.images[image_id]
@@ -80,13 +85,17 @@ def glance_image(image_id, path, disk_format='raw', **properties):
 
 
 class VolumeServer:
-    """The embedded volume app served over HTTP on 127.0.0.1."""
+    """The embedded volume app served over HTTP on 127.0.0.1, behind the
+    all-in-one's noauth2 wrapper (identity from ``user:project`` tokens)."""
 
     def __init__(self, data_dir, image_fetcher=None, volume_format='qcow2'):
         self.data_dir = data_dir
         self.app = app.make_app(data_dir, image_fetcher, volume_format)
+        conf = nova_conf.new_config()
+        conf.set_override('auth_strategy', 'noauth2', group='api')
+        self.wsgi_app = auth.protect(self.app, conf, aio.VOLUME_PUBLIC_PATHS)
         self.server, self.thread, self.url = wsgi_server.serve_in_thread(
-            self.app)
+            self.wsgi_app)
 
     def stop(self):
         self.server.shutdown()
@@ -110,16 +119,16 @@ class VolumeServer:
 
 
 class Api:
-    """Raw HTTP calls as one project, at one microversion."""
+    """Raw HTTP calls as one user of one project, at one microversion.
 
-    def __init__(self, url, project='p1', version=LATEST, roles=None,
-                 user='u1'):
+    noauth2 makes the user ``admin`` an administrator.
+    """
+
+    def __init__(self, url, project='p1', version=LATEST, user='u1'):
         self.base = '%s/v3/%s' % (url, project)
-        self.headers = {'X-User-Id': user}
+        self.headers = {'X-Auth-Token': '%s:%s' % (user, project)}
         if version:
             self.headers['OpenStack-API-Version'] = version
-        if roles:
-            self.headers['X-Roles'] = roles
 
     def request(self, method, path, version=None, **kwargs):
         headers = dict(self.headers)

@@ -1,0 +1,1 @@
+"""Client support for this compute service's extensions to the Compute API."""

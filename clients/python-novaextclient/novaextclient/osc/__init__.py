@@ -1,0 +1,1 @@
+"""openstackclient command hooks (cliff) for image property overrides."""

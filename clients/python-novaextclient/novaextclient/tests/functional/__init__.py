@@ -1,0 +1,1 @@
+"""Functional tests: the real openstack CLI and SDK against a running service."""

@@ -1,0 +1,5 @@
+"""setuptools shim: the metadata lives in setup.cfg."""
+
+import setuptools
+
+setuptools.setup()

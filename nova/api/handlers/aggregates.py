@@ -1,0 +1,118 @@
+"""Handlers of /os-aggregates and /os-availability-zone."""
+
+from nova.api import validation, wsgi
+from nova.api.schemas import admin_hosts as schemas
+from nova.api.views import admin_hosts as views
+
+_POLICY = 'os_compute_api:os-aggregates:%s'
+_AZ_POLICY = 'os_compute_api:os-availability-zone:%s'
+
+
+def _id(aggregate_id):
+    """Aggregates are addressed by integer id (even after 2.41 added uuids)."""
+    try:
+        int(aggregate_id)
+    except ValueError:
+        raise wsgi.fault(400, 'Invalid input received: id must be an integer')
+    return aggregate_id
+
+
+def index(req):
+    req.context.can(_POLICY % 'index', target={})
+    aggs = req.app.compute_api.aggregate_list(req.context)
+    return wsgi.json_response({'aggregates': [views.aggregate(req, a) for a in aggs]})
+
+
+@validation.schema(schemas.aggregate_create)
+def create(req, body):
+    req.context.can(_POLICY % 'create', target={})
+    spec = body['aggregate']
+    agg = req.app.compute_api.aggregate_create(req.context, spec['name'],
+                                               spec.get('availability_zone'))
+    view = views.aggregate(req, agg)
+    # Upstream's create answer carries neither hosts nor metadata.
+    del view['hosts'], view['metadata']
+    return wsgi.json_response({'aggregate': view})
+
+
+def show(req, aggregate_id):
+    req.context.can(_POLICY % 'show', target={})
+    agg = req.app.compute_api.aggregate_get(req.context, _id(aggregate_id))
+    return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
+
+
+@validation.schema(schemas.aggregate_update)
+def update(req, aggregate_id, body):
+    req.context.can(_POLICY % 'update', target={})
+    agg = req.app.compute_api.aggregate_update(req.context, _id(aggregate_id),
+                                               body['aggregate'])
+    return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
+
+
+def delete(req, aggregate_id):
+    req.context.can(_POLICY % 'delete', target={})
+    req.app.compute_api.aggregate_delete(req.context, _id(aggregate_id))
+    return wsgi.empty_response(200)
+
+
+def _add_host(req, aggregate_id, body):
+    req.context.can(_POLICY % 'add_host', target={})
+    validation.validate(schemas.aggregate_add_host, body)
+    return req.app.compute_api.aggregate_add_host(req.context, aggregate_id,
+                                                  body['add_host']['host'])
+
+
+def _remove_host(req, aggregate_id, body):
+    req.context.can(_POLICY % 'remove_host', target={})
+    validation.validate(schemas.aggregate_remove_host, body)
+    return req.app.compute_api.aggregate_remove_host(req.context, aggregate_id,
+                                                     body['remove_host']['host'])
+
+
+def _set_metadata(req, aggregate_id, body):
+    req.context.can(_POLICY % 'set_metadata', target={})
+    validation.validate(schemas.aggregate_set_metadata, body)
+    return req.app.compute_api.aggregate_set_metadata(
+        req.context, aggregate_id, body['set_metadata']['metadata'])
+
+
+_ACTIONS = {'add_host': _add_host, 'remove_host': _remove_host,
+            'set_metadata': _set_metadata}
+
+
+def action(req, aggregate_id):
+    body = req.json_body()
+    if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _ACTIONS:
+        raise wsgi.fault(400, 'Invalid request body: expected one of %s'
+                         % ', '.join(sorted(_ACTIONS)))
+    agg = _ACTIONS[next(iter(body))](req, _id(aggregate_id), body)
+    return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
+
+
+def az_index(req):
+    req.context.can(_AZ_POLICY % 'list', target={})
+    api = req.app.compute_api
+    available, unavailable = api.availability_zones(req.context)
+    internal = req.app.conf.internal_service_availability_zone
+    info = [{'zoneName': zone, 'zoneState': {'available': True}, 'hosts': None}
+            for zone in sorted(available) if zone != internal]
+    info += [{'zoneName': zone, 'zoneState': {'available': False}, 'hosts': None}
+             for zone in sorted(unavailable) if zone != internal]
+    return wsgi.json_response({'availabilityZoneInfo': info})
+
+
+def az_detail(req):
+    req.context.can(_AZ_POLICY % 'detail', target={})
+    api = req.app.compute_api
+    available, unavailable = api.availability_zones(req.context)
+    info = []
+    for zone in sorted(available):
+        hosts = {}
+        for svc in available[zone]:
+            hosts.setdefault(svc['host'], {})[svc['binary']] = {
+                'available': api.service_is_up(svc), 'active': not svc['disabled'],
+                'updated_at': views.time(svc['updated_at'] or svc['created_at'])}
+        info.append({'zoneName': zone, 'zoneState': {'available': True}, 'hosts': hosts})
+    info += [{'zoneName': zone, 'zoneState': {'available': False}, 'hosts': None}
+             for zone in sorted(unavailable)]
+    return wsgi.json_response({'availabilityZoneInfo': info})

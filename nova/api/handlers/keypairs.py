@@ -1,0 +1,69 @@
+"""Handlers of /os-keypairs: create or import, list, show, delete (per user)."""
+
+from nova.api import microversion as mv
+from nova.api import validation, wsgi
+from nova.api.schemas import keypairs as schemas
+from nova.api.views import keypairs as views
+
+_POLICY = 'os_compute_api:os-keypairs:%s'
+
+
+def _user_id(req, requested):
+    """The key pairs' owner: the caller, or from 2.10 any user an admin names."""
+    if requested is not None and req.is_at_least(mv.KEYPAIR_USER_ID):
+        return requested
+    return req.context.user_id
+
+
+def _authorize(req, action, user_id):
+    req.context.can(_POLICY % action, target={'user_id': user_id})
+
+
+@validation.schema(schemas.create_v2_92, mv.KEYPAIR_IMPORT_ONLY)
+@validation.schema(schemas.create_v2_10, mv.KEYPAIR_USER_ID, (2, 91))
+@validation.schema(schemas.create_v2_2, mv.KEYPAIR_TYPE, (2, 9))
+@validation.schema(schemas.create_v2_1, mv.MIN, (2, 1))
+def create(req, body):
+    keypair = body['keypair']
+    user_id = _user_id(req, keypair.get('user_id'))
+    _authorize(req, 'create', user_id)
+    row, private_key = req.app.compute_api.keypair_create(
+        req.context, user_id, keypair['name'], key_type=keypair.get('type', 'ssh'),
+        public_key=keypair.get('public_key'))
+    # 2.2 made create answer 201 Created.
+    status = 201 if req.is_at_least(mv.KEYPAIR_TYPE) else 200
+    return wsgi.json_response(views.create(req, row, private_key), status=status)
+
+
+@validation.query_schema(schemas.index_query_v2_35, mv.KEYPAIR_PAGINATION,
+                         strict_from=mv.FULL_UPDATE_BODY)
+@validation.query_schema(schemas.index_query_v2_10, mv.KEYPAIR_USER_ID, (2, 34))
+@validation.query_schema(schemas.index_query_v2_1, mv.MIN, (2, 9))
+def index(req, params):
+    user_id = _user_id(req, params.get('user_id'))
+    _authorize(req, 'index', user_id)
+    limit = int(params['limit']) if 'limit' in params else None
+    rows = req.app.compute_api.keypair_list(req.context, user_id, limit=limit,
+                                            marker=params.get('marker'))
+    return wsgi.json_response(views.index(req, rows, limit))
+
+
+@validation.query_schema(schemas.show_query_v2_10, mv.KEYPAIR_USER_ID,
+                         strict_from=mv.FULL_UPDATE_BODY)
+@validation.query_schema(schemas.show_query_v2_1, mv.MIN, (2, 9))
+def show(req, keypair_name, params):
+    user_id = _user_id(req, params.get('user_id'))
+    _authorize(req, 'show', user_id)
+    row = req.app.compute_api.keypair_get(req.context, user_id, keypair_name)
+    return wsgi.json_response(views.show(req, row))
+
+
+@validation.query_schema(schemas.show_query_v2_10, mv.KEYPAIR_USER_ID,
+                         strict_from=mv.FULL_UPDATE_BODY)
+@validation.query_schema(schemas.show_query_v2_1, mv.MIN, (2, 9))
+def delete(req, keypair_name, params):
+    user_id = _user_id(req, params.get('user_id'))
+    _authorize(req, 'delete', user_id)
+    req.app.compute_api.keypair_delete(req.context, user_id, keypair_name)
+    # 2.2 made delete answer 204 No Content.
+    return wsgi.empty_response(204 if req.is_at_least(mv.KEYPAIR_TYPE) else 202)

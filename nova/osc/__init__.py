@@ -1,1 +1,0 @@
-"""openstackclient extensions shipped with the service (cliff command hooks)."""

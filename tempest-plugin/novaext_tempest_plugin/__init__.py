@@ -1,0 +1,1 @@
+"""Tempest plugin: stable-device rescue and image property overrides."""

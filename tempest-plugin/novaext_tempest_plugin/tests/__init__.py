@@ -1,0 +1,1 @@
+"""Tests of the plugin (tempest discovers them through load_tests)."""

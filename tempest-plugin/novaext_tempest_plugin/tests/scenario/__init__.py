@@ -1,0 +1,1 @@
+"""Scenario tests: real guests, their console and (white-box) domain XML."""
