@@ -2,26 +2,9 @@
 
 from oslo_utils import uuidutils
 
-from nova import exception, quota
+from nova import exception
 
 POLICIES = ('affinity', 'anti-affinity', 'soft-affinity', 'soft-anti-affinity')
-
-
-def _count_server_groups(db, conn, project_id, user_id=None, **_scope):
-    counts = {'project': {'server_groups': db.server_group_count(project_id)}}
-    if user_id is not None:
-        counts['user'] = {'server_groups': db.server_group_count(project_id, user_id)}
-    return counts
-
-
-def _count_group_members(db, conn, project_id, user_id=None, group_uuid=None, **_scope):
-    # Per group, as upstream: the limit is on how many servers one group holds.
-    used = db.server_group_member_count(group_uuid) if group_uuid else 0
-    return {'user': {'server_group_members': used}}
-
-
-quota.register_counter(('server_groups',), _count_server_groups)
-quota.register_counter(('server_group_members',), _count_group_members)
 
 
 class ServerGroupsMixin:
@@ -33,9 +16,9 @@ class ServerGroupsMixin:
             raise exception.Invalid(reason='Only anti-affinity policy supports rules.')
         try:
             self.quota.check_deltas(context, {'server_groups': 1}, context.project_id,
-                                    context.user_id)
+                                    user_id=context.user_id)
         except exception.OverQuota:
-            raise exception.Forbidden(message='Quota exceeded, too many server groups.')
+            raise exception.ServerGroupLimitExceeded() from None
         return self.db.server_group_create(
             {'name': name, 'project_id': context.project_id, 'user_id': context.user_id},
             policy, rules)
@@ -76,11 +59,11 @@ class ServerGroupsMixin:
         raise exception.InstanceGroupNotFound(group_uuid=hint)
 
     def check_group_room(self, context, group, count):
-        """403 when ``count`` more members would pass the server_group_members quota."""
+        """403 unless the group can take ``count`` more members (server_group_members)."""
         try:
             self.quota.check_deltas(context, {'server_group_members': count},
-                                    context.project_id, context.user_id,
+                                    group['project_id'] or context.project_id,
                                     group_uuid=group['uuid'])
         except exception.OverQuota:
-            raise exception.Forbidden(message='Quota exceeded, too many servers in group')
+            raise exception.GroupMemberLimitExceeded() from None
         return group
