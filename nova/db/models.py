@@ -233,6 +233,10 @@ class Aggregate(BASE):
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
     name = Column(String(255), nullable=False, unique=True)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
 class Quota(BASE):
     """A project's own limit for one resource (absent: the class default applies)."""
 
@@ -268,6 +272,8 @@ class AggregateMetadata(BASE):
     key = Column(String(255), nullable=False)
     value = Column(String(255), nullable=False)
     created_at = Column(DateTime)
+
+
 class ProjectUserQuota(BASE):
     """One user's limit inside a project (absent: the project's limit applies)."""
 
