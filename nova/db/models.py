@@ -233,6 +233,10 @@ class Aggregate(BASE):
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
     name = Column(String(255), nullable=False, unique=True)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
 class Quota(BASE):
     """A project's own limit for one resource (absent: the class default applies)."""
 
