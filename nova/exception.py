@@ -267,3 +267,11 @@ class QuotaResourceUnknown(Invalid):
 
 class InstanceGroupNotFound(NotFound):
     msg_fmt = "Instance group %(group_uuid)s could not be found."
+
+
+class ServerGroupLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many server groups."
+
+
+class GroupMemberLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many servers in group"

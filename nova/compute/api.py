@@ -21,6 +21,7 @@ from nova.compute import (
     api_server_groups,
     api_usage,
     block_device,
+    host_rules,
     image_props,
 )
 from nova.compute import vm_states as vs
@@ -140,6 +141,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
+        host_rules.check_buses_somewhere(self.conf, self.db, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
@@ -318,9 +320,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
-            # Never reached a host: nothing to clean up but the record.
-            self.db.instance_destroy(instance['uuid'])
-            return
+            # Never reached a host: nothing to clean up but the record, as
+            # long as no host claimed it since we read it (then that host
+            # must delete it, releasing its claim and any guest it started).
+            if self.db.instance_destroy_unscheduled(instance['uuid']):
+                return
         updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         self.compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), instance['host'])
+            context, instance_obj.Instance.from_db(updated), updated['host'])

@@ -91,13 +91,12 @@ def _list(req, policy_name):
         filters['deleted'] = True
     if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
         filters['hide_soft_deleted'] = True
-    limit = min(int(params.get('limit', req.app.conf.api.max_limit)),
-                req.app.conf.api.max_limit)
+    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
+                                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
     if sort_key not in _SORT_KEYS:
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
     sort_dir = params.get('sort_dir', 'desc')
-    flavorid = filters.pop('instance_type_flavorid', None)
     try:
         instances = req.app.compute_api.list(
             ctx, filters, limit, params.get('marker'),
@@ -105,8 +104,6 @@ def _list(req, policy_name):
     except exception.Invalid as exc:
         raise wsgi.fault(400, 'marker [%s] not found' % params.get('marker')
                          if 'marker' in exc.format_message() else exc.format_message())
-    if flavorid is not None:
-        instances = [i for i in instances if (i['flavor'] or {}).get('flavorid') == flavorid]
     return instances, limit
 
 

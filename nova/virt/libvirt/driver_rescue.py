@@ -333,11 +333,16 @@ class RescueMixin:
         caps = None
         if is_stable_rescue(props):
             caps = self._host_disk_caps(machine)
-        return validate_rescue(
+        device = validate_rescue(
             self.virt_type, self._instance_image_props(instance), props,
             caps, machine,
             _image_attr(image_meta, 'disk_format'),
             volume_backed, self.settings.arch)
+        if device is not None:
+            # A bus with no free name must be refused before the API answers,
+            # not found out by the rescue itself after the 200.
+            rescue_disk_info(domain_root, device[0], device[1])
+        return device
 
     def validate_rescue_request(self, instance, image_meta):
         """The API's pre-check (through compute RPC): raises Invalid for a

@@ -26,6 +26,13 @@ def aio(tmp_path_factory):
     running.stop()
 
 
+@pytest.fixture(scope='module')
+def image(aio, tmp_path_factory):
+    """A public image: these tests boot in many projects."""
+    disk = fixtures.tiny_disk(tmp_path_factory.mktemp('img') / 'disk.raw')
+    return aio.upload_image(disk, token=ADMIN, visibility='public')
+
+
 def _set(aio, project, version='2.57', user=None, **limits):
     path = '/os-quota-sets/' + project + ('?user_id=' + user if user else '')
     status, _h, body = aio.request('PUT', path, {'quota_set': limits}, version=version,
