@@ -260,40 +260,6 @@ class AggregateMetadata(BASE):
     created_at = Column(DateTime)
 
 
-class InstanceGroup(BASE):
-    """A server group; its policy and rules live in instance_group_policy."""
-
-    __tablename__ = 'instance_groups'
-    __table_args__ = (Index('instance_groups_project_id_idx', 'project_id'),)
-    id = Column(Integer, primary_key=True, autoincrement=True)
-    uuid = Column(String(36), nullable=False, unique=True)
-    name = Column(String(255))
-    project_id = Column(String(255))
-    user_id = Column(String(255))
-    created_at = Column(DateTime)
-    updated_at = Column(DateTime)
-
-
-class InstanceGroupPolicy(BASE):
-    __tablename__ = 'instance_group_policy'
-    id = Column(Integer, primary_key=True, autoincrement=True)
-    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
-                      nullable=False, index=True)
-    policy = Column(String(255), nullable=False)
-    rules = Column(Text)
-
-
-class InstanceGroupMember(BASE):
-    __tablename__ = 'instance_group_member'
-    __table_args__ = (UniqueConstraint('group_id', 'instance_uuid',
-                                       name='uniq_instance_group_member0group0instance'),)
-    id = Column(Integer, primary_key=True, autoincrement=True)
-    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
-                      nullable=False, index=True)
-    instance_uuid = Column(String(36), nullable=False, index=True)
-    created_at = Column(DateTime)
-
-
 class Quota(BASE):
     """A project's own limit for one resource (absent: the class default applies)."""
 
@@ -342,3 +308,37 @@ class QuotaLock(BASE):
 
     __tablename__ = 'quota_locks'
     project_id = Column(String(255), primary_key=True)
+
+
+class InstanceGroup(BASE):
+    """A server group; its policy and rules live in instance_group_policy."""
+
+    __tablename__ = 'instance_groups'
+    __table_args__ = (Index('instance_groups_project_id_idx', 'project_id'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    name = Column(String(255))
+    project_id = Column(String(255))
+    user_id = Column(String(255))
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
+class InstanceGroupPolicy(BASE):
+    __tablename__ = 'instance_group_policy'
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
+                      nullable=False, index=True)
+    policy = Column(String(255), nullable=False)
+    rules = Column(Text)
+
+
+class InstanceGroupMember(BASE):
+    __tablename__ = 'instance_group_member'
+    __table_args__ = (UniqueConstraint('group_id', 'instance_uuid',
+                                       name='uniq_instance_group_member0group0instance'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
+                      nullable=False, index=True)
+    instance_uuid = Column(String(36), nullable=False, index=True)
+    created_at = Column(DateTime)
