@@ -370,7 +370,8 @@ def test_volume_from_embedded_image_service(tmp_path, ctx):
     admin = nova_context.get_admin_context()
     srv = vs.VolumeServer(
         str(tmp_path / 'volumes'),
-        image_fetcher=lambda image_id, dest: glance_client.download(
+        # The endpoint passes the caller's context first; the image here is public.
+        image_fetcher=lambda _context, image_id, dest: glance_client.download(
             admin, image_id, dest))
     try:
         raw = vs.make_raw_image(str(tmp_path / 'disk.raw'))
