@@ -110,6 +110,8 @@ novaext_section() {
     echo "busybox_path = $cache/busybox"
   fi
   echo "rescue_bus_devices = ${NOVAEXT_RESCUE_BUS_DEVICES:-usb:disk,virtio:disk,scsi:disk,ide:disk,ide:cdrom,sata:cdrom,fdc:floppy}"
+  # TCG guests on a busy two-core machine: kernels take minutes, not seconds.
+  echo "console_timeout = ${NOVAEXT_CONSOLE_TIMEOUT:-600}"
 }
 
 run_plugin() {
