@@ -240,6 +240,8 @@ class AvailabilityZoneNotFound(NotFound):
 
 class MarkerNotFound(Invalid):
     msg_fmt = "Marker %(marker)s could not be found."
+
+
 # Quota refusals are 403s at the API, with upstream's messages.
 class QuotaError(NovaException):
     msg_fmt = "Quota exceeded: code=%(code)s"
@@ -267,3 +269,11 @@ class QuotaResourceUnknown(Invalid):
 
 class InstanceGroupNotFound(NotFound):
     msg_fmt = "Instance group %(group_uuid)s could not be found."
+
+
+class ServerGroupLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many server groups."
+
+
+class GroupMemberLimitExceeded(QuotaError):
+    msg_fmt = "Quota exceeded, too many servers in group"

@@ -39,14 +39,32 @@ def _count_instances(db, conn, project_id, user_id=None, **_scope):
     return db.quota_count_instances(project_id, user_id=user_id, conn=conn)
 
 
+def _count_key_pairs(db, conn, project_id, user_id=None, **_scope):
+    # Key pairs belong to users, not projects: only the user's count exists.
+    return {'user': {'key_pairs': db.key_pair_count(user_id)}} if user_id else {}
+
+
+def _count_server_groups(db, conn, project_id, user_id=None, **_scope):
+    counts = {'project': {'server_groups': db.server_group_count(project_id)}}
+    if user_id is not None:
+        counts['user'] = {'server_groups': db.server_group_count(project_id, user_id)}
+    return counts
+
+
+def _count_group_members(db, conn, project_id, user_id=None, group_uuid=None, **_scope):
+    # Members are counted per group; the limit is the project's (as upstream).
+    members = db.server_group_member_count(group_uuid) if group_uuid else 0
+    return {'project': {'server_group_members': members}}
+
+
 # resource -> counter; None: the owning feature has not registered one (0 in use).
 COUNTERS = {
     'instances': _count_instances,
     'cores': _count_instances,
     'ram': _count_instances,
-    'key_pairs': None,
-    'server_groups': None,
-    'server_group_members': None,
+    'key_pairs': _count_key_pairs,
+    'server_groups': _count_server_groups,
+    'server_group_members': _count_group_members,
 }
 
 

@@ -2,7 +2,9 @@
 
 import logging
 
-from oslo_middleware import http_proxy_to_wsgi, request_id
+import webob.dec
+import webob.exc
+from oslo_middleware import http_proxy_to_wsgi, request_id, sizelimit
 
 from nova import exception
 from nova.api import auth, router, wsgi
@@ -30,7 +32,13 @@ class ComputeApp:
     def __call__(self, environ, start_response):
         environ['nova.app'] = self
         req = wsgi.Request(environ)
-        path = req.path_info
+        try:
+            path = req.path_info
+            req.GET  # noqa: B018 - decode the query string now, not in a handler.
+        except UnicodeDecodeError:
+            # Percent-escapes that are not UTF-8 name no resource and no value.
+            return wsgi.fault(400, 'The request path or query string is not valid '
+                                   'UTF-8.').wsgi_response(environ, start_response)
         versioned = path.startswith('/v2.1')
         try:
             if not versioned:
@@ -45,6 +53,9 @@ class ComputeApp:
                 resp = router.dispatch(req, path[len('/v2.1'):])
         except wsgi.Fault as f:
             resp = f.wsgi_response
+        except webob.exc.HTTPException as exc:
+            # E.g. the size limiter's reader refusing a body without a length.
+            resp = wsgi.fault(exc.code, exc.explanation or exc.title).wsgi_response
         except exception.NovaException as exc:
             if exc.code >= 500:
                 LOG.exception('API request failed')
@@ -76,9 +87,9 @@ class ComputeApp:
             return mv.MAX
         try:
             version = mv.parse(text)
-        except mv.MalformedVersion:
+        except mv.MalformedVersion as exc:
             raise wsgi.fault(400, 'API Version String %s is of invalid format. Must be '
-                                  'of format MajorNum.MinorNum.' % text)
+                                  'of format MajorNum.MinorNum.' % exc.args[0])
         if not mv.in_range(version):
             req.environ['nova.api_version'] = None
             raise wsgi.fault(406, 'Version %s is not supported by the API. Minimum is %s '
@@ -95,15 +106,51 @@ class ComputeApp:
         resp.headers['Vary'] = '%s, %s' % (_VERSION_HEADER, _LEGACY_HEADER)
 
 
+class BodySizeLimit(sizelimit.RequestBodySizeLimiter):
+    """oslo.middleware's body size limit, answering 413 in the compute fault shape.
+
+    A declared Content-Length over the limit is refused here; a body without
+    one is cut by the parent's LimitingReader, whose 413 the core app maps.
+    """
+
+    @webob.dec.wsgify
+    def __call__(self, req):
+        max_size = self._conf_get('max_request_body_size')
+        if req.content_length is not None and req.content_length > max_size:
+            _drain(req, req.content_length)
+            return wsgi.fault(413, 'Request is too large. Larger than '
+                                   'max_request_body_size (%d).' % max_size)
+        return super().__call__(req)
+
+
+# Bodies up to this size are read and dropped before a 413, so a client that
+# writes its whole body first still reads the answer; larger ones are cut off.
+_DRAIN_LIMIT = 4 * 1024 * 1024
+
+
+def _drain(req, length):
+    if length > _DRAIN_LIMIT:
+        return
+    stream = req.environ['wsgi.input']
+    while length > 0:
+        chunk = stream.read(min(length, 65536))
+        if not chunk:
+            return
+        length -= len(chunk)
+
+
 def build_app(conf, compute_api, db):
-    """Outermost first: request id, proxy headers, auth, then the core app.
+    """Outermost first: request id, proxy headers, size limit, auth, the core app.
 
     RequestId wraps everything so even auth failures carry
     x-openstack-request-id; the proxy middleware fixes host_url before links
-    are built; auth runs before any handler sees the request.
+    are built; the size limit refuses an over-long body (413, as upstream's
+    ``[oslo_middleware] max_request_body_size``) before auth or any handler
+    reads it; auth runs before any handler sees the request.
     """
     app = ComputeApp(conf, compute_api, db)
     app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
+    app = BodySizeLimit(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = request_id.RequestId(app)
     return app

@@ -130,7 +130,9 @@ IMAGE_ID_IN_BODY = (2, 45)
 FLAVOR_EMBEDDED = (2, 47)
 STANDARD_DIAGNOSTICS = (2, 48)
 MIGRATIONS_PAGINATION = (2, 59)
+KEYPAIR_ON_REBUILD = (2, 54)
 FLAVOR_DESCRIPTION = (2, 55)
+USER_DATA_ON_REBUILD = (2, 57)
 FLAVOR_EXTRA_SPECS = (2, 61)
 TRUSTED_CERTS = (2, 63)
 SERVER_GROUPS = (2, 71)
@@ -166,6 +168,7 @@ LIMITS_NO_IMAGE_META = (2, 39)
 QUOTA_CLASS_SERVER_GROUPS = (2, 50)
 PERSONALITY_REMOVED = (2, 57)
 
+_MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
 
 
@@ -175,6 +178,10 @@ class MalformedVersion(ValueError):
 
 def parse(text):
     """'2.47' -> (2, 47); raises MalformedVersion for anything else."""
+    # Bounded before int(): a number thousands of digits long is malformed,
+    # not a reason to fail (int() refuses > 4300 digits with ValueError).
+    if len(text) > _MAX_VERSION_TEXT:
+        raise MalformedVersion(text[:_MAX_VERSION_TEXT] + '...')
     match = _VERSION_RE.match(text.strip())
     if not match:
         raise MalformedVersion(text)

@@ -1,10 +1,82 @@
 """JSON-schema validation of request bodies and query strings with upstream-style messages."""
 
+import base64
+import binascii
+import re
+
 import jsonschema
+from oslo_utils import timeutils, uuidutils
 
 from nova.api import wsgi
 
-_FORMAT_CHECKER = jsonschema.FormatChecker()
+# The upper bound upstream puts on sizes and counts (its db.MAX_INT).
+MAX_INT = 0x7FFFFFFF
+# Digits beyond which a numeric string is out of every range we accept;
+# checked before int(), which refuses more than 4300 digits with ValueError.
+_MAX_DIGITS = 20
+_INT_TEXT = re.compile(r'^-?[0-9]+$')
+
+# Only the formats we register are checked: jsonschema's default checker
+# silently passes date-time (and knows no base64) unless extra packages are
+# installed, which let unparsable values through to handlers.
+_FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
+
+
+@_FORMAT_CHECKER.checks('date-time', raises=(ValueError, OverflowError))
+def _date_time(instance):
+    if not isinstance(instance, str):
+        return True
+    # normalize_time shifts by the offset, which can leave datetime's range.
+    timeutils.normalize_time(timeutils.parse_isotime(instance))
+    return True
+
+
+@_FORMAT_CHECKER.checks('base64', raises=(binascii.Error, ValueError))
+def _base64(instance):
+    if not isinstance(instance, str):
+        return True
+    # Strict alphabet and padding, so the compute host can decode what we accept.
+    base64.b64decode(re.sub(r'\s', '', instance), validate=True)
+    return True
+
+
+@_FORMAT_CHECKER.checks('uuid')
+def _uuid(instance):
+    return not isinstance(instance, str) or uuidutils.is_uuid_like(instance)
+
+
+for _name in ('ipv4', 'ipv6'):
+    _FORMAT_CHECKER.checks(_name, raises=ValueError)(
+        jsonschema.FormatChecker.checkers[_name][0])
+
+
+def _numeric_strings(keyword):
+    """Let ``minimum``/``maximum`` also bound integers given as strings.
+
+    Upstream's count and size fields take ``1`` and ``"1"`` alike; a bound
+    that only applies to JSON numbers lets ``"0"`` or ``"9" * 40`` through.
+    """
+    check = jsonschema.Draft4Validator.VALIDATORS[keyword]
+
+    def validator(validator, bound, instance, schema):
+        if isinstance(instance, str) and _INT_TEXT.match(instance):
+            if len(instance.lstrip('-0')) > _MAX_DIGITS:
+                yield jsonschema.ValidationError('%s is out of range' % instance[:32])
+                return
+            instance = int(instance)
+        yield from check(validator, bound, instance, schema)
+    return validator
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft4Validator,
+    {'minimum': _numeric_strings('minimum'), 'maximum': _numeric_strings('maximum')})
+
+
+def clamp_int(text, ceiling):
+    """A validated digit string as an int no greater than ``ceiling``."""
+    text = text.lstrip('0') or '0'
+    return ceiling if len(text) > _MAX_DIGITS else min(int(text), ceiling)
 
 
 def _path(error):
@@ -30,9 +102,13 @@ def _short(value):
     return text if len(text) < 200 else text[:200] + '...'
 
 
+def _short_text(text):
+    return text if len(text) <= 64 else text[:64] + '...'
+
+
 def validate(schema, body):
     """Raise a 400 Fault for the first (deepest) schema error in ``body``."""
-    validator = jsonschema.Draft4Validator(schema, format_checker=_FORMAT_CHECKER)
+    validator = _Validator(schema, format_checker=_FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(body))
     if error is not None:
         raise wsgi.fault(400, _message(error))
@@ -47,17 +123,18 @@ def validate_query(schema, params, strict):
         if key not in allowed:
             if strict:
                 raise wsgi.fault(400, 'Invalid input for query parameters %s. Value: %s. '
-                                      'Additional properties are not allowed' % (key, params[key]))
+                                      'Additional properties are not allowed'
+                                 % (_short_text(key), _short_text(params[key])))
             continue
         values[key] = params.getall(key)
     for key, spec in allowed.items():
         if key in values:
             for value in values[key]:
-                try:
-                    jsonschema.validate(value, spec, format_checker=_FORMAT_CHECKER)
-                except jsonschema.ValidationError as exc:
+                error = jsonschema.exceptions.best_match(
+                    _Validator(spec, format_checker=_FORMAT_CHECKER).iter_errors(value))
+                if error is not None:
                     raise wsgi.fault(400, 'Invalid input for query parameters %s. Value: %s. %s'
-                                     % (key, value, exc.message))
+                                     % (key, _short_text(value), error.message))
     return {k: v[-1] for k, v in values.items()}
 
 

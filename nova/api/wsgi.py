@@ -5,6 +5,7 @@ import json
 import webob
 import webob.exc
 
+from nova import strict_json
 from nova.api import microversion
 
 # Upstream's fault names by status code; anything else is a computeFault.
@@ -42,7 +43,9 @@ class Request(webob.Request):
         if ctype and ctype not in ('application/json', 'text/plain') and '+json' not in ctype:
             raise fault(415, 'Unsupported Content-Type %s' % ctype)
         try:
-            return json.loads(self.body)
+            return strict_json.loads(self.body)
+        except strict_json.RefusedJSON as exc:
+            raise fault(400, str(exc))
         except (ValueError, UnicodeDecodeError):
             raise fault(400, 'Malformed request body')
 

@@ -4,7 +4,6 @@ import logging
 import os
 
 import nova.conf
-from nova import context as nova_context
 from nova import wiring, wsgi_server
 from nova.api import auth
 from nova.cmd import common, manage
@@ -144,18 +143,6 @@ def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=Non
     return path
 
 
-def _current_context():
-    """The RequestContext of the request this thread serves, if any.
-
-    Every RequestContext made by nova.api.auth registers itself as the
-    thread's current one (oslo.context), so the volume endpoint's image
-    fetches run as the caller who asked for the volume.
-    """
-    from oslo_context import context as o_context
-    ctx = o_context.get_current()
-    return ctx if isinstance(ctx, nova_context.RequestContext) else None
-
-
 def _with_identity(app, endpoints):
     """Serve the noauth2 identity stand-in under /identity beside the compute API."""
     from nova.embedded import identity
@@ -244,10 +231,10 @@ class AllInOne:
         from nova.image import glance
         images = glance.GlanceClient(conf)
 
-        def fetch(image_id, dest_path):
-            # As the volume's requester, so it gets only images it may read.
-            ctx = _current_context() or nova_context.get_admin_context()
-            return images.download(ctx, image_id, dest_path)
+        def fetch(context, image_id, dest_path):
+            # As the volume's requester (its RequestContext, handed over by
+            # the volume endpoint): only images it may use, never as admin.
+            return images.download(context, image_id, dest_path)
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(

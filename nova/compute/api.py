@@ -21,6 +21,7 @@ from nova.compute import (
     api_server_groups,
     api_usage,
     block_device,
+    host_rules,
     image_props,
 )
 from nova.compute import vm_states as vs
@@ -42,6 +43,23 @@ def sanitize_hostname(name, default='server'):
     hostname = re.sub(r'[ _.]', '-', name.lower())
     hostname = re.sub(r'[^\w-]+', '', hostname, flags=re.ASCII).strip('-')[:63]
     return hostname or default
+
+
+def normalize_ip(value, version):
+    """An access IP in its canonical text form (upstream stores netaddr's), or None.
+
+    '0:0:0:0:0:ffff:10.0.0.1' becomes '::ffff:10.0.0.1': short enough for the
+    39-character column on every database, and what upstream shows.
+    """
+    if not value:
+        return None
+    import netaddr
+    try:
+        return str(netaddr.IPAddress(value, version))
+    except (netaddr.AddrFormatError, ValueError):
+        field = 'accessIPv%d' % version
+        raise exception.Invalid(reason='Invalid input for field/attribute %s. Value: %s. '
+                                       'Not a valid IPv%d address.' % (field, value, version))
 
 
 def image_id_from_ref(ref):
@@ -140,6 +158,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
+        host_rules.check_buses_somewhere(self.conf, self.db, internal)
         if networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
@@ -253,7 +272,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 server.get('config_drive', False)) else '',
             'user_data': server.get('user_data'),
             'availability_zone': server.get('availability_zone'),
-            'access_ip_v4': server.get('accessIPv4'), 'access_ip_v6': server.get('accessIPv6'),
+            'access_ip_v4': normalize_ip(server.get('accessIPv4'), 4),
+            'access_ip_v6': normalize_ip(server.get('accessIPv6'), 6),
             'reservation_id': 'r-' + uuidutils.generate_uuid()[:8],
             'tags': sorted(set(server.get('tags', []))),
             'created_at': timeutils.utcnow().replace(microsecond=0),
@@ -303,6 +323,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     # -- update / delete -----------------------------------------------------
     def update(self, context, instance, values):
+        values = dict(values)
+        for column, version in (('access_ip_v4', 4), ('access_ip_v6', 6)):
+            if column in values:
+                values[column] = normalize_ip(values[column], version)
         return self.db.instance_update(instance['uuid'], values)
 
     def check_locked(self, context, instance):
@@ -318,9 +342,11 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
         if not instance['host']:
-            # Never reached a host: nothing to clean up but the record.
-            self.db.instance_destroy(instance['uuid'])
-            return
+            # Never reached a host: nothing to clean up but the record, as
+            # long as no host claimed it since we read it (then that host
+            # must delete it, releasing its claim and any guest it started).
+            if self.db.instance_destroy_unscheduled(instance['uuid']):
+                return
         updated = self.db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         self.compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), instance['host'])
+            context, instance_obj.Instance.from_db(updated), updated['host'])

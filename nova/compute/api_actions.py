@@ -178,6 +178,10 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        for key, column, version in (('accessIPv4', 'access_ip_v4', 4),
+                                     ('accessIPv6', 'access_ip_v6', 6)):
+            if key in spec:
+                values[column] = api_mod.normalize_ip(spec[key], version)
         if 'key_name' in spec:
             # 2.54: a new key pair for the server's owner, or null to drop it.
             values.update(self.key_values(instance['user_id'], spec['key_name']))
@@ -204,13 +208,26 @@ class ServerActionsMixin:
                 raise exception.Invalid(reason='Volume %s is already attached to the '
                                                'server.' % volume_id)
         inst = instance_obj.Instance.from_db(instance)
-        device = self.compute_rpcapi.reserve_device_name(context, inst, inst.host,
-                                                         requested=device)
-        bdm = self.db.bdm_create({
-            'instance_uuid': instance['uuid'], 'source_type': 'volume',
-            'destination_type': 'volume', 'volume_id': volume_id, 'device_name': device,
-            'device_type': 'disk', 'delete_on_termination': bool(delete_on_termination),
-            'tag': tag, 'boot_index': None})
+        # Reserve the volume now, as upstream does: a second server asking for
+        # it gets Cinder's 400 here, not a 200 and a lost attach later.
+        volume_context = self.volume_api.context_for(context, inst)
+        attachment = self.volume_api.attachment_create(volume_context, volume_id,
+                                                       instance['uuid'])
+        try:
+            # The host picks the name and records the BDM under the instance's
+            # lock, so two concurrent attaches never get the same device.
+            bdm_uuid = self.compute_rpcapi.reserve_device_name(
+                context, inst, inst.host, requested=device, bdm={
+                    'instance_uuid': instance['uuid'], 'source_type': 'volume',
+                    'destination_type': 'volume', 'volume_id': volume_id,
+                    'device_type': 'disk', 'attachment_id': attachment['id'],
+                    'delete_on_termination': bool(delete_on_termination),
+                    'tag': tag, 'boot_index': None})
+        except Exception:
+            self.volume_api.attachment_delete(volume_context, attachment['id'])
+            raise
+        bdm = next(b for b in self.db.bdm_get_by_instance(instance['uuid'])
+                   if b['uuid'] == bdm_uuid)
         self.db.action_start(context, instance['uuid'], 'attach_volume')
         self.compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
         return bdm

@@ -4,23 +4,18 @@ import json
 
 from nova import crypto, exception
 
-# Upstream's default key_pairs quota; the quota engine replaces this when wired.
-DEFAULT_KEY_PAIRS_QUOTA = 100
-
-
-def count_key_pairs(db, user_id):
-    """Usage count for the key_pairs quota resource (per user, as upstream)."""
-    return db.key_pair_count(user_id)
-
 
 class KeypairsMixin:
     """os-keypairs for the compute API; ``user_id`` is already authorised."""
 
     def _check_key_pairs_quota(self, context, user_id):
-        # QUOTA CALL SITE: when nova/quota.py lands, check the 'key_pairs'
-        # resource here with count_key_pairs() as its counter (delta 1).
-        if count_key_pairs(self.db, user_id) + 1 > DEFAULT_KEY_PAIRS_QUOTA:
-            raise exception.KeypairLimitExceeded()
+        # The key belongs to ``user_id`` (an admin may create one for another
+        # user): that user's count against the caller's project limits.
+        try:
+            self.quota.check_deltas(context, {'key_pairs': 1}, context.project_id,
+                                    user_id=user_id)
+        except exception.OverQuota:
+            raise exception.KeypairLimitExceeded() from None
 
     def keypair_create(self, context, user_id, name, key_type='ssh', public_key=None):
         """Import ``public_key`` or generate one; returns (row, private key or None)."""

@@ -14,9 +14,11 @@ class ServerGroupsMixin:
         rules = rules or {}
         if policy != 'anti-affinity' and rules:
             raise exception.Invalid(reason='Only anti-affinity policy supports rules.')
-        # QUOTA(server_groups): the coordinator wires nova.quota here; usage is
-        # self.count_server_groups(context.project_id, context.user_id) + 1, and an
-        # over-quota answer is 403 'Quota exceeded, too many server groups.'
+        try:
+            self.quota.check_deltas(context, {'server_groups': 1}, context.project_id,
+                                    user_id=context.user_id)
+        except exception.OverQuota:
+            raise exception.ServerGroupLimitExceeded() from None
         return self.db.server_group_create(
             {'name': name, 'project_id': context.project_id, 'user_id': context.user_id},
             policy, rules)
@@ -57,8 +59,11 @@ class ServerGroupsMixin:
         raise exception.InstanceGroupNotFound(group_uuid=hint)
 
     def check_group_room(self, context, group, count):
-        """Members the group can still take; quota is the coordinator's call site."""
-        # QUOTA(server_group_members): the coordinator wires nova.quota here; usage is
-        # self.count_server_group_members(group['uuid']) + count, and an over-quota
-        # answer is 403 'Quota exceeded, too many servers in group'.
+        """403 unless the group can take ``count`` more members (server_group_members)."""
+        try:
+            self.quota.check_deltas(context, {'server_group_members': count},
+                                    group['project_id'] or context.project_id,
+                                    group_uuid=group['uuid'])
+        except exception.OverQuota:
+            raise exception.GroupMemberLimitExceeded() from None
         return group

@@ -56,6 +56,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.driver.init_host(self.host)
         self.update_available_resource()
         self._reconcile_on_start()
+        self._recount_usage()
 
     def get_host_uptime(self, context):
         return self.driver.get_host_uptime()
@@ -71,6 +72,19 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         resources.setdefault('hypervisor_hostname', self.host)
         resources['capabilities'] = _capabilities(resources, self.driver)
         self.db.compute_node_update(self.host, resources)
+
+    def _recount_usage(self):
+        """Host usage from the instances actually here: no leaked claim survives a restart.
+
+        Only at start-up: later, claims in flight (a host chosen, the
+        instance not yet pointing at it) would be lost by a recount.
+        """
+        used = [0, 0, 0]
+        for row in self.db.instance_get_all({'host': self.host}):
+            if row['flavor']:
+                for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
+                    used[i] += amount
+        self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
         """Finish what a crash interrupted: stuck builds fail, deletes complete."""

@@ -3,6 +3,7 @@
 import datetime
 import logging
 
+import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from nova import context as nova_context
@@ -18,13 +19,20 @@ LOG = logging.getLogger(__name__)
 class RescueMixin:
     """Mixed into ComputeManager."""
 
+    # An expected refusal: oslo.messaging answers it to the API without
+    # logging a traceback on this host.
+    @messaging.expected_exceptions(exception.Invalid)
     def validate_rescue(self, context, instance, rescue_image):
         """Raise exception.Invalid when this host cannot do this rescue."""
         check = getattr(self.driver, 'validate_rescue_request', None)
         if check is None:
             return
         # Refusals are nova.exception classes, so they reach the API as 400s.
-        check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
+        try:
+            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
+        except exception.Invalid as exc:
+            LOG.info('Rescue of %s refused: %s', instance.uuid, exc.format_message())
+            raise
 
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
         with self._lock(instance.uuid):

@@ -4,6 +4,8 @@ import json
 import logging
 import platform
 
+import oslo_messaging as messaging
+
 from nova import exception
 from nova.compute import actions, block_device
 
@@ -47,8 +49,12 @@ class VolumesMixin:
 
     def connect_volume(self, context, instance, bdm, mountpoint=None):
         context = self.volume_api.context_for(context, instance)
-        attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
-                                                       instance.uuid)
+        if bdm.get('attachment_id') and not bdm.get('connection_info'):
+            # Reserved by the API before it answered: connect that attachment.
+            attachment = {'id': bdm['attachment_id']}
+        else:
+            attachment = self.volume_api.attachment_create(context, bdm['volume_id'],
+                                                           instance.uuid)
         try:
             attachment = self.volume_api.attachment_update(
                 context, attachment['id'], self.connector(),
@@ -147,9 +153,23 @@ class VolumesMixin:
                 return
             self.db.bdm_destroy(bdm['uuid'])
 
-    def reserve_device_name(self, context, instance, requested=None, bus=None):
-        """The device name the next volume gets (the persistent domain is the truth)."""
+    # A requested name already in use is the caller's error, not this host's.
+    @messaging.expected_exceptions(exception.Invalid)
+    def reserve_device_name(self, context, instance, requested=None, bus=None, bdm=None):
+        """The device name the next volume gets (the persistent domain is the truth).
+
+        With ``bdm`` (the values of a new volume BDM), the name is chosen and
+        the BDM recorded under the instance's lock, among the names of BDMs
+        not attached yet too, and the new BDM's uuid is returned: two
+        concurrent attaches to one server cannot get the same name.
+        """
         from nova.objects import image_meta as image_meta_obj
         image_meta = image_meta_obj.ImageMeta.from_instance(instance)
-        return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
-                                                  requested=requested)
+        if bdm is None:
+            return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
+                                                      requested=requested)
+        with self._lock(instance.uuid):
+            pending = [b['device_name'] for b in self.bdms(instance.uuid) if b['device_name']]
+            device = self.driver.get_next_volume_device(
+                instance, image_meta, bus=bus, requested=requested, in_use=pending)
+            return self.db.bdm_create(dict(bdm, device_name=device))['uuid']

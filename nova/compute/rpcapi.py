@@ -54,9 +54,13 @@ class ComputeAPI:
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
                                  admin_password=admin_password)
 
-    def reserve_device_name(self, context, instance, host, requested=None, bus=None):
+    def reserve_device_name(self, context, instance, host, requested=None, bus=None,
+                            bdm=None):
+        """The next device name; with ``bdm`` values, the uuid of the BDM recorded with it."""
+        kwargs = {'bdm': bdm} if bdm is not None else {}
         return self._prepare(host, timeout=30).call(
-            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus)
+            context, 'reserve_device_name', instance=instance, requested=requested, bus=bus,
+            **kwargs)
 
     def attach_volume(self, context, instance, host, bdm_uuid):
         self._prepare(host).cast(context, 'attach_volume', instance=instance,

@@ -6,10 +6,12 @@ import threading
 
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import engines
+from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils, uuidutils
+from sqlalchemy.dialects import postgresql
 
 from nova import exception
-from nova.db import aggregates, flavor_access, keypairs, migration, models
+from nova.db import aggregates, claims, flavor_access, keypairs, migration, models
 from nova.db import quotas as quota_db
 from nova.db import server_groups as server_groups_db
 from nova.db import usage as usage_db
@@ -86,7 +88,8 @@ def _replace_oslo_sqlite_begin(engine):
 
 class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
-               server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin):
+               server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin,
+               claims.ClaimsMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -157,19 +160,16 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             query = query.where(FLAVORS.c.memory_mb >= min_ram)
         if min_disk is not None:
             query = query.where(FLAVORS.c.root_gb >= min_disk)
-        col = FLAVORS.c[sort_key]
-        order = col.desc() if sort_dir == 'desc' else col.asc()
         with self.engine.connect() as conn:
+            mrow = None
             if marker is not None:
-                mrow = self._one(conn, FLAVORS, FLAVORS.c.flavorid == marker)
+                mrow = conn.execute(sa.select(FLAVORS).where(
+                    FLAVORS.c.flavorid == marker)).first()
                 if mrow is None:
                     raise exception.Invalid(reason='marker [%s] not found' % marker)
-                op = col.__lt__ if sort_dir == 'desc' else col.__gt__
-                query = query.where(sa.or_(op(mrow[sort_key]), sa.and_(
-                    col == mrow[sort_key], FLAVORS.c.id > mrow['id'])))
-            query = query.order_by(order, FLAVORS.c.id.asc())
-            if limit is not None:
-                query = query.limit(limit)
+            # Keyset pagination that copes with NULL sort values (description).
+            query = db_utils.paginate_query(query, models.Flavor, limit, [sort_key, 'id'],
+                                            marker=mrow, sort_dirs=[sort_dir, 'asc'])
             return [_decode(FLAVORS, r) for r in conn.execute(query)]
 
     def flavor_destroy(self, flavorid):
@@ -245,12 +245,17 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             # Lists leave SOFT_DELETED servers out unless asked for, as upstream.
             query = query.where(sa.or_(INSTANCES.c.vm_state != 'soft-delete',
                                        INSTANCES.c.vm_state.is_(None)))
-        name = filters.pop('name', None)
-        if name:
-            query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))
+        # String filters upstream matches as regular expressions (search, not
+        # whole-string): {'column': pattern} under 'regex'.
+        for column, pattern in (filters.pop('regex', None) or {}).items():
+            query = query.where(self._regexp(INSTANCES.c[column], pattern))
         changes_since = filters.pop('changes-since', None)
         if changes_since is not None:
             query = query.where(INSTANCES.c.updated_at >= changes_since)
+        flavorid = filters.pop('instance_type_flavorid', None)
+        if flavorid is not None:
+            # In SQL, before LIMIT: filtering a page afterwards empties pages.
+            query = query.where(self._flavorid_column() == str(flavorid))
         for key, value in filters.items():
             column = INSTANCES.c[key]
             if isinstance(value, (list, tuple, set)):
@@ -258,18 +263,32 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             else:
                 query = query.where(column == value)
         with self.engine.connect() as conn:
+            mrow = None
             if marker is not None:
                 mrow = conn.execute(sa.select(INSTANCES).where(
                     INSTANCES.c.uuid == marker)).first()
                 if mrow is None:
                     raise exception.Invalid(reason='marker [%s] not found' % marker)
-                query = query.where(_after_marker(mrow._mapping, sort_keys, sort_dirs))
-            for key, direction in zip(sort_keys, sort_dirs):
-                col = INSTANCES.c[key]
-                query = query.order_by(col.desc() if direction == 'desc' else col.asc())
-            if limit is not None:
-                query = query.limit(limit)
+            # oslo.db's keyset pagination copes with NULLs in the marker row.
+            query = db_utils.paginate_query(query, models.Instance, limit, list(sort_keys),
+                                            marker=mrow, sort_dirs=list(sort_dirs))
             return [_decode(INSTANCES, r) for r in conn.execute(query)]
+
+    def _regexp(self, column, pattern):
+        # SQLite gets REGEXP from oslo.db (Python re.search); PostgreSQL's ~ and
+        # MariaDB's REGEXP search too.
+        op = '~' if self.engine.dialect.name == 'postgresql' else 'REGEXP'
+        return sa.and_(column.is_not(None), column.op(op)(pattern))
+
+    def _flavorid_column(self):
+        """The flavorid inside the instance's flavor JSON, per database dialect."""
+        dialect = self.engine.dialect.name
+        if dialect == 'postgresql':
+            return sa.func.json_extract_path_text(
+                sa.cast(INSTANCES.c.flavor, postgresql.JSON), 'flavorid')
+        if dialect == 'mysql':
+            return sa.func.json_unquote(sa.func.json_extract(INSTANCES.c.flavor, '$.flavorid'))
+        return sa.func.json_extract(INSTANCES.c.flavor, '$.flavorid')
 
     def instance_update(self, uuid, values, expected_task_state=(),
                         expected_vm_state=()):
@@ -544,18 +563,6 @@ def _room_clauses(vcpus, memory_mb, disk_gb):
         NODES.c.local_gb_used + disk_gb
         <= (NODES.c.local_gb - NODES.c.reserved_disk_mb / 1024) * NODES.c.disk_allocation_ratio,
     )
-
-
-def _after_marker(marker, sort_keys, sort_dirs):
-    """Keyset pagination: rows strictly after ``marker`` in the sort order."""
-    clauses = []
-    for i, (key, direction) in enumerate(zip(sort_keys, sort_dirs)):
-        col = INSTANCES.c[key]
-        equal = [INSTANCES.c[k] == marker[k] for k in sort_keys[:i]]
-        value = marker[key]
-        cmp = col < value if direction == 'desc' else col > value
-        clauses.append(sa.and_(*equal, cmp))
-    return sa.or_(*clauses)
 
 
 def utcnow_minus(seconds):

@@ -13,6 +13,8 @@ import uuid
 import webob
 import webob.dec
 
+from nova import strict_json
+
 _MEDIA = [{'base': 'application/json', 'type': 'application/vnd.openstack.identity-v3+json'}]
 _DOMAIN = {'id': 'default', 'name': 'Default'}
 
@@ -62,11 +64,16 @@ class IdentityStub:
 
     def _token(self, req):
         try:
-            auth = json.loads(req.body)['auth']
+            auth = strict_json.loads(req.body)['auth']
             user = _named(auth['identity']['password']['user'])
-        except (ValueError, KeyError, TypeError):
+            project = _named((auth.get('scope') or {}).get('project')) or user
+        except (ValueError, KeyError, TypeError, AttributeError):
             return _error(400, 'Bad Request', 'Only password authentication is served here.')
-        project = _named((auth.get('scope') or {}).get('project')) or user
+        if not all(isinstance(n, str) and n.isascii() and n.isprintable() and ':' not in n
+                   for n in (user, project)):
+            # They travel in the X-Subject-Token header as user:project.
+            return _error(400, 'Bad Request', 'User and project names must be printable '
+                                              'ASCII without colons.')
         roles = ['reader', 'member'] + (['admin'] if user == 'admin' else [])
         token = {'methods': ['password'], 'audit_ids': [uuid.uuid4().hex[:22]],
                  'user': {'id': user, 'name': user, 'domain': _DOMAIN,
@@ -81,6 +88,13 @@ class IdentityStub:
 
     @webob.dec.wsgify
     def __call__(self, req):
+        try:
+            return self._route(req)
+        except UnicodeDecodeError:
+            return _error(400, 'Bad Request', 'The request path or query string is not '
+                                              'valid UTF-8.')
+
+    def _route(self, req):
         base = req.application_url.rstrip('/')
         parts = [p for p in req.path_info.split('/') if p]
         if parts == ['v3', 'auth', 'tokens'] and req.method == 'POST':

@@ -165,12 +165,14 @@ class GlanceClient(ksa_utils.ServiceClient):
         and public images. With Keystone that is the user's token (as
         upstream). With noauth2 the token is ``user:project``; a context
         that carries none (built from an instance or by a periodic task)
-        gets one from its user and project, and an admin context without
-        a user acts as the noauth administrator.
+        gets one from its user and project (a project alone acts as the
+        user of the same name, as a noauth token without ':' does), and an
+        admin context without a user acts as the noauth administrator.
         """
         if context is None or context.auth_token or not self._noauth():
             return context
-        user = context.user_id or ('admin' if context.is_admin else None)
+        user = context.user_id or ('admin' if context.is_admin
+                                   else context.project_id)
         if user is None:
             return context
         acting = copy.copy(context)

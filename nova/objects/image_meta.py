@@ -418,6 +418,9 @@ def _serialize(name, value):
     return {name: str(value)}
 
 
+_UNSAFE_VALUE = re.compile('[\x00-\x1f\x7f"\'`\\\\]')
+
+
 def normalize_props(props, strict=True):
     """Validate user-supplied properties; return them as canonical strings.
 
@@ -427,6 +430,10 @@ def normalize_props(props, strict=True):
     for key, value in props.items():
         if not isinstance(value, str):
             raise _invalid(key, value, 'value must be a string')
+        if _UNSAFE_VALUE.search(value):
+            # They end up in the guest's domain XML, config drive and command
+            # lines on the host, where they fail after the API said yes.
+            raise _invalid(key, value, 'control characters and quotes are not allowed')
     return ImageMetaProps.from_dict(props, strict=strict).to_dict()
 
 

@@ -105,9 +105,9 @@ class ComputeDriver:
         raise NotImplementedError()
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
-                               device_type='disk', requested=None):
+                               device_type='disk', requested=None, in_use=()):
         """'/dev/<name>' the next attached volume gets (``requested`` if
-        free, Invalid if taken)."""
+        free, Invalid if taken); names in ``in_use`` count as taken."""
         raise NotImplementedError()
 
     def attach_volume(self, context, connection_info, instance, mountpoint,

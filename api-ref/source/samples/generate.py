@@ -42,6 +42,11 @@ SAMPLE_HOST = 'http://openstack.example.com'
 NEWEST = '2.104'
 ADMIN = 'admin:admin'
 
+SAMPLE_PUBLIC_KEY = (
+    'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQDrhfiVFW+VXM9TOAiFgzTWOi9la8n+H8uSD/Vt67MlHpag'
+    'kZjEson4krhhHLZfoNNHiwzzCyBp7c6B7epXfVVAuBqDSdjkFBoQp3D2aJFqIzVN/udUKYlizNB+UiY33dZ'
+    'AMlcf+md0j96KlomDBvXf+hJ+lyMHEu5exVymSj6PhQ== Generated-by-Nova')
+
 # Fixed stand-ins for values that differ on every run.
 _FIXED = {
     'adminPass': 'wfksH3GTTseP',
@@ -56,6 +61,22 @@ _FIXED = {
     'updated_at': '2026-01-01T10:00:07.000000',
     # The volume proxy's volumes and snapshots.
     'createdAt': '2026-01-01T10:00:00.000000',
+    # Key pairs: a generated key differs on every run; samples show this one.
+    'created_at': '2026-01-01T10:00:00.000000',
+    'public_key': SAMPLE_PUBLIC_KEY,
+    'fingerprint': '0d:53:05:36:a6:c8:07:94:9e:88:6f:29:30:2e:53:0e',
+    'private_key': '-----BEGIN RSA PRIVATE KEY-----\nMIICXAIBAAKBgQDrhfiVFW+VXM9TOAiFgz'
+                   'TWOi9la8n+H8uSD/Vt67MlHpagkZjE\n...\n-----END RSA PRIVATE KEY-----\n',
+    # Hypervisors: what the sample machine's host reports.
+    'hypervisor_hostname': 'compute-1.example.com',
+    'host_ip': '192.0.2.5',
+    'uptime': ' 10:00:08 up 7 days,  2:11,  1 user,  load average: 0.05, 0.10, 0.09',
+}
+# Host capacity and versions differ between machines: fixed numbers in samples.
+_FIXED_NUMBERS = {
+    'memory_mb': 7976, 'memory_mb_used': 1024, 'free_ram_mb': 6952, 'local_gb': 100,
+    'local_gb_used': 20, 'free_disk_gb': 80, 'disk_available_least': 80,
+    'hypervisor_version': 10000000,
 }
 _UUID_RE = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 _UUID_NS = uuid.UUID('6ba7b811-9dad-11d1-80b4-00c04fd430c8')
@@ -86,6 +107,8 @@ class Normalizer:
                     for k, v in value.items()}
         if isinstance(value, list):
             return [self(v, key, parent) for v in value]
+        if isinstance(value, int) and not isinstance(value, bool) and key in _FIXED_NUMBERS:
+            return _FIXED_NUMBERS[key]
         if isinstance(value, str):
             if key in _FIXED and value:
                 return _FIXED[key]
@@ -148,6 +171,173 @@ def _flavors(w):
            req_name='flavors/v%s/flavor-create-req.json' % NEWEST,
            resp_name='flavors/v%s/flavor-create-resp.json' % NEWEST)
     w.call('DELETE', '/flavors/10', 202, version=NEWEST)
+
+
+def _quota_sets(w):
+    """os-quota-sets of the admin project (which holds one server) at 2.1 and 2.57."""
+    for version, prefix in (('2.1', 'os-quota-sets/'), ('2.57', 'os-quota-sets/v2.57/')):
+        path = '/os-quota-sets/admin'
+        w.call('GET', path, 200, version=version, resp_name=prefix + 'quotas-show-get-resp.json')
+        w.call('GET', path + '/detail', 200, version=version,
+               resp_name=prefix + 'quotas-show-detail-get-resp.json')
+        w.call('GET', path + '/defaults', 200, version=version,
+               resp_name=prefix + 'quotas-show-defaults-get-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 45, 'cores': 40}},
+               version=version, req_name=prefix + 'quotas-update-post-req.json',
+               resp_name=prefix + 'quotas-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_set': {'instances': 0, 'force': True}},
+               version=version, req_name=prefix + 'quotas-update-force-post-req.json',
+               resp_name=prefix + 'quotas-update-force-post-resp.json')
+        w.call('DELETE', path, 202, version=version)
+        w.call('PUT', path + '?user_id=demo', 200, {'quota_set': {'instances': 9}},
+               version=version, req_name=prefix + 'user-quotas-update-post-req.json',
+               resp_name=prefix + 'user-quotas-update-post-resp.json')
+        w.call('GET', path + '?user_id=demo', 200, version=version,
+               resp_name=prefix + 'user-quotas-show-get-resp.json')
+        w.call('DELETE', path + '?user_id=demo', 202, version=version)
+
+
+def _quotas_and_limits(w, image_id):
+    """Quota sets, quota classes and limits, with one server using some quota."""
+    server_id = _boot(w, image_id, 'quota-sample')
+    _quota_sets(w)
+    for version in ('2.1', '2.50', '2.57'):
+        prefix = 'os-quota-class-sets/' + ('' if version == '2.1' else 'v%s/' % version)
+        path = '/os-quota-class-sets/default'
+        w.call('GET', path, 200, version=version,
+               resp_name=prefix + 'quota-classes-show-get-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 50, 'cores': 50}},
+               version=version, req_name=prefix + 'quota-classes-update-post-req.json',
+               resp_name=prefix + 'quota-classes-update-post-resp.json')
+        w.call('PUT', path, 200, {'quota_class_set': {'instances': 10, 'cores': 20}},
+               version=version)
+    for version in ('2.1', '2.36', '2.39', '2.57'):
+        prefix = 'limits/' + ('' if version == '2.1' else 'v%s/' % version)
+        w.call('GET', '/limits', 200, version=version, resp_name=prefix + 'limit-get-resp.json')
+    _delete(w, server_id)
+def _keypairs(w):
+    key = {'keypair': {'name': 'keypair-gen'}}
+    w.call('POST', '/os-keypairs', 200, key, version='2.1', token='demo:demo',
+           req_name='os-keypairs/keypairs-generate-req.json',
+           resp_name='os-keypairs/keypairs-generate-resp.json')
+    w.call('DELETE', '/os-keypairs/keypair-gen', 202, version='2.1', token='demo:demo')
+    key = {'keypair': {'name': 'keypair-x509', 'type': 'x509'}}
+    w.call('POST', '/os-keypairs', 201, key, version='2.2', token='demo:demo',
+           req_name='os-keypairs/v2.2/keypairs-generate-req.json')
+    w.call('DELETE', '/os-keypairs/keypair-x509', 204, version='2.2', token='demo:demo')
+    key = {'keypair': {'name': 'keypair-demo', 'type': 'ssh', 'user_id': 'demo',
+                       'public_key': SAMPLE_PUBLIC_KEY}}
+    w.call('POST', '/os-keypairs', 201, key, version='2.92',
+           req_name='os-keypairs/v2.92/keypairs-import-req.json',
+           resp_name='os-keypairs/v2.92/keypairs-import-resp.json')
+    w.call('GET', '/os-keypairs?user_id=demo&limit=1', 200, version='2.35',
+           resp_name='os-keypairs/v2.35/keypairs-list-resp.json')
+    w.call('GET', '/os-keypairs/keypair-demo?user_id=demo', 200, version='2.10',
+           resp_name='os-keypairs/v2.10/keypairs-get-resp.json')
+    w.call('DELETE', '/os-keypairs/keypair-demo?user_id=demo', 204, version='2.10')
+
+
+def _flavor_extras(w):
+    create = {'flavor': {'name': 'private', 'ram': 512, 'vcpus': 1, 'disk': 1, 'id': '20',
+                         'os-flavor-access:is_public': False}}
+    w.call('POST', '/flavors', 200, create, version='2.1')
+    specs = {'extra_specs': {'hw:cpu_policy': 'dedicated', 'hw:numa_nodes': '1'}}
+    path = '/flavors/20/os-extra_specs'
+    w.call('POST', path, 200, specs, version='2.86',
+           req_name='flavor-extra-specs/flavor-extra-specs-create-req.json',
+           resp_name='flavor-extra-specs/flavor-extra-specs-create-resp.json')
+    w.call('GET', path, 200, version='2.86',
+           resp_name='flavor-extra-specs/flavor-extra-specs-list-resp.json')
+    w.call('PUT', path + '/hw:numa_nodes', 200, {'hw:numa_nodes': '2'}, version='2.86',
+           req_name='flavor-extra-specs/flavor-extra-specs-update-req.json',
+           resp_name='flavor-extra-specs/flavor-extra-specs-update-resp.json')
+    w.call('GET', path + '/hw:numa_nodes', 200, version='2.86',
+           resp_name='flavor-extra-specs/flavor-extra-specs-get-resp.json')
+    w.call('DELETE', path + '/hw:numa_nodes', 200, version='2.86')
+    w.call('POST', '/flavors/20/action', 200, {'addTenantAccess': {'tenant': 'demo'}},
+           version='2.7', req_name='flavor-access/flavor-access-add-tenant-req.json',
+           resp_name='flavor-access/flavor-access-add-tenant-resp.json')
+    w.call('GET', '/flavors/20/os-flavor-access', 200, version='2.7',
+           resp_name='flavor-access/flavor-access-list-resp.json')
+    w.call('POST', '/flavors/20/action', 200, {'removeTenantAccess': {'tenant': 'demo'}},
+           version='2.7', req_name='flavor-access/flavor-access-remove-tenant-req.json',
+           resp_name='flavor-access/flavor-access-remove-tenant-resp.json')
+    w.call('PUT', '/flavors/20', 200, {'flavor': {'description': 'One dedicated vCPU'}},
+           version='2.61', req_name='flavors/v2.61/flavor-update-req.json',
+           resp_name='flavors/v2.61/flavor-update-resp.json')
+    w.call('DELETE', '/flavors/20', 202, version='2.1')
+
+
+def _services_hypervisors(w):
+    w.call('GET', '/os-services', 200, version='2.11',
+           resp_name='os-services/v2.11/services-list-get-resp.json')
+    resp = w.call('GET', '/os-services?binary=nova-compute', 200, version='2.53',
+                  resp_name='os-services/v2.53/services-list-get-resp.json')
+    service = '/os-services/%s' % resp['services'][0]['id']
+    host = {'host': 'compute-1', 'binary': 'nova-compute'}
+    w.call('PUT', '/os-services/disable-log-reason', 200,
+           dict(host, disabled_reason='test2'), version='2.11',
+           req_name='os-services/service-disable-log-put-req.json',
+           resp_name='os-services/service-disable-log-put-resp.json')
+    w.call('PUT', '/os-services/enable', 200, host, version='2.11',
+           req_name='os-services/service-enable-put-req.json',
+           resp_name='os-services/service-enable-put-resp.json')
+    w.call('PUT', service, 200, {'status': 'disabled', 'disabled_reason': 'maintenance'},
+           version='2.53', req_name='os-services/v2.53/service-disable-log-put-req.json',
+           resp_name='os-services/v2.53/service-disable-log-put-resp.json')
+    w.call('PUT', service, 200, {'status': 'enabled'}, version='2.53',
+           req_name='os-services/v2.53/service-enable-put-req.json',
+           resp_name='os-services/v2.53/service-enable-put-resp.json')
+    for version in ('2.1', '2.33', '2.53', '2.88'):
+        prefix = 'os-hypervisors/' + ('' if version == '2.1' else 'v%s/' % version)
+        resp = w.call('GET', '/os-hypervisors', 200, version=version,
+                      resp_name=prefix + 'hypervisors-list-resp.json')
+        hyp = '/os-hypervisors/%s' % resp['hypervisors'][0]['id']
+        w.call('GET', '/os-hypervisors/detail', 200, version=version,
+               resp_name=prefix + 'hypervisors-detail-resp.json')
+        w.call('GET', hyp, 200, version=version, resp_name=prefix + 'hypervisors-show-resp.json')
+    w.call('GET', '/os-hypervisors/statistics', 200, version='2.1',
+           resp_name='os-hypervisors/hypervisors-statistics-resp.json')
+    resp = w.call('GET', '/os-hypervisors', 200, version='2.1')
+    w.call('GET', '/os-hypervisors/%s/uptime' % resp['hypervisors'][0]['id'], 200,
+           version='2.1', resp_name='os-hypervisors/hypervisors-uptime-resp.json')
+    name = resp['hypervisors'][0]['hypervisor_hostname']
+    w.call('GET', '/os-hypervisors/%s/search' % name, 200, version='2.1',
+           resp_name='os-hypervisors/hypervisors-search-resp.json')
+    w.call('GET', '/os-hypervisors/%s/servers' % name, 200, version='2.1',
+           resp_name='os-hypervisors/hypervisors-with-servers-resp.json')
+
+
+def _aggregates_zones_hosts(w):
+    w.call('GET', '/os-availability-zone', 200, version='2.1', token='demo:demo',
+           resp_name='os-availability-zone/availability-zone-list-resp.json')
+    create = {'aggregate': {'name': 'name', 'availability_zone': 'london'}}
+    resp = w.call('POST', '/os-aggregates', 200, create, version='2.41',
+                  req_name='os-aggregates/v2.41/aggregate-post-req.json',
+                  resp_name='os-aggregates/v2.41/aggregate-post-resp.json')
+    path = '/os-aggregates/%d' % resp['aggregate']['id']
+    w.call('PUT', path, 200, {'aggregate': {'name': 'newname'}}, version='2.41',
+           req_name='os-aggregates/v2.41/aggregate-update-post-req.json',
+           resp_name='os-aggregates/v2.41/aggregate-update-post-resp.json')
+    w.call('POST', path + '/action', 200, {'add_host': {'host': 'compute-1'}},
+           version='2.41', req_name='os-aggregates/v2.41/aggregate-add-host-post-req.json',
+           resp_name='os-aggregates/v2.41/aggregates-add-host-post-resp.json')
+    w.call('POST', path + '/action', 200, {'set_metadata': {'metadata': {'key': 'value'}}},
+           version='2.41', req_name='os-aggregates/v2.41/aggregate-metadata-post-req.json',
+           resp_name='os-aggregates/v2.41/aggregates-metadata-post-resp.json')
+    w.call('GET', '/os-aggregates', 200, version='2.41',
+           resp_name='os-aggregates/v2.41/aggregates-list-get-resp.json')
+    w.call('GET', path, 200, version='2.41',
+           resp_name='os-aggregates/v2.41/aggregates-get-resp.json')
+    w.call('GET', '/os-availability-zone/detail', 200, version='2.1',
+           resp_name='os-availability-zone/availability-zone-detail-resp.json')
+    w.call('GET', '/os-hosts', 200, version='2.1', resp_name='os-hosts/hosts-list-resp.json')
+    w.call('GET', '/os-hosts/compute-1', 200, version='2.1',
+           resp_name='os-hosts/host-get-resp.json')
+    w.call('POST', path + '/action', 200, {'remove_host': {'host': 'compute-1'}},
+           version='2.41', req_name='os-aggregates/v2.41/aggregate-remove-host-post-req.json',
+           resp_name='os-aggregates/v2.41/aggregates-remove-host-post-resp.json')
+    w.call('DELETE', path, 200, version='2.41')
 
 
 def _server_cycle(w, version, prefix, create, update):
@@ -619,6 +809,7 @@ def generate():
         aio = fixtures.RunningAio(tmp, extra={
             ('DEFAULT', 'instance_name_template'): 'instance-%08x',
             ('DEFAULT', 'host'): 'compute-1',
+            ('quota', 'instances'): 10, ('quota', 'cores'): 20, ('quota', 'ram'): 51200,
         })
         try:
             disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.raw'))
@@ -638,6 +829,12 @@ def generate():
             _admin_actions(writer, image_id)
             _events_and_usage(writer, image_id)
             _proxies(writer, image_id)
+            _quotas_and_limits(writer, image_id)
+            # Later additions go last: sample UUIDs are numbered in order of use.
+            _keypairs(writer)
+            _flavor_extras(writer)
+            _services_hypervisors(writer)
+            _aggregates_zones_hosts(writer)
             return writer.files
         finally:
             aio.stop()

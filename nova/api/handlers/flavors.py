@@ -9,8 +9,8 @@ from nova.api.views import flavors as views
 
 
 def _limit(req, params):
-    limit = int(params['limit']) if 'limit' in params else req.app.conf.api.max_limit
-    return min(limit, req.app.conf.api.max_limit)
+    ceiling = req.app.conf.api.max_limit
+    return validation.clamp_int(params['limit'], ceiling) if 'limit' in params else ceiling
 
 
 def _list(req):
@@ -25,8 +25,10 @@ def _list(req):
     limit = _limit(req, params)
     flavors = req.app.compute_api.flavor_list(
         ctx, is_public=is_public,
-        min_ram=int(params['minRam']) if 'minRam' in params else None,
-        min_disk=int(params['minDisk']) if 'minDisk' in params else None,
+        min_ram=(validation.clamp_int(params['minRam'], validation.MAX_INT)
+                 if 'minRam' in params else None),
+        min_disk=(validation.clamp_int(params['minDisk'], validation.MAX_INT)
+                  if 'minDisk' in params else None),
         sort_key=params.get('sort_key', 'flavorid'), sort_dir=params.get('sort_dir', 'asc'),
         limit=limit, marker=params.get('marker'))
     return flavors, limit

@@ -74,7 +74,7 @@ def index(req, server_id):
             del schema['properties']['changes-before']
         params = validation.validate_query(schema, req.GET, strict=True)
         if 'limit' in params:
-            limit = min(int(params['limit']), req.app.conf.api.max_limit)
+            limit = validation.clamp_int(params['limit'], req.app.conf.api.max_limit)
         if 'marker' in params:
             marker = next((a for a in req.app.db.actions_get(instance['uuid'])
                            if a['request_id'] == params['marker']), None)

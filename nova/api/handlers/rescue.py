@@ -22,7 +22,8 @@ _rescue_v2_106['properties']['rescue']['properties']['image_props_override'] = {
     'patternProperties': {r'^[a-zA-Z0-9_:.\-]{1,255}$': {'type': 'string', 'maxLength': 255}},
     'additionalProperties': False,
 }
-_unrescue = {'type': 'object', 'properties': {'unrescue': {'type': 'null'}},
+# tempest (and so other clients) send {"unrescue": {}}; upstream takes any value.
+_unrescue = {'type': 'object', 'properties': {'unrescue': {'type': ['null', 'object']}},
              'required': ['unrescue'], 'additionalProperties': False}
 
 

@@ -82,8 +82,17 @@ def rebuild(req, server_id, body):
         server = servers_handlers.trim_before_2_75(server)
         if req.is_at_least(mv.REBUILD_KEY_NAME):
             server['key_name'] = key_name
+    if req.is_at_least(mv.PERSONALITY_REMOVED):
+        # 2.57 replaced personality files with user_data, which rebuild echoes
+        # to every caller (tempest's rebuild schema requires it).
+        server['user_data'] = instance['user_data']
     if password is not None:
         server['adminPass'] = password
+    # Upstream adds these after the view, whatever it carried.
+    if req.is_at_least(mv.KEYPAIR_ON_REBUILD):
+        server['key_name'] = instance['key_name']
+    if req.is_at_least(mv.USER_DATA_ON_REBUILD):
+        server['user_data'] = instance['user_data']
     return wsgi.json_response({'server': server}, status=202)
 
 

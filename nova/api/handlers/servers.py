@@ -1,5 +1,7 @@
 """Handlers of /servers: create, list, detail, show, update, delete."""
 
+import re
+
 from oslo_utils import strutils
 
 from nova import exception
@@ -69,15 +71,16 @@ def _list(req, policy_name):
         if states is None:
             raise wsgi.fault(400, 'Invalid status value')
         filters['vm_state'] = states
-    for key, column in (('name', 'name'), ('image', 'image_ref'), ('host', 'host'),
-                        ('reservation_id', 'reservation_id'), ('uuid', 'uuid'),
-                        ('availability_zone', 'availability_zone'), ('node', 'node'),
-                        ('user_id', 'user_id'), ('key_name', 'key_name'),
-                        ('vm_state', 'vm_state'), ('task_state', 'task_state')):
+    for key, column in (('image', 'image_ref'), ('host', 'host'), ('uuid', 'uuid'),
+                        ('user_id', 'user_id'), ('vm_state', 'vm_state'),
+                        ('task_state', 'task_state')):
         if key in params:
-            if key in ('host', 'node') and not ctx.is_admin:
+            if key == 'host' and not ctx.is_admin:
                 continue
             filters[column] = params[key]
+    regex = _regex_filters(ctx, params)
+    if regex:
+        filters['regex'] = regex
     if 'flavor' in params:
         filters['instance_type_flavorid'] = params['flavor']
     if 'locked' in params:
@@ -91,13 +94,12 @@ def _list(req, policy_name):
         filters['deleted'] = True
     if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
         filters['hide_soft_deleted'] = True
-    limit = min(int(params.get('limit', req.app.conf.api.max_limit)),
-                req.app.conf.api.max_limit)
+    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
+                                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
     if sort_key not in _SORT_KEYS:
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
     sort_dir = params.get('sort_dir', 'desc')
-    flavorid = filters.pop('instance_type_flavorid', None)
     try:
         instances = req.app.compute_api.list(
             ctx, filters, limit, params.get('marker'),
@@ -105,9 +107,28 @@ def _list(req, policy_name):
     except exception.Invalid as exc:
         raise wsgi.fault(400, 'marker [%s] not found' % params.get('marker')
                          if 'marker' in exc.format_message() else exc.format_message())
-    if flavorid is not None:
-        instances = [i for i in instances if (i['flavor'] or {}).get('flavorid') == flavorid]
     return instances, limit
+
+
+# Query parameters upstream matches as regular expressions, and their columns.
+_REGEX_FILTERS = (('name', 'display_name'), ('reservation_id', 'reservation_id'),
+                  ('availability_zone', 'availability_zone'), ('node', 'node'),
+                  ('key_name', 'key_name'), ('hostname', 'hostname'),
+                  ('description', 'display_description'))
+
+
+def _regex_filters(ctx, params):
+    regex = {}
+    for key, column in _REGEX_FILTERS:
+        if key not in params or (key == 'node' and not ctx.is_admin):
+            continue
+        try:
+            re.compile(params[key])
+        except re.error:
+            raise wsgi.fault(400, 'Invalid regular expression in filter %s: %s'
+                             % (key, params[key]))
+        regex[column] = params[key]
+    return regex
 
 
 def index(req):

@@ -35,7 +35,8 @@ console_output = {
     'properties': {'os-getConsoleOutput': {
         'type': 'object',
         'properties': {'length': {'type': ['integer', 'string', 'null'],
-                                  'pattern': '^-?[0-9]+$', 'minimum': -1}},
+                                  'pattern': '^-?[0-9]+$', 'minimum': -1,
+                                  'maximum': types.MAX_INT}},
         'additionalProperties': False}},
     'required': ['os-getConsoleOutput'], 'additionalProperties': False,
 }

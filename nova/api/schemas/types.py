@@ -18,10 +18,15 @@ boolean = {'type': ['boolean', 'string'],
            'enum': [True, 'True', 'TRUE', 'true', '1', 'ON', 'On', 'on', 'YES', 'Yes',
                     'yes', 'y', 't', False, 'False', 'FALSE', 'false', '0', 'OFF', 'Off',
                     'off', 'NO', 'No', 'no', 'n', 'f']}
+# Sizes and counts are bounded as upstream (0x7FFFFFFF, its db.MAX_INT); the
+# validator applies minimum/maximum to numeric strings too.
+MAX_INT = 0x7FFFFFFF
 positive_integer = {'type': ['integer', 'string'], 'pattern': '^[0-9]*$', 'minimum': 1,
-                    'minLength': 1}
+                    'minLength': 1, 'maximum': MAX_INT}
 non_negative_integer = {'type': ['integer', 'string'], 'pattern': '^[0-9]*$', 'minimum': 0,
-                        'minLength': 1}
+                        'minLength': 1, 'maximum': MAX_INT}
+# A query-string integer: digits only; handlers clamp it (limit to max_limit).
+query_integer = {'type': 'string', 'pattern': '^[0-9]+$'}
 metadata = {
     'type': 'object',
     'patternProperties': {

@@ -81,6 +81,10 @@ class ImageAPI:
             resp = exc
         except (store.StoreError, listing.BadQuery) as exc:
             resp = _http_error(exc)
+        except UnicodeDecodeError:
+            # A path or query string whose percent-escapes are not UTF-8.
+            resp = webob.exc.HTTPBadRequest(
+                explanation='The request path or query string is not valid UTF-8.')
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
             resp = webob.exc.HTTPInternalServerError()

@@ -5,6 +5,7 @@ import json
 import webob
 import webob.exc
 
+from nova import strict_json
 from nova.embedded.image import access, bodyio, listing, patch, schemas, store, views
 
 MAX_JSON_BODY = 1024 * 1024
@@ -29,7 +30,9 @@ def read_json(req):
     if not raw.strip():
         raise webob.exc.HTTPBadRequest(explanation='Body expected in request.')
     try:
-        return json.loads(raw)
+        return strict_json.loads(raw)
+    except strict_json.RefusedJSON as exc:
+        raise webob.exc.HTTPBadRequest(explanation=str(exc)) from None
     except ValueError:
         raise webob.exc.HTTPBadRequest(
             explanation='Malformed JSON in request body.') from None

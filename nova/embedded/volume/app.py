@@ -81,7 +81,7 @@ def _caller(req, path_project):
             "Malformed request URL: URL's project_id '%s' doesn't match "
             "Context's project_id '%s'" % (path_project, ctx.project_id))
     return common.Caller(project_id=ctx.project_id, user_id=ctx.user_id,
-                         is_admin=bool(ctx.is_admin))
+                         is_admin=bool(ctx.is_admin), context=ctx)
 
 
 class VolumeAPI:
@@ -129,6 +129,10 @@ class VolumeAPI:
                                                           exc.message),
                                         status=exc.code)
             headers.update(exc.headers)
+        except UnicodeDecodeError:
+            # A path or query string whose percent-escapes are not UTF-8.
+            resp = common.json_response(errors.fault_body(
+                400, 'The request path or query string is not valid UTF-8.'), status=400)
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
             resp = common.json_response(errors.fault_body(
@@ -141,9 +145,10 @@ class VolumeAPI:
 def make_app(data_dir, image_fetcher=None, volume_format='qcow2'):
     """Build the embedded volume endpoint storing everything under data_dir.
 
-    ``image_fetcher(image_id, dest_path)`` writes an image's data to
-    dest_path (and may return the Glance image dict, whose disk_format and
-    properties are then used); without it, volumes cannot come from images.
+    ``image_fetcher(context, image_id, dest_path)`` writes an image's data
+    to dest_path, reading it as the caller of ``context`` (a
+    RequestContext), and may return the Glance image dict (whose disk_format
+    and properties are then used); without it, volumes cannot come from images.
     ``volume_format`` ('qcow2' or 'raw') is the format of new volume files.
     """
     return VolumeAPI(data_dir, image_fetcher, volume_format)

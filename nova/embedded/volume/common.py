@@ -7,6 +7,7 @@ import urllib.parse
 
 import webob
 
+from nova import strict_json
 from nova.embedded.image import bodyio
 from nova.embedded.volume import errors, schemas
 from nova.embedded.volume import microversion as mv
@@ -25,6 +26,9 @@ class Caller(typing.NamedTuple):
     project_id: str
     user_id: str | None
     is_admin: bool
+    # The auth layer's RequestContext: calls to other services (image
+    # fetches) act as this caller, never as the volume service itself.
+    context: object = None
 
 
 class VolumeRequest(webob.Request):
@@ -57,7 +61,9 @@ def read_json(req):
                                 'since it is either malformed or otherwise '
                                 'incorrect.')
     try:
-        return json.loads(raw)
+        return strict_json.loads(raw)
+    except strict_json.RefusedJSON as exc:
+        raise errors.BadRequest(str(exc)) from None
     except ValueError:
         raise errors.BadRequest('Malformed request body') from None
 

@@ -6,6 +6,7 @@ import os
 import socket
 import uuid
 
+from nova import context as nova_context
 from nova.embedded import files
 from nova.embedded.volume import disks, errors, store
 from nova.embedded.volume import microversion as mv
@@ -42,6 +43,20 @@ def _image_inaccessible(exc):
     return (isinstance(exc, (LookupError, FileNotFoundError, PermissionError))
             or getattr(exc, 'code', None) in (400, 403, 404)
             or type(exc).__name__.endswith(('NotFound', 'Forbidden')))
+
+
+def request_context(caller):
+    """The RequestContext image fetches act as: the caller's own.
+
+    Behind the auth layer that is the request's context (with its token);
+    otherwise one naming the caller's user and project.
+    """
+    if caller.context is not None:
+        return caller.context
+    roles = ['reader', 'member'] + (['admin'] if caller.is_admin else [])
+    return nova_context.RequestContext(
+        user_id=caller.user_id, project_id=caller.project_id, roles=roles,
+        is_admin=caller.is_admin, overwrite=False)
 
 
 def _meta_string(value):
@@ -169,7 +184,8 @@ class VolumeManager:
         }
         with contextlib.ExitStack() as cleanup:
             if spec.get('image_id'):
-                build = self._prepare_image(record, spec['image_id'], cleanup)
+                build = self._prepare_image(caller, record, spec['image_id'],
+                                            cleanup)
                 accepted = self.store.put(VOLUMES, record)
             else:
                 with self.store.lock:
@@ -229,12 +245,14 @@ class VolumeManager:
         return lambda path, rec: self._copy(src, source['format'], path, rec,
                                             force_share=True)
 
-    def _prepare_image(self, record, image_id, cleanup):
+    def _prepare_image(self, caller, record, image_id, cleanup):
         """Fetch and check image data before anything is recorded.
 
-        An inaccessible or unusable image is the caller's mistake: 400 and
-        no record. A fetch that fails otherwise (the image service is
-        down) still records the volume, which then goes to 'error'.
+        The image is read as the caller, so a volume can only be made from
+        an image its requester may use (as Cinder does). An inaccessible
+        or unusable image is the caller's mistake: 400 and no record. A
+        fetch that fails otherwise (the image service is down) still
+        records the volume, which then goes to 'error'.
         """
         if self.image_fetcher is None:
             raise errors.BadRequest('Invalid input received: this volume '
@@ -246,7 +264,8 @@ class VolumeManager:
         staged = self.store.temp_path('image')
         cleanup.callback(files.unlink, staged)
         try:
-            image = self.image_fetcher(image_id, staged)
+            image = self.image_fetcher(request_context(caller), image_id,
+                                       staged)
         except Exception as exc:
             if _image_inaccessible(exc):
                 raise errors.BadRequest('Invalid image identifier or unable to '

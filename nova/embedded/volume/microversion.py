@@ -48,10 +48,13 @@ def from_request(headers):
     if raw.lower() == 'latest':
         return MAX_VERSION
     parts = raw.split('.')
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+    # ASCII digits of sane length only: str.isdigit() also accepts digits
+    # int() refuses ('²') and int() refuses numbers over 4300 digits long.
+    if (len(parts) != 2 or len(raw) > 16
+            or not all(p.isascii() and p.isdigit() for p in parts)):
         raise errors.BadRequest(
             'API Version String %s is of invalid format. Must be of format '
-            'MajorNum.MinorNum.' % raw)
+            'MajorNum.MinorNum.' % raw[:32])
     version = (int(parts[0]), int(parts[1]))
     if not MIN_VERSION <= version <= MAX_VERSION:
         raise errors.NotAcceptable(

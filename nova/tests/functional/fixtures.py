@@ -92,6 +92,7 @@ class RunningAio:
 
     def upload_image(self, path, name='img', disk_format='raw', container_format='bare',
                      token='demo:demo', **props):
+        """An active image owned by the project of ``token``."""
         meta = dict(name=name, disk_format=disk_format, container_format=container_format,
                     **props)
         status, _h, image = self.request('POST', '/v2/images', meta, url=self.image_url,

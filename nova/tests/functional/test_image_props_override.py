@@ -40,6 +40,12 @@ def _create(aio, overrides, version=V, token='demo:demo', name='ovr'):
     ({'img_signature': 'abc'}, V, 403, 'img_signature'),
     ({'owner_id': 'someone'}, V, 403, 'owner_id'),
     ({'hw_prop_%d' % i: 'x' for i in range(65)}, V, 400, None),
+    # Refused at the API, not accepted and then failed on the host.
+    ({'os_command_line': 'quiet\nroot=/dev/sda'}, V, 400, 'control characters'),
+    ({'os_command_line': 'init="/bin/sh"'}, V, 400, 'quotes'),
+    ({'hw_disk_bus': 'xen'}, V, 400, 'xen'),
+    ({'hw_disk_bus': 'ide', 'hw_machine_type': 'q35'}, V, 400, 'No compute host'),
+    ({'hw_cdrom_bus': 'virtio'}, V, 400, 'No compute host'),
 ])
 def test_invalid_overrides_create_nothing(aio, overrides, version, code, needle):
     before = aio.db.instance_count()

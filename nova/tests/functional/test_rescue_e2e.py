@@ -250,17 +250,33 @@ def test_volume_backed_rescue_needs_2_87_and_a_stable_image(cloud):
     cloud.request('DELETE', '/servers/' + sid)
 
 
+def test_plain_image_in_a_cdrom_is_media_not_a_boot_device(cloud):
+    """As upstream: the image goes in the drive; firmware boots only El Torito,
+    so the guest boots its own disk and the rescue image is readable media."""
+    sid = boot(cloud)
+    wait_console(cloud, sid, ROOT, 1)
+    status, body = act(cloud, sid, {'rescue': {'rescue_image_ref': cloud.images['raw-cdrom']}})
+    assert status == 200, body
+    cloud.wait_for_status(sid, ['RESCUE'])
+    disks = _disks(live_xml(sid))
+    assert [d[1:] for d in disks if d[3] == '1'] == [('ide', 'cdrom', '1')]
+    wait_console(cloud, sid, ROOT, 2)
+    assert act(cloud, sid, {'unrescue': None})[0] == 202
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    cloud.request('DELETE', '/servers/' + sid)
+
+
 @pytest.mark.parametrize('image_key,overrides,machine,needle', [
-    ('raw-cdrom', None, None, 'ISO'),
     (('ide', 'disk'), None, 'q35', 'ide'),
     (('usb', 'disk'), {'hw_rescue_device': 'floppy'}, None, 'floppy'),
     (('usb', 'disk'), {'hw_rescue_bus': 'lxc'}, None, 'lxc'),
     (('usb', 'disk'), {'hw_rescue_bus': 'nonsense'}, None, 'must be one of'),
 ])
 def test_impossible_rescue_is_400_and_changes_nothing(cloud, image_key, overrides, machine,
-                                                      needle):
+                                                      needle, caplog):
     sid = boot(cloud, overrides={'hw_machine_type': machine} if machine else None)
     before = live_xml(sid)
+    caplog.clear()
     spec = {'rescue_image_ref': cloud.images[image_key]}
     if overrides:
         spec['image_props_override'] = overrides
@@ -270,6 +286,28 @@ def test_impossible_rescue_is_400_and_changes_nothing(cloud, image_key, override
     server = cloud.request('GET', '/servers/' + sid)[2]['server']
     assert server['status'] == 'ACTIVE' and server['OS-EXT-STS:task_state'] is None
     assert live_xml(sid) == before
+    # Refusals cross RPC as expected exceptions: no traceback on the host.
+    assert not [r for r in caplog.records if r.levelname == 'ERROR'], caplog.text
+    cloud.request('DELETE', '/servers/' + sid)
+
+
+def test_rescue_on_a_full_bus_is_400_before_anything_changes(cloud, caplog):
+    # Root, ephemeral, swap and config drive fill the four IDE names of a pc
+    # machine: a stable rescue on IDE has no name left for its disk.
+    sid = boot(cloud, flavor='full', overrides={'hw_disk_bus': 'ide',
+                                                'hw_machine_type': 'pc'},
+               config_drive=True)
+    before = live_xml(sid)
+    caplog.clear()
+    status, body = act(cloud, sid, {'rescue': {'rescue_image_ref':
+                                               cloud.images[('ide', 'disk')]}})
+    assert status == 400, body
+    assert 'no free device name' in body['badRequest']['message']
+    server = cloud.request('GET', '/servers/' + sid)[2]['server']
+    assert server['status'] == 'ACTIVE' and server['OS-EXT-STS:task_state'] is None
+    assert live_xml(sid) == before
+    # An expected refusal crossing RPC is not an error on the compute host.
+    assert not [r for r in caplog.records if r.levelname == 'ERROR'], caplog.text
     cloud.request('DELETE', '/servers/' + sid)
 
 

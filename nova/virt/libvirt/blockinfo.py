@@ -44,24 +44,14 @@ import re
 
 from nova import exception
 
-# Buses each virt type can attach disks to (upstream's list, minus Xen/UML).
-VALID_BUSES = {
-    'qemu': ('virtio', 'ide', 'sata', 'scsi', 'usb', 'fdc'),
-    'kvm': ('virtio', 'ide', 'sata', 'scsi', 'usb', 'fdc'),
-    'lxc': ('lxc',),
-}
-
-# Device types a bus can carry: QEMU has no virtio-blk CD-ROM, fdc is
-# floppy-only, and LUN passthrough needs SCSI.
-VALID_DEVICE_TYPES = {
-    'virtio': ('disk',),
-    'ide': ('disk', 'cdrom'),
-    'sata': ('disk', 'cdrom'),
-    'scsi': ('disk', 'cdrom', 'lun'),
-    'usb': ('disk', 'cdrom'),
-    'fdc': ('floppy',),
-    'lxc': ('disk',),
-}
+# The static bus rules live in a driver-neutral module so the API can apply
+# them before accepting a request; they are re-exported here for the driver.
+from nova.virt.disk_buses import (  # noqa: F401 - re-exported
+    VALID_BUSES,
+    VALID_DEVICE_TYPES,
+    is_q35,
+    validate_disk_bus,
+)
 
 # Target name prefix per bus; scsi/sata/usb share 'sd', so names are
 # allocated across all buses, not per bus.
@@ -96,11 +86,6 @@ BUS_PROPERTY = {
 }
 
 _DEV_RE = re.compile(r'^(vd|hd|sd|fd)([a-z]+)$')
-
-
-def is_q35(machine_type):
-    """True for 'q35' and versioned names such as 'pc-q35-7.2'."""
-    return bool(machine_type) and 'q35' in machine_type
 
 
 def get_dev_name(prefix, index):
@@ -147,27 +132,6 @@ def default_disk_bus(virt_type, device_type='disk', machine_type=None,
     if device_type == 'lun':
         return 'scsi'
     return 'virtio'
-
-
-def validate_disk_bus(virt_type, bus, device_type='disk', machine_type=None):
-    """Raise Invalid unless ``bus`` can carry ``device_type`` here."""
-    valid = VALID_BUSES.get(virt_type)
-    if valid is None:
-        raise exception.Invalid(
-            reason='virt type %r has no disk buses' % virt_type)
-    if bus not in valid:
-        raise exception.Invalid(
-            reason='disk bus %r is not supported by virt type %r; '
-                   'valid buses: %s' % (bus, virt_type, ', '.join(valid)))
-    if device_type not in VALID_DEVICE_TYPES[bus]:
-        raise exception.Invalid(
-            reason='a %s device cannot be attached to the %r bus; that bus '
-                   'takes: %s' % (device_type, bus,
-                                  ', '.join(VALID_DEVICE_TYPES[bus])))
-    if bus == 'ide' and is_q35(machine_type):
-        raise exception.Invalid(
-            reason='the IDE bus does not exist on machine type %r; use '
-                   'sata or scsi' % machine_type)
 
 
 def get_disk_bus_for_device_type(virt_type, image_props, device_type='disk',

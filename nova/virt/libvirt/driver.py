@@ -351,9 +351,12 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
         self._settings = None
         self._placement_lock = threading.Lock()
         stable = self.virt_type in driver_rescue.STABLE_RESCUE_VIRT_TYPES
+        # virt_type (and machine_type, in init_host) reach the node record,
+        # where the API applies the static bus rules before accepting a boot.
         self.capabilities = dict(type(self).capabilities,
                                  supports_stable_rescue=stable,
-                                 supports_bfv_rescue=stable)
+                                 supports_bfv_rescue=stable,
+                                 virt_type=self.virt_type)
 
     # --------------------------------------------------------------- host
     @property
@@ -389,6 +392,9 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                 reason='virt_type=lxc is not implemented by this driver yet')
         self.host.get_connection()
         settings = self.settings
+        machine = dict(settings.machine_types).get(settings.arch)
+        if machine:
+            self.capabilities['machine_type'] = machine
         caps = self.host.get_capabilities()
         supported = {t for types in caps.guest_domain_types.values()
                      for t in types}

@@ -86,7 +86,7 @@ class VolumeMixin:
         return elem.get('machine') if elem is not None else None
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
-                               device_type='disk', requested=None):
+                               device_type='disk', requested=None, in_use=()):
         """'/dev/<name>' the next volume on ``bus`` gets (``requested``
         when it is free and fits the bus; Invalid when taken).  The
         persistent domain (plus the live one) is the source of names in
@@ -98,7 +98,9 @@ class VolumeMixin:
         dev = blockinfo.strip_dev(requested)
         bus = volume_bus(self.virt_type, props, dev, bus, device_type,
                          self._machine_type(conf_xml))
-        used = domain_targets(conf_xml, live_xml)
+        # ``in_use``: names given to volumes not attached yet.
+        used = set(domain_targets(conf_xml, live_xml)) | {
+            blockinfo.strip_dev(name) for name in in_use}
         if dev:
             if dev in used:
                 raise exception.Invalid(

@@ -7,8 +7,8 @@ import time
 from tempest import config
 from tempest.api.compute import base
 from tempest.common import waiters
-from tempest.lib.common import api_microversion_fixture
 from tempest.lib.common.utils import data_utils, test_utils
+from tempest.lib.services.compute import base_compute_client
 
 from novaext_tempest_plugin import images
 
@@ -99,8 +99,11 @@ class BaseNovaExtTest(base.BaseV2ComputeAdminTest):
 
     def at_version(self, version):
         """Send the rest of this test's requests at ``version``."""
-        self.useFixture(api_microversion_fixture.APIMicroversionFixture(
-            compute_microversion=version))
+        # Not tempest's APIMicroversionFixture: its clean-up resets the version
+        # to None instead of the class's, which breaks the next test.
+        previous = base_compute_client.COMPUTE_MICROVERSION
+        base_compute_client.COMPUTE_MICROVERSION = version
+        self.addCleanup(setattr, base_compute_client, 'COMPUTE_MICROVERSION', previous)
 
     def console(self, server_id):
         return self.servers_client.get_console_output(server_id)['output']

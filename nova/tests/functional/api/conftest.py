@@ -16,7 +16,9 @@ def aio(tmp_path_factory):
 @pytest.fixture(scope='module')
 def image(aio, tmp_path_factory):
     disk = fixtures.tiny_disk(tmp_path_factory.mktemp('img') / 'disk.raw')
-    return aio.upload_image(disk, os_distro='cirros', hw_qemu_guest_agent='yes')
+    # Public: tests boot from it as several projects.
+    return aio.upload_image(disk, os_distro='cirros', hw_qemu_guest_agent='yes',
+                            token='admin:admin', visibility='public')
 
 
 @pytest.fixture(scope='module')

@@ -65,3 +65,32 @@ def test_unknown_marker_is_400(aio, servers, path):
 def test_no_next_link_without_full_page(aio, servers):
     body = aio.request('GET', '/servers?limit=%d' % (COUNT + 1), token=TOKEN)[2]
     assert len(body['servers']) == COUNT and 'servers_links' not in body
+
+
+@pytest.mark.parametrize('sort_key', ['launched_at', 'terminated_at', 'host', 'key_name',
+                                      'display_description', 'locked', 'task_state'])
+def test_marker_on_a_null_sort_column_is_not_an_error(aio, servers, sort_key):
+    # terminated_at, key_name... are NULL for every server here: the marker's
+    # own value is NULL, which keyset pagination must cope with.
+    status, _h, body = aio.request(
+        'GET', '/servers?sort_key=%s&sort_dir=asc&limit=2' % sort_key, token='admin:admin')
+    assert status == 200, body
+    status, _h, body = aio.request(
+        'GET', '/servers?all_tenants=1&sort_key=%s&marker=%s' % (sort_key, servers[0]),
+        token='admin:admin')
+    assert status == 200, body
+
+
+def test_flavor_filter_applies_before_the_limit(aio, servers, image):
+    """Newer servers of another flavor must not crowd the filtered page out."""
+    status, _h, resp = aio.request('POST', '/flavors', {'flavor': {
+        'name': 'other', 'id': 'other', 'ram': 1, 'vcpus': 1, 'disk': 0}},
+        token='admin:admin')
+    assert status == 200, resp
+    body = server_body(image, name='newer', flavor='other', min_count=3, max_count=3)
+    assert aio.request('POST', '/servers', body, version='2.37', token=TOKEN)[0] == 202
+    status, _h, body = aio.request('GET', '/servers/detail?flavor=nano&limit=2', token=TOKEN)
+    assert status == 200, body
+    assert [s['id'] for s in body['servers']] == servers[:2]
+    status, _h, body = aio.request('GET', '/servers?flavor=other', token=TOKEN)
+    assert len(body['servers']) == 3

@@ -335,6 +335,7 @@ def _noauth_client(server):
 @pytest.mark.parametrize('ctx_args,token', [
     ({'user_id': 'u2', 'project_id': 'p2'}, 'u2:p2'),
     ({'user_id': 'u2', 'project_id': None}, 'u2:u2'),
+    ({'user_id': None, 'project_id': 'p2'}, 'p2:p2'),
     ({'is_admin': True, 'roles': ['admin']}, 'admin:admin'),
     ({'user_id': 'u3', 'project_id': 'p3', 'auth_token': 'u3:p3'}, 'u3:p3'),
 ])

@@ -417,6 +417,14 @@ def test_normalize_props_requires_strings():
         'Invalid image property hw_numa_nodes=2: value must be a string')
 
 
+@pytest.mark.parametrize('value', ['a\nb', 'x\x00', 'say "hi"', "it's", 'a\\b', '`id`',
+                                   '\x7f'])
+def test_normalize_props_refuses_control_characters_and_quotes(value):
+    with pytest.raises(exception.InvalidImageProperty) as err:
+        image_meta.normalize_props({'os_command_line': value})
+    assert 'control characters and quotes' in _message(err)
+
+
 def test_normalize_props_rejects_unknown_and_bad_values():
     with pytest.raises(exception.InvalidImageProperty):
         image_meta.normalize_props({'nope': 'x'})

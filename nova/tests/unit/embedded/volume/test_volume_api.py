@@ -228,6 +228,10 @@ def test_create_from_raw_image(api, server, fetcher, tmp_path):
                                str(tmp_path)) == image_bytes
     # The staged download is gone.
     assert not os.listdir(os.path.join(server.data_dir, 'tmp'))
+    # The image was read as the volume's requester, not as a service.
+    fetched_as = fetcher.contexts[-1]
+    assert (fetched_as.project_id, fetched_as.user_id) == ('p1', 'u1')
+    assert not fetched_as.is_admin
 
 
 def test_create_from_probed_qcow2_image(api, server):
@@ -243,7 +247,7 @@ def test_create_from_probed_qcow2_image(api, server):
 
 
 def test_image_fetch_failure_ends_in_error(tmp_path):
-    def broken(image_id, dest_path):
+    def broken(context, image_id, dest_path):
         raise ConnectionError('image service down')
 
     srv = vs.VolumeServer(str(tmp_path / 'v'), image_fetcher=broken)

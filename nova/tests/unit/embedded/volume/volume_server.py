@@ -60,12 +60,14 @@ class ImageFetcher:
     def __init__(self):
         self.images = {}
         self.calls = []
+        self.contexts = []
 
     def add(self, image_id, path, image=None):
         self.images[image_id] = (path, image)
 
-    def __call__(self, image_id, dest_path):
+    def __call__(self, context, image_id, dest_path):
         self.calls.append(image_id)
+        self.contexts.append(context)
         if image_id not in self.images:
             raise exception.ImageNotFound(image_id=image_id)
         path, image = self.images[image_id]
