@@ -35,9 +35,16 @@ class Cloud:
         self.users = {name: (ks.user(name, project, roles), project)
                       for name, (project, roles) in users.items()}
         region = ks.region('nova-test')
-        # The shared service user of tools/keystone.sh (admin + service roles)
-        # validates tokens and makes the volume calls nobody's token covers.
-        extra = _keystone_mode(keystone.authtoken_options())
+        # A service user of its own (admin + service roles) validates tokens
+        # and makes the volume calls nobody's token covers. Not the shared
+        # one: Keystone caches each user's catalog (per process, with the
+        # memory cache backend), so an older user may not see this region yet.
+        service = ks.project('service')
+        nova = ks.user('nova', service, ['admin', 'service'])
+        authtoken = keystone.authtoken_options()
+        authtoken.update({('keystone_authtoken', 'username'): nova['name'],
+                          ('keystone_authtoken', 'project_name'): service['name']})
+        extra = _keystone_mode(authtoken)
         # The compute side finds the embedded endpoints in the catalog of
         # this test's own region.
         extra.update({('aio', 'catalog_endpoints'): True,
