@@ -45,6 +45,23 @@ def sanitize_hostname(name, default='server'):
     return hostname or default
 
 
+def normalize_ip(value, version):
+    """An access IP in its canonical text form (upstream stores netaddr's), or None.
+
+    '0:0:0:0:0:ffff:10.0.0.1' becomes '::ffff:10.0.0.1': short enough for the
+    39-character column on every database, and what upstream shows.
+    """
+    if not value:
+        return None
+    import netaddr
+    try:
+        return str(netaddr.IPAddress(value, version))
+    except (netaddr.AddrFormatError, ValueError):
+        field = 'accessIPv%d' % version
+        raise exception.Invalid(reason='Invalid input for field/attribute %s. Value: %s. '
+                                       'Not a valid IPv%d address.' % (field, value, version))
+
+
 def image_id_from_ref(ref):
     """imageRef may be an id or a URL ending in the id."""
     return ref.rstrip('/').rsplit('/', 1)[-1] if ref else ref
@@ -255,7 +272,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 server.get('config_drive', False)) else '',
             'user_data': server.get('user_data'),
             'availability_zone': server.get('availability_zone'),
-            'access_ip_v4': server.get('accessIPv4'), 'access_ip_v6': server.get('accessIPv6'),
+            'access_ip_v4': normalize_ip(server.get('accessIPv4'), 4),
+            'access_ip_v6': normalize_ip(server.get('accessIPv6'), 6),
             'reservation_id': 'r-' + uuidutils.generate_uuid()[:8],
             'tags': sorted(set(server.get('tags', []))),
             'created_at': timeutils.utcnow().replace(microsecond=0),
@@ -305,6 +323,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     # -- update / delete -----------------------------------------------------
     def update(self, context, instance, values):
+        values = dict(values)
+        for column, version in (('access_ip_v4', 4), ('access_ip_v6', 6)):
+            if column in values:
+                values[column] = normalize_ip(values[column], version)
         return self.db.instance_update(instance['uuid'], values)
 
     def check_locked(self, context, instance):

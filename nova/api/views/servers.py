@@ -182,6 +182,9 @@ def _full(vc, inst, in_list):
 def _volumes(req, bdms):
     items = []
     for bdm in bdms:
+        if not bdm['volume_id']:
+            # A volume still being created for the server has no id to show yet.
+            continue
         item = {'id': bdm['volume_id']}
         if req.is_at_least(mv.EXTENDED_ATTRS):
             item['delete_on_termination'] = bool(bdm['delete_on_termination'])

@@ -1,0 +1,73 @@
+"""Make the images and flavors tempest needs on a running all-in-one; print them as KEY=VALUE.
+
+Run by tools/run-compat.sh with the repository's virtualenv (it reuses the tiny bootable
+image builder of the functional tests). Talks to the service through the Keystone catalog
+as the admin of keystone.env (OS_* variables).
+"""
+
+import os
+import sys
+import tempfile
+
+from keystoneauth1 import session as ksa_session
+from keystoneauth1.identity import v3
+
+from nova.tests.fixtures import bootimg
+
+# Several lines: tempest's console-output test reads more than one.
+MESSAGES = {
+    'IMAGE_REF': 'compat guest\r\nline 2\r\nline 3\r\nline 4\r\n',
+    'IMAGE_REF_ALT': 'compat guest alt\r\nline 2\r\nline 3\r\nline 4\r\n',
+}
+# (id, name, MiB of RAM, GiB of disk): small, so concurrent QEMU guests stay cheap.
+FLAVORS = {
+    'FLAVOR_REF': ('c1', 'compat.tiny', 64, 1),
+    'FLAVOR_REF_ALT': ('c2', 'compat.small', 96, 1),
+}
+
+
+def admin_session():
+    auth = v3.Password(auth_url=os.environ['OS_AUTH_URL'],
+                       username=os.environ['OS_USERNAME'],
+                       password=os.environ['OS_PASSWORD'],
+                       project_name=os.environ['OS_PROJECT_NAME'],
+                       user_domain_name='Default', project_domain_name='Default')
+    return ksa_session.Session(auth=auth, timeout=120)
+
+
+def ensure_image(sess, name, message):
+    image_ep = {'service_type': 'image', 'interface': 'public'}
+    found = sess.get('/v2/images?name=' + name, endpoint_filter=image_ep).json()['images']
+    if found and found[0]['status'] == 'active':
+        return found[0]['id']
+    image = sess.post('/v2/images', endpoint_filter=image_ep, json={
+        'name': name, 'disk_format': 'raw', 'container_format': 'bare',
+        'visibility': 'public'}).json()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), message)
+        with open(path, 'rb') as handle:
+            sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=image_ep,
+                     data=handle.read(),
+                     headers={'Content-Type': 'application/octet-stream'})
+    return image['id']
+
+
+def ensure_flavor(sess, flavor_id, name, ram, disk):
+    compute = {'service_type': 'compute', 'interface': 'public'}
+    resp = sess.get('/flavors/' + flavor_id, endpoint_filter=compute, raise_exc=False)
+    if resp.status_code == 404:
+        sess.post('/flavors', endpoint_filter=compute, json={'flavor': {
+            'id': flavor_id, 'name': name, 'ram': ram, 'vcpus': 1, 'disk': disk}})
+    return flavor_id
+
+
+def main():
+    sess = admin_session()
+    for key, message in MESSAGES.items():
+        print('%s=%s' % (key, ensure_image(sess, 'compat-' + key.lower(), message)))
+    for key, (flavor_id, name, ram, disk) in FLAVORS.items():
+        print('%s=%s' % (key, ensure_flavor(sess, flavor_id, name, ram, disk)))
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Compatibility stage: upstream tempest's compute API tests against nova-aio in keystone mode.
+#
+# Starts Keystone (tools/keystone.sh) unless it runs already, starts nova-aio with
+# etc/nova/aio-keystone.conf (state in a temporary directory, ports 8774/9292/8776), makes
+# test images and flavors, renders etc/tempest/tempest.conf.in, runs
+#   tempest run --regex '^tempest\.api\.compute' --exclude-list etc/tempest/exclude-list.txt
+# and prints "compat: N passed, N failed, N skipped". Exits non-zero on any failure; stops
+# what it started. NOVA_COMPAT_REGEX narrows the run; NOVA_COMPAT_KEEP=1 keeps the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
+export NOVA_COMPAT_DIR=$COMPAT_DIR
+VENV_BIN=${NOVA_VENV:-$REPO/.venv}/bin
+PY=$VENV_BIN/python
+REGEX=${NOVA_COMPAT_REGEX:-'^tempest\.api\.compute'}
+CONCURRENCY=${NOVA_COMPAT_CONCURRENCY:-2}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat.XXXXXX")
+AIO_PID=""
+STARTED_KEYSTONE=0
+
+cleanup() {
+  local rc=$?
+  if [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; then
+    kill "$AIO_PID"
+    for _ in $(seq 100); do kill -0 "$AIO_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$AIO_PID" 2>/dev/null || true
+    # Guests outlive nova-aio in libvirt: remove this run's (named compat-*).
+    for dom in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep '^compat-'); do
+      virsh -c qemu:///system destroy "$dom" >/dev/null 2>&1 || true
+      virsh -c qemu:///system undefine --nvram "$dom" >/dev/null 2>&1 \
+        || virsh -c qemu:///system undefine "$dom" >/dev/null 2>&1 || true
+    done
+  fi
+  [ "$STARTED_KEYSTONE" = 1 ] && tools/keystone.sh stop || true
+  if [ "${NOVA_COMPAT_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
+    echo "compat: workspace kept in $WORK (nova-aio.log, tempest.log)"
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# 1. Keystone and tempest.
+if ! curl -fsS -o /dev/null --max-time 5 http://127.0.0.1:5000/v3; then
+  STARTED_KEYSTONE=1
+fi
+tools/keystone.sh start
+TEMPEST_BIN=$(tools/tempest.sh)
+# shellcheck disable=SC1091
+. "$COMPAT_DIR/keystone.env"
+
+# 2. nova-aio in keystone mode.
+for port in 8774 9292 8776; do
+  port_free "$port" || { echo "compat: port $port is taken; stop what uses it" >&2; exit 1; }
+done
+mkdir -p "$WORK/state"
+printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
+"$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
+  --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
+  >"$WORK/nova-aio.log" 2>&1 &
+AIO_PID=$!
+for _ in $(seq 120); do
+  grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
+  kill -0 "$AIO_PID" 2>/dev/null || { tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+  sleep 1
+done
+grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
+  || { echo "compat: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+
+# 3. Images, flavors and tempest.conf.
+"$PY" tools/compat_resources.py > "$WORK/resources.env"
+# shellcheck disable=SC1091
+. "$WORK/resources.env"
+MAX_MICROVERSION=$("$PY" -c 'from nova.api import microversion as mv; print(mv.MAX_VERSION)')
+(cd "$WORK" && "$TEMPEST_BIN/tempest" init tempest >/dev/null)
+mkdir -p "$WORK/locks"
+sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
+    -e "s|@KEYSTONE_URL@|$OS_AUTH_URL|g" -e "s|@IMAGE_REF@|$IMAGE_REF|g" \
+    -e "s|@IMAGE_REF_ALT@|$IMAGE_REF_ALT|g" -e "s|@FLAVOR_REF@|$FLAVOR_REF|g" \
+    -e "s|@FLAVOR_REF_ALT@|$FLAVOR_REF_ALT|g" -e "s|@MAX_MICROVERSION@|$MAX_MICROVERSION|g" \
+    etc/tempest/tempest.conf.in > "$WORK/tempest/etc/tempest.conf"
+
+# 4. The run.
+set +e
+(cd "$WORK/tempest" && "$TEMPEST_BIN/tempest" run --regex "$REGEX" \
+  --concurrency "$CONCURRENCY" --exclude-list "$REPO/etc/tempest/exclude-list.txt") \
+  > "$WORK/tempest-run.log" 2>&1
+RUN_RC=$?
+set -e
+grep -E '^\{[0-9]+\} .*(FAILED|\.\.\. ok|SKIPPED)' "$WORK/tempest-run.log" \
+  | grep -v '\.\.\. ok' | head -n 300 || true
+count() { sed -n "s/^ - $1: \([0-9]*\)$/\1/p" "$WORK/tempest-run.log" | tail -n 1; }
+PASSED=$(count Passed); FAILED=$(count Failed); SKIPPED=$(count Skipped)
+if [ -z "$PASSED" ]; then
+  tail -n 40 "$WORK/tempest-run.log"
+  echo "compat: tempest did not report totals (exit $RUN_RC)" >&2
+  exit 1
+fi
+echo "compat: ${PASSED} passed, ${FAILED:-0} failed, ${SKIPPED:-0} skipped"
+[ "$RUN_RC" = 0 ] && [ "${FAILED:-0}" = 0 ]
