@@ -1,5 +1,6 @@
 """The compute API: the business rules every caller of the REST API goes through."""
 
+import json
 import logging
 import re
 import secrets
@@ -60,6 +61,19 @@ def normalize_ip(value, version):
         field = 'accessIPv%d' % version
         raise exception.Invalid(reason='Invalid input for field/attribute %s. Value: %s. '
                                        'Not a valid IPv%d address.' % (field, value, version))
+
+
+def hint_lists(hints):
+    """Scheduler hints with every value a list, as upstream's request spec keeps them."""
+    return {k: (list(v) if isinstance(v, (list, tuple)) else [v])
+            for k, v in (hints or {}).items()}
+
+
+def instance_hints(hints):
+    """same_host / different_host as lists of server uuids for the scheduler."""
+    lists = hint_lists(hints)
+    return {k: [str(u) for u in lists[k]] for k in ('same_host', 'different_host')
+            if k in lists}
 
 
 def image_id_from_ref(ref):
@@ -177,6 +191,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
+        if scheduler_hints:
+            # Shown from 2.100; kept beside the image's system metadata, unprefixed.
+            base['system_metadata']['scheduler_hints'] = json.dumps(
+                hint_lists(scheduler_hints))
         base['image_props_override'] = overrides or None
         base.update(key_values)
         base['availability_zone'] = zone
@@ -193,6 +211,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 spec['force_host'] = force_host
             if group is not None:
                 spec['group'] = group['uuid']
+            spec.update(instance_hints(scheduler_hints))
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.

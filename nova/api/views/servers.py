@@ -2,6 +2,7 @@
 
 import datetime
 import hashlib
+import json
 
 from oslo_utils import timeutils
 
@@ -231,7 +232,8 @@ def _versioned(vc, inst, body, in_list):
     if req.is_at_least(mv.PINNED_AZ):
         body['pinned_availability_zone'] = inst['system_metadata'].get('pinned_az')
     if req.is_at_least(mv.SCHEDULER_HINTS):
-        body['scheduler_hints'] = {}
+        hints = inst['system_metadata'].get('scheduler_hints')
+        body['scheduler_hints'] = json.loads(hints) if hints else {}
     if req.is_at_least(mv.IMAGE_PROPS_OVERRIDE):
         body['image_props_override'] = inst['image_props_override'] or {}
 

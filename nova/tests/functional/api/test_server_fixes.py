@@ -106,3 +106,36 @@ def test_unrescue_accepts_null_and_empty_object(aio, servers, body):
     status, _h, resp = aio.request('POST', '/servers/%s/action' % sid, body)
     assert status == 202, resp
     _idle(aio, sid)
+
+
+def _boot_with_hints(aio, image, name, hints, version='2.100'):
+    body = server_body(image, name=name, version=version)
+    body['os:scheduler_hints'] = hints
+    status, _h, resp = aio.request('POST', '/servers', body, version=version)
+    assert status == 202, resp
+    return resp['server']['id']
+
+
+def test_same_and_different_host_hints(aio, image, servers):
+    """One compute host: same_host places, different_host cannot (as upstream)."""
+    anchor = servers['beta-1']
+    same = _boot_with_hints(aio, image, 'same', {'same_host': anchor})
+    server = aio.wait_for_status(same, ['ACTIVE'], version='2.100')
+    assert server['scheduler_hints'] == {'same_host': [anchor]}
+    ts.validate('servers', 'get_server', '2.100', 200, {'server': server})
+    different = _boot_with_hints(aio, image, 'different', {'different_host': [anchor]})
+    server = aio.wait_for_status(different, ['ERROR'], version='2.100')
+    assert server['fault']['message'].startswith('No valid host was found.')
+    assert server['scheduler_hints'] == {'different_host': [anchor]}
+    status, _h, body = aio.request('GET', '/servers/' + anchor, version='2.100')
+    assert body['server']['scheduler_hints'] == {}
+    for sid in (same, different):
+        aio.request('DELETE', '/servers/' + sid)
+        aio.wait_for_status(sid, ['DELETED'])
+
+
+def test_inject_network_info(aio, servers):
+    sid = servers['beta-1']
+    path = '/servers/%s/action' % sid
+    assert aio.request('POST', path, {'injectNetworkInfo': None}, token=ADMIN)[0] == 202
+    assert aio.request('POST', path, {'injectNetworkInfo': None})[0] == 403
