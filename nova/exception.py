@@ -240,6 +240,8 @@ class AvailabilityZoneNotFound(NotFound):
 
 class MarkerNotFound(Invalid):
     msg_fmt = "Marker %(marker)s could not be found."
+
+
 # Quota refusals are 403s at the API, with upstream's messages.
 class QuotaError(NovaException):
     msg_fmt = "Quota exceeded: code=%(code)s"

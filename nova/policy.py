@@ -16,9 +16,19 @@ def get_enforcer(conf=None):
     global _ENFORCER
     with _LOCK:
         if _ENFORCER is None or (conf is not None and _ENFORCER.conf is not conf):
-            _ENFORCER = oslo_policy.Enforcer(conf or cfg.CONF)
+            _ENFORCER = oslo_policy.Enforcer(conf or _defaults_only())
             _ENFORCER.register_defaults(policies.list_rules())
         return _ENFORCER
+
+
+def _defaults_only():
+    """A parsed, empty configuration: the in-code defaults, for a process that
+    checks policy before (or without) loading a service configuration."""
+    if cfg.CONF._args is not None:
+        return cfg.CONF
+    conf = cfg.ConfigOpts()
+    conf([], project='nova', default_config_files=[], default_config_dirs=[])
+    return conf
 
 
 def init(conf):

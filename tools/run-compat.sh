@@ -7,6 +7,8 @@
 #   tempest run --regex '^tempest\.api\.compute' --exclude-list etc/tempest/exclude-list.txt
 # and prints "compat: N passed, N failed, N skipped". Exits non-zero on any failure; stops
 # what it started. NOVA_COMPAT_REGEX narrows the run; NOVA_COMPAT_KEEP=1 keeps the workspace.
+# Then tools/run-plugin.sh runs python-novaextclient's and novaext-tempest-plugin's tests
+# against the same nova-aio (NOVA_COMPAT_PLUGIN=0 skips that).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -107,4 +109,13 @@ if [ -z "$PASSED" ]; then
   exit 1
 fi
 echo "compat: ${PASSED} passed, ${FAILED:-0} failed, ${SKIPPED:-0} skipped"
-[ "$RUN_RC" = 0 ] && [ "${FAILED:-0}" = 0 ]
+
+# 5. This service's own clients and tempest plugin (tools/run-plugin.sh) against the same
+# cloud, as the admin of keystone.env; NOVA_COMPAT_PLUGIN=0 skips them.
+PLUGIN_RC=0
+if [ "${NOVA_COMPAT_PLUGIN:-1}" = 1 ]; then
+  TEMPEST_CONF=$WORK/tempest/etc/tempest.conf NOVA_PYTHON=$PY tools/run-plugin.sh all \
+    || PLUGIN_RC=$?
+  echo "compat: client and plugin tests exit $PLUGIN_RC"
+fi
+[ "$RUN_RC" = 0 ] && [ "${FAILED:-0}" = 0 ] && [ "$PLUGIN_RC" = 0 ]

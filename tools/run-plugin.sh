@@ -5,8 +5,9 @@
 #
 # client: a virtualenv with only python-novaextclient + python-openstackclient (the tested
 #   versions); its unit tests, then its functional tests (the real `openstack` CLI and
-#   openstacksdk) against a nova-aio this script starts (noauth2, libvirt test:///default,
-#   free ports, a temporary state directory), or against OS_CLOUD when that is set.
+#   openstacksdk) against the cloud of the caller's OS_CLOUD or OS_AUTH_URL (OS_* variables)
+#   when set, otherwise against a nova-aio this script starts (noauth2, libvirt
+#   test:///default, free ports, a temporary state directory).
 # plugin: a virtualenv with only tempest + the plugin; `tempest run` of the plugin's tests
 #   against the cloud that TEMPEST_CONF (a tempest.conf with identity, images, flavors)
 #   describes. The [novaext] group is added unless the file has one: white-box checks
@@ -85,7 +86,7 @@ run_client() {
   echo "== python-novaextclient: unit tests"
   (cd "$DIR" && "$venv/bin/python" -m pytest -q -p no:cacheprovider -p no:warnings "$tests/unit")
   echo "== python-novaextclient: functional tests"
-  if [ -z "${OS_CLOUD:-}" ]; then
+  if [ -z "${OS_CLOUD:-}" ] && [ -z "${OS_AUTH_URL:-}" ]; then
     start_aio "$DIR/aio"
     export OS_CLIENT_CONFIG_FILE=$DIR/aio/clouds.yaml OS_CLOUD=nova-aio
   fi
@@ -109,6 +110,8 @@ novaext_section() {
     echo "busybox_path = $cache/busybox"
   fi
   echo "rescue_bus_devices = ${NOVAEXT_RESCUE_BUS_DEVICES:-usb:disk,virtio:disk,scsi:disk,ide:disk,ide:cdrom,sata:cdrom,fdc:floppy}"
+  # TCG guests on a busy two-core machine: kernels take minutes, not seconds.
+  echo "console_timeout = ${NOVAEXT_CONSOLE_TIMEOUT:-600}"
 }
 
 run_plugin() {

@@ -103,9 +103,11 @@ def _keystone_clouds(conf, compute_url, image_url, volume_url):
     text += ''.join('      %s: %s\n' % (k, v) for k, v in auth if v)
     text += '    identity_api_version: 3\n'
     if not conf.aio.catalog_endpoints:
+        # The project-less volume URL: the embedded endpoint takes the
+        # project from the token (clients do not fill in a project id here).
         text += ('    compute_endpoint_override: %s\n'
                  '    image_endpoint_override: %s\n'
-                 '    block_storage_endpoint_override: %s/v3/%%(project_id)s\n'
+                 '    block_storage_endpoint_override: %s/v3\n'
                  % (compute_url, image_url, volume_url))
     return text
 

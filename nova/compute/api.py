@@ -1,5 +1,6 @@
 """The compute API: the business rules every caller of the REST API goes through."""
 
+import json
 import logging
 import re
 import secrets
@@ -43,6 +44,36 @@ def sanitize_hostname(name, default='server'):
     hostname = re.sub(r'[ _.]', '-', name.lower())
     hostname = re.sub(r'[^\w-]+', '', hostname, flags=re.ASCII).strip('-')[:63]
     return hostname or default
+
+
+def normalize_ip(value, version):
+    """An access IP in its canonical text form (upstream stores netaddr's), or None.
+
+    '0:0:0:0:0:ffff:10.0.0.1' becomes '::ffff:10.0.0.1': short enough for the
+    39-character column on every database, and what upstream shows.
+    """
+    if not value:
+        return None
+    import netaddr
+    try:
+        return str(netaddr.IPAddress(value, version))
+    except (netaddr.AddrFormatError, ValueError):
+        field = 'accessIPv%d' % version
+        raise exception.Invalid(reason='Invalid input for field/attribute %s. Value: %s. '
+                                       'Not a valid IPv%d address.' % (field, value, version))
+
+
+def hint_lists(hints):
+    """Scheduler hints with every value a list, as upstream's request spec keeps them."""
+    return {k: (list(v) if isinstance(v, (list, tuple)) else [v])
+            for k, v in (hints or {}).items()}
+
+
+def instance_hints(hints):
+    """same_host / different_host as lists of server uuids for the scheduler."""
+    lists = hint_lists(hints)
+    return {k: [str(u) for u in lists[k]] for k in ('same_host', 'different_host')
+            if k in lists}
 
 
 def image_id_from_ref(ref):
@@ -160,6 +191,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         admin_password = server.get('adminPass') or (
             generate_password() if self.conf.api.enable_instance_password else None)
         base = self._base_values(context, server, flavor, image_ref, internal)
+        if scheduler_hints:
+            # Shown from 2.100; kept beside the image's system metadata, unprefixed.
+            base['system_metadata']['scheduler_hints'] = json.dumps(
+                hint_lists(scheduler_hints))
         base['image_props_override'] = overrides or None
         base.update(key_values)
         base['availability_zone'] = zone
@@ -176,6 +211,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 spec['force_host'] = force_host
             if group is not None:
                 spec['group'] = group['uuid']
+            spec.update(instance_hints(scheduler_hints))
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
@@ -255,7 +291,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 server.get('config_drive', False)) else '',
             'user_data': server.get('user_data'),
             'availability_zone': server.get('availability_zone'),
-            'access_ip_v4': server.get('accessIPv4'), 'access_ip_v6': server.get('accessIPv6'),
+            'access_ip_v4': normalize_ip(server.get('accessIPv4'), 4),
+            'access_ip_v6': normalize_ip(server.get('accessIPv6'), 6),
             'reservation_id': 'r-' + uuidutils.generate_uuid()[:8],
             'tags': sorted(set(server.get('tags', []))),
             'created_at': timeutils.utcnow().replace(microsecond=0),
@@ -305,6 +342,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     # -- update / delete -----------------------------------------------------
     def update(self, context, instance, values):
+        values = dict(values)
+        for column, version in (('access_ip_v4', 4), ('access_ip_v6', 6)):
+            if column in values:
+                values[column] = normalize_ip(values[column], version)
         return self.db.instance_update(instance['uuid'], values)
 
     def check_locked(self, context, instance):

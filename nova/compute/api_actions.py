@@ -178,6 +178,10 @@ class ServerActionsMixin:
                             ('user_data', 'user_data')):
             if key in spec:
                 values[column] = spec[key]
+        for key, column, version in (('accessIPv4', 'access_ip_v4', 4),
+                                     ('accessIPv6', 'access_ip_v6', 6)):
+            if key in spec:
+                values[column] = api_mod.normalize_ip(spec[key], version)
         if 'key_name' in spec:
             # 2.54: a new key pair for the server's owner, or null to drop it.
             values.update(self.key_values(instance['user_id'], spec['key_name']))

@@ -95,21 +95,14 @@ class AdminMixin:
         return available, unavailable
 
     def check_availability_zone(self, context, zone):
-        """400 for a zone no compute host is in; returns the zone name."""
-        zones = set(self.host_zone_map().values())
-        computes = self.db.service_get_all(binary=COMPUTE)
-        if any(s['host'] not in self.host_zone_map() for s in computes):
-            zones.add(self.conf.default_availability_zone)
-        if zone not in zones:
+        """400 unless an enabled compute service is in ``zone`` (as upstream); the zone."""
+        zones = self.host_zone_map()
+        enabled = {zones.get(s['host'], self.conf.default_availability_zone)
+                   for s in self.db.service_get_all(binary=COMPUTE) if not s['disabled']}
+        if zone not in enabled:
             raise exception.Invalid(reason='The requested availability zone is not '
                                            'available')
         return zone
-
-    def hosts_in_zone(self, context, zone):
-        """Compute hosts of ``zone`` (for the scheduler)."""
-        zones = self.host_zone_map()
-        return {s['host'] for s in self.db.service_get_all(binary=COMPUTE)
-                if zones.get(s['host'], self.conf.default_availability_zone) == zone}
 
     # -- os-hosts (until 2.42) ----------------------------------------------------------
     def host_list(self, context, zone=None):

@@ -129,8 +129,9 @@ class VolumesMixin:
             except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
                               instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                # The BDM goes first: once the fault is visible, the state is final.
                 self.db.bdm_destroy(bdm['uuid'])
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
 
     def detach_volume(self, context, instance, volume_id):
         with self._lock(instance.uuid):

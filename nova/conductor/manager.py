@@ -37,7 +37,9 @@ class ConductorManager:
                     flavor, force_host=request_spec.get('force_host'),
                     image_props=(image or {}).get('properties'),
                     zone=request_spec.get('availability_zone'),
-                    group=request_spec.get('group'))
+                    group=request_spec.get('group'),
+                    same_host=request_spec.get('same_host') or (),
+                    different_host=request_spec.get('different_host') or ())
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return

@@ -30,7 +30,7 @@ class Scheduler:
         return self.db.host_zones().get(host, self.conf.default_availability_zone)
 
     def select_and_claim(self, flavor, exclude=(), force_host=None, image_props=None,
-                         zone=None, group=None):
+                         zone=None, group=None, same_host=(), different_host=()):
         vcpus, memory_mb, disk_gb = requested_resources(flavor)
         up_since = db_api.utcnow_minus(self.conf.service_down_time)
         nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
@@ -42,6 +42,7 @@ class Scheduler:
         nodes = [n for n in nodes if n['host'] not in exclude
                  and (force_host is None or n['host'] == force_host)
                  and filters.image_props_filter(n, image_props or {}, flavor)]
+        nodes = self._instance_hints(nodes, same_host, different_host)
         order = _free_ram
         if group is not None:
             nodes, order = self._group_placement(nodes, group)
@@ -51,6 +52,19 @@ class Scheduler:
             if self.db.compute_node_claim(node['host'], vcpus, memory_mb, disk_gb):
                 return node
         raise exception.NoValidHost(reason='There are not enough hosts available.')
+
+    def _instance_hints(self, nodes, same_host, different_host):
+        """Upstream's SameHostFilter and DifferentHostFilter over the named servers."""
+        def hosts(uuids):
+            rows = self.db.instance_get_all({'uuid': list(uuids)}) if uuids else []
+            return {r['host'] for r in rows if r['host']}
+        if same_host:
+            wanted = hosts(same_host)
+            nodes = [n for n in nodes if n['host'] in wanted]
+        if different_host:
+            avoided = hosts(different_host)
+            nodes = [n for n in nodes if n['host'] not in avoided]
+        return nodes
 
     def _group_placement(self, nodes, group_uuid):
         """Server group filters (hard policies) and weighers (soft ones), as upstream."""

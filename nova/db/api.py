@@ -245,9 +245,10 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             # Lists leave SOFT_DELETED servers out unless asked for, as upstream.
             query = query.where(sa.or_(INSTANCES.c.vm_state != 'soft-delete',
                                        INSTANCES.c.vm_state.is_(None)))
-        name = filters.pop('name', None)
-        if name:
-            query = query.where(INSTANCES.c.display_name.like('%' + name + '%'))
+        # String filters upstream matches as regular expressions (search, not
+        # whole-string): {'column': pattern} under 'regex'.
+        for column, pattern in (filters.pop('regex', None) or {}).items():
+            query = query.where(self._regexp(INSTANCES.c[column], pattern))
         changes_since = filters.pop('changes-since', None)
         if changes_since is not None:
             query = query.where(INSTANCES.c.updated_at >= changes_since)
@@ -272,6 +273,12 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             query = db_utils.paginate_query(query, models.Instance, limit, list(sort_keys),
                                             marker=mrow, sort_dirs=list(sort_dirs))
             return [_decode(INSTANCES, r) for r in conn.execute(query)]
+
+    def _regexp(self, column, pattern):
+        # SQLite gets REGEXP from oslo.db (Python re.search); PostgreSQL's ~ and
+        # MariaDB's REGEXP search too.
+        op = '~' if self.engine.dialect.name == 'postgresql' else 'REGEXP'
+        return sa.and_(column.is_not(None), column.op(op)(pattern))
 
     def _flavorid_column(self):
         """The flavorid inside the instance's flavor JSON, per database dialect."""

@@ -233,16 +233,6 @@ class Aggregate(BASE):
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
     name = Column(String(255), nullable=False, unique=True)
-class Quota(BASE):
-    """A project's own limit for one resource (absent: the class default applies)."""
-
-    __tablename__ = 'quotas'
-    __table_args__ = (UniqueConstraint('project_id', 'resource',
-                                       name='uniq_quotas0project_id0resource'),)
-    id = Column(Integer, primary_key=True, autoincrement=True)
-    project_id = Column(String(255), nullable=False)
-    resource = Column(String(255), nullable=False)
-    hard_limit = Column(Integer, nullable=False)
     created_at = Column(DateTime)
     updated_at = Column(DateTime)
 
@@ -268,6 +258,22 @@ class AggregateMetadata(BASE):
     key = Column(String(255), nullable=False)
     value = Column(String(255), nullable=False)
     created_at = Column(DateTime)
+
+
+class Quota(BASE):
+    """A project's own limit for one resource (absent: the class default applies)."""
+
+    __tablename__ = 'quotas'
+    __table_args__ = (UniqueConstraint('project_id', 'resource',
+                                       name='uniq_quotas0project_id0resource'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    project_id = Column(String(255), nullable=False)
+    resource = Column(String(255), nullable=False)
+    hard_limit = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
 class ProjectUserQuota(BASE):
     """One user's limit inside a project (absent: the project's limit applies)."""
 

@@ -5,6 +5,7 @@ from oslo_policy import policy
 from nova.policies import base
 
 RESET_STATE = 'os_compute_api:os-admin-actions:reset_state'
+INJECT_NETWORK_INFO = 'os_compute_api:os-admin-actions:inject_network_info'
 DIAGNOSTICS = 'os_compute_api:os-server-diagnostics'
 CREATE_BACKUP = 'os_compute_api:os-create-backup'
 RESTORE = 'os_compute_api:os-deferred-delete:restore'
@@ -20,6 +21,8 @@ def _rule(name, check, description, method='POST', path=_ACTION):
 
 rules = [
     _rule(RESET_STATE, base.ADMIN, 'Reset the state of a server (os-resetState)'),
+    _rule(INJECT_NETWORK_INFO, base.ADMIN,
+          'Inject network information into a server (injectNetworkInfo)'),
     _rule(DIAGNOSTICS, base.ADMIN, 'Show the diagnostics of a server', 'GET',
           '/servers/{server_id}/diagnostics'),
     _rule(CREATE_BACKUP, base.PROJECT_MEMBER_OR_ADMIN, 'Back up a server (createBackup)'),

@@ -82,6 +82,13 @@ _UUID_RE = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 _UUID_NS = uuid.UUID('6ba7b811-9dad-11d1-80b4-00c04fd430c8')
 
 
+def _host_capacity(parent):
+    """True for a body describing a host's capacity (hypervisor, statistics, os-hosts)."""
+    return isinstance(parent, dict) and (
+        'hypervisor_hostname' in parent or 'running_vms' in parent
+        or ('project' in parent and 'disk_gb' in parent))
+
+
 class Normalizer:
     """Rewrites run-specific values to fixed ones, consistently across samples."""
 
@@ -107,7 +114,8 @@ class Normalizer:
                     for k, v in value.items()}
         if isinstance(value, list):
             return [self(v, key, parent) for v in value]
-        if isinstance(value, int) and not isinstance(value, bool) and key in _FIXED_NUMBERS:
+        if isinstance(value, int) and not isinstance(value, bool) and key in _FIXED_NUMBERS \
+                and _host_capacity(parent):
             return _FIXED_NUMBERS[key]
         if isinstance(value, str):
             if key in _FIXED and value:

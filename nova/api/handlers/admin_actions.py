@@ -21,6 +21,16 @@ def reset_state(req, server_id, body):
     return wsgi.empty_response(202)
 
 
+def inject_network_info(req, server_id, body):
+    """Accepted as upstream; with no network service there is nothing to inject."""
+    validation.validate(schemas.inject_network_info, body)
+    instance = _instance(req, server_id, policies.INJECT_NETWORK_INFO)
+    if not instance['host']:
+        raise wsgi.fault(409, 'Cannot \'injectNetworkInfo\' instance %s while it is in '
+                              'host None' % instance['uuid'])
+    return wsgi.empty_response(202)
+
+
 def create_backup(req, server_id, body):
     validation.validate(schemas.create_backup, body)
     instance = _instance(req, server_id, policies.CREATE_BACKUP)
@@ -64,6 +74,7 @@ def diagnostics(req, server_id):
 
 
 server_actions.register('os-resetState', reset_state)
+server_actions.register('injectNetworkInfo', inject_network_info)
 server_actions.register('createBackup', create_backup)
 server_actions.register('restore', restore)
 server_actions.register('forceDelete', force_delete)

@@ -12,7 +12,8 @@ _NOT_SUPPORTED = 'The requested functionality is not supported.'
 @validation.query_schema(schemas.host_list_query)
 def index(req, params):
     req.context.can(_POLICY % 'list', target={})
-    hosts = req.app.compute_api.host_list(req.context, zone=params.get('zone'))
+    # A blank zone means every zone, as upstream.
+    hosts = req.app.compute_api.host_list(req.context, zone=params.get('zone') or None)
     return wsgi.json_response({'hosts': hosts})
 
 

@@ -19,11 +19,12 @@ def _uuids(req):
     return req.is_at_least(mv.SERVICE_HYPERVISOR_UUIDS)
 
 
-def _view(req, node, svc, detail, servers=None, uptime=None):
+def _view(req, node, svc, detail, servers=None, uptime=None, show_uptime=False):
     api = req.app.compute_api
     usage = api.hypervisor_usage(req.context, node['host']) if detail else (0, 0)
     return views.hypervisor(req, node, svc, api.service_is_up(svc), detail=detail,
-                            servers=servers, usage=usage, uptime=uptime)
+                            servers=servers, usage=usage, uptime=uptime,
+                            show_uptime=show_uptime)
 
 
 def _page(req, pairs, params):
@@ -109,7 +110,7 @@ def show(req, hypervisor_id, params):
     if req.is_at_least(mv.HYPERVISOR_STATS_REMOVED) and api.service_is_up(svc):
         uptime = api.hypervisor_uptime(req.context, node['host'])
     return wsgi.json_response({'hypervisor': _view(req, node, svc, True, servers=servers,
-                                                   uptime=uptime)})
+                                                   uptime=uptime, show_uptime=True)})
 
 
 def uptime(req, hypervisor_id):

@@ -88,6 +88,11 @@ def rebuild(req, server_id, body):
         server['user_data'] = instance['user_data']
     if password is not None:
         server['adminPass'] = password
+    # Upstream adds these after the view, whatever it carried.
+    if req.is_at_least(mv.KEYPAIR_ON_REBUILD):
+        server['key_name'] = instance['key_name']
+    if req.is_at_least(mv.USER_DATA_ON_REBUILD):
+        server['user_data'] = instance['user_data']
     return wsgi.json_response({'server': server}, status=202)
 
 

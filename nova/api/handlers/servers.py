@@ -1,5 +1,7 @@
 """Handlers of /servers: create, list, detail, show, update, delete."""
 
+import re
+
 from oslo_utils import strutils
 
 from nova import exception
@@ -69,15 +71,16 @@ def _list(req, policy_name):
         if states is None:
             raise wsgi.fault(400, 'Invalid status value')
         filters['vm_state'] = states
-    for key, column in (('name', 'name'), ('image', 'image_ref'), ('host', 'host'),
-                        ('reservation_id', 'reservation_id'), ('uuid', 'uuid'),
-                        ('availability_zone', 'availability_zone'), ('node', 'node'),
-                        ('user_id', 'user_id'), ('key_name', 'key_name'),
-                        ('vm_state', 'vm_state'), ('task_state', 'task_state')):
+    for key, column in (('image', 'image_ref'), ('host', 'host'), ('uuid', 'uuid'),
+                        ('user_id', 'user_id'), ('vm_state', 'vm_state'),
+                        ('task_state', 'task_state')):
         if key in params:
-            if key in ('host', 'node') and not ctx.is_admin:
+            if key == 'host' and not ctx.is_admin:
                 continue
             filters[column] = params[key]
+    regex = _regex_filters(ctx, params)
+    if regex:
+        filters['regex'] = regex
     if 'flavor' in params:
         filters['instance_type_flavorid'] = params['flavor']
     if 'locked' in params:
@@ -105,6 +108,27 @@ def _list(req, policy_name):
         raise wsgi.fault(400, 'marker [%s] not found' % params.get('marker')
                          if 'marker' in exc.format_message() else exc.format_message())
     return instances, limit
+
+
+# Query parameters upstream matches as regular expressions, and their columns.
+_REGEX_FILTERS = (('name', 'display_name'), ('reservation_id', 'reservation_id'),
+                  ('availability_zone', 'availability_zone'), ('node', 'node'),
+                  ('key_name', 'key_name'), ('hostname', 'hostname'),
+                  ('description', 'display_description'))
+
+
+def _regex_filters(ctx, params):
+    regex = {}
+    for key, column in _REGEX_FILTERS:
+        if key not in params or (key == 'node' and not ctx.is_admin):
+            continue
+        try:
+            re.compile(params[key])
+        except re.error:
+            raise wsgi.fault(400, 'Invalid regular expression in filter %s: %s'
+                             % (key, params[key]))
+        regex[column] = params[key]
+    return regex
 
 
 def index(req):

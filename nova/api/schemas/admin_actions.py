@@ -30,3 +30,6 @@ restore = {'type': 'object', 'properties': {'restore': {}}, 'required': ['restor
            'additionalProperties': False}
 force_delete = {'type': 'object', 'properties': {'forceDelete': {}},
                 'required': ['forceDelete'], 'additionalProperties': False}
+
+inject_network_info = {'type': 'object', 'properties': {'injectNetworkInfo': {}},
+                       'required': ['injectNetworkInfo'], 'additionalProperties': False}

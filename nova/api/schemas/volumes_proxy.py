@@ -9,7 +9,8 @@ create_volume = {
         'properties': {
             'volume_type': {'type': 'string'}, 'metadata': {'type': 'object'},
             'snapshot_id': {'type': 'string'},
-            'size': {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 1},
+            'size': {'type': ['integer', 'string'], 'pattern': '^[0-9]+$', 'minimum': 1,
+                     'maximum': 0x7FFFFFFF},
             'availability_zone': {'type': 'string'},
             'display_name': {'type': 'string'}, 'display_description': {'type': 'string'},
         },

@@ -28,7 +28,8 @@ def _cpu_info(req, node):
     return info if req.is_at_least(mv.HYPERVISOR_CPU_INFO_OBJECT) else json.dumps(info)
 
 
-def hypervisor(req, node, svc, up, detail=False, servers=None, usage=(0, 0), uptime=None):
+def hypervisor(req, node, svc, up, detail=False, servers=None, usage=(0, 0), uptime=None,
+               show_uptime=False):
     uuids = req.is_at_least(mv.SERVICE_HYPERVISOR_UUIDS)
     body = {'id': node['uuid'] if uuids else node['id'],
             'hypervisor_hostname': node['hypervisor_hostname'],
@@ -45,7 +46,8 @@ def hypervisor(req, node, svc, up, detail=False, servers=None, usage=(0, 0), upt
         if not req.is_at_least(mv.HYPERVISOR_STATS_REMOVED):
             body.update(_usage(node, usage))
             body['cpu_info'] = _cpu_info(req, node)
-    if uptime is not None and req.is_at_least(mv.HYPERVISOR_STATS_REMOVED):
+    if show_uptime and req.is_at_least(mv.HYPERVISOR_STATS_REMOVED):
+        # 2.88 show: null while the compute service is down.
         body['uptime'] = uptime
     if servers:
         body['servers'] = [{'name': s['name'], 'uuid': s['uuid']} for s in servers]

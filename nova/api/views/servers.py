@@ -2,6 +2,7 @@
 
 import datetime
 import hashlib
+import json
 
 from oslo_utils import timeutils
 
@@ -182,6 +183,9 @@ def _full(vc, inst, in_list):
 def _volumes(req, bdms):
     items = []
     for bdm in bdms:
+        if not bdm['volume_id']:
+            # A volume still being created for the server has no id to show yet.
+            continue
         item = {'id': bdm['volume_id']}
         if req.is_at_least(mv.EXTENDED_ATTRS):
             item['delete_on_termination'] = bool(bdm['delete_on_termination'])
@@ -228,7 +232,8 @@ def _versioned(vc, inst, body, in_list):
     if req.is_at_least(mv.PINNED_AZ):
         body['pinned_availability_zone'] = inst['system_metadata'].get('pinned_az')
     if req.is_at_least(mv.SCHEDULER_HINTS):
-        body['scheduler_hints'] = {}
+        hints = inst['system_metadata'].get('scheduler_hints')
+        body['scheduler_hints'] = json.loads(hints) if hints else {}
     if req.is_at_least(mv.IMAGE_PROPS_OVERRIDE):
         body['image_props_override'] = inst['image_props_override'] or {}
 

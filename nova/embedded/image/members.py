@@ -9,14 +9,20 @@ from nova.embedded.image import access, handlers, store, views
 MEMBER_QUOTA = 128
 
 
+def _check_seen(record, who):
+    # Checked again under the store's lock: the image may have changed.
+    if not access.can_see(record, who):
+        raise webob.exc.HTTPNotFound(
+            explanation='Image %s not found.' % record['id'])
+
+
 def _lookup_image(api, image_id, who):
+    """The image if the caller may see it; Glance's 404 otherwise."""
     try:
         record = api.store.get(image_id)
     except store.NotFound:
-        record = None
-    if record is None:
         raise webob.exc.HTTPNotFound(
-            explanation='Image %s not found.' % image_id)
+            explanation='Image %s not found.' % image_id) from None
     _check_seen(record, who)
     return record
 
@@ -112,13 +118,6 @@ def create_member(api, req, image_id):
     record = api.store.update(image_id, add, touch=False)
     return handlers.json_response(views.member(
         image_id, member_id, record['members'][member_id]))
-
-
-def _check_seen(record, who):
-    # Checked again under the store's lock: the image may have changed.
-    if not access.can_see(record, who):
-        raise webob.exc.HTTPNotFound(
-            explanation='Image %s not found.' % record['id'])
 
 
 def _status_from(body):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from nova.tests.functional import fixtures
+from nova.tests.functional import fixtures, keystone
 from nova.tests.functional import keystone_fixture as kf
 
 CINDER = {'OpenStack-API-Version': 'volume 3.44'}
@@ -16,17 +16,11 @@ SPOOF = {'X-Identity-Status': 'Confirmed', 'X-Roles': 'admin,member,reader',
          'X-Auth-User': 'admin', 'X-Auth-Project-Id': 'victim'}
 
 
-def _authtoken(auth_url, user, project):
-    return {('keystone_authtoken', 'auth_type'): 'password',
-            ('keystone_authtoken', 'auth_url'): auth_url,
-            ('keystone_authtoken', 'www_authenticate_uri'): auth_url,
-            ('keystone_authtoken', 'username'): user,
-            ('keystone_authtoken', 'password'): kf.PASSWORD,
-            ('keystone_authtoken', 'project_name'): project,
-            ('keystone_authtoken', 'user_domain_name'): 'Default',
-            ('keystone_authtoken', 'project_domain_name'): 'Default',
-            ('keystone_authtoken', 'http_request_max_retries'): 0,
-            ('api', 'auth_strategy'): 'keystone'}
+def _keystone_mode(authtoken):
+    extra = {('api', 'auth_strategy'): 'keystone',
+             ('keystone_authtoken', 'http_request_max_retries'): 0}
+    extra.update(authtoken)
+    return extra
 
 
 class Cloud:
@@ -34,27 +28,34 @@ class Cloud:
 
     def __init__(self, tmp):
         self.ks = ks = kf.Keystone()
-        service = ks.project('nova-service')
-        ks.user('nova', service, ['admin', 'service'])
         self.pa, self.pb, admins = (ks.project('pa'), ks.project('pb'),
                                     ks.project('admins'))
         users = {'alice': (self.pa, ['member']), 'rita': (self.pa, ['reader']),
                  'bob': (self.pb, ['member']), 'boss': (admins, ['admin'])}
-        users = {name: (ks.user(name, project, roles), project)
-                 for name, (project, roles) in users.items()}
-        region = ks.region('nova-test').id
-        extra = _authtoken(kf.keystone_url(), ks.name('nova'), service.name)
+        self.users = {name: (ks.user(name, project, roles), project)
+                      for name, (project, roles) in users.items()}
+        region = ks.region('nova-test')
+        # A service user of its own (admin + service roles) validates tokens
+        # and makes the volume calls nobody's token covers. Not the shared
+        # one: Keystone caches each user's catalog (per process, with the
+        # memory cache backend), so an older user may not see this region yet.
+        service = ks.project('service')
+        nova = ks.user('nova', service, ['admin', 'service'])
+        authtoken = keystone.authtoken_options()
+        authtoken.update({('keystone_authtoken', 'username'): nova['name'],
+                          ('keystone_authtoken', 'project_name'): service['name']})
+        extra = _keystone_mode(authtoken)
         # The compute side finds the embedded endpoints in the catalog of
         # this test's own region.
         extra.update({('aio', 'catalog_endpoints'): True,
-                      ('glance', 'region_name'): region,
-                      ('cinder', 'region_name'): region})
+                      ('glance', 'region_name'): region['id'],
+                      ('cinder', 'region_name'): region['id']})
         self.aio = fixtures.RunningAio(tmp, extra=extra)
         ks.endpoint('image', self.aio.image_url, region)
         ks.endpoint('volumev3', self.aio.aio.urls['volume'] + '/v3/%(project_id)s', region)
         # Tokens issued after the endpoints exist carry them in the catalog.
         self.tokens = {name: ks.token(user, project)
-                       for name, (user, project) in users.items()}
+                       for name, (user, project) in self.users.items()}
 
     def stop(self):
         try:
@@ -66,7 +67,7 @@ class Cloud:
         return self.aio.request(method, path, body, token=self.tokens[who], **kwargs)
 
     def volume(self, method, path, who, project, body=None):
-        return self.aio.request(method, '/v3/%s%s' % (project.id, path), body,
+        return self.aio.request(method, '/v3/%s%s' % (project['id'], path), body,
                                 token=self.tokens[who], url=self.aio.aio.urls['volume'],
                                 headers=CINDER)
 
@@ -83,12 +84,12 @@ class Cloud:
 
 @pytest.fixture(scope='module')
 def cloud(tmp_path_factory):
-    kf.require_keystone()
+    keystone.require_keystone()
     c = Cloud(tmp_path_factory.mktemp('keystone') / 'state')
     try:
         c.image = c.aio.upload_image(
             fixtures.tiny_disk(tmp_path_factory.mktemp('img') / 'disk.raw'),
-            token=c.tokens['alice'], visibility='public')
+            token=c.tokens['boss'], visibility='public')
         status, _h, body = c.compute('POST', '/flavors', 'boss', {'flavor': {
             'name': 'nano', 'id': 'nano', 'ram': 1, 'vcpus': 1, 'disk': 0}})
         assert status == 200, body
@@ -100,7 +101,7 @@ def cloud(tmp_path_factory):
 def test_anonymous_and_spoofed_requests_get_401_everywhere(cloud):
     urls = cloud.aio.aio.urls
     targets = (urls['compute'] + '/servers', urls['image'] + '/v2/images',
-               urls['volume'] + '/v3/%s/volumes' % cloud.pa.id)
+               urls['volume'] + '/v3/%s/volumes' % cloud.pa['id'])
     for url in targets:
         for token in (None, 'not-a-token'):
             headers = dict(SPOOF, **({'X-Auth-Token': token} if token else {}))
@@ -118,8 +119,8 @@ def test_projects_are_isolated_and_personas_hold(cloud):
     assert status == 202, body
     vid = body['volume']['id']
     volume = cloud.wait_volume(vid, 'available')
-    assert volume['os-vol-tenant-attr:tenant_id'] == cloud.pa.id
-    assert volume['user_id'] == cloud.ks.client.users.find(name=cloud.ks.name('alice')).id
+    assert volume['os-vol-tenant-attr:tenant_id'] == cloud.pa['id']
+    assert volume['user_id'] == cloud.users['alice'][0]['id']
     # Another project's member sees neither the volume...
     assert cloud.volume('GET', '/volumes/' + vid, 'bob', cloud.pb)[0] == 404
     assert cloud.volume('GET', '/volumes', 'bob', cloud.pb)[2]['volumes'] == []
@@ -158,8 +159,10 @@ def test_keystone_unreachable_is_503_with_no_side_effect(tmp_path):
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         closed = 'http://127.0.0.1:%d/v3' % sock.getsockname()[1]
-    aio = fixtures.RunningAio(tmp_path / 'state',
-                              extra=_authtoken(closed, 'nova', 'service'))
+    authtoken = keystone.authtoken_options()
+    authtoken.update({('keystone_authtoken', 'auth_url'): closed,
+                      ('keystone_authtoken', 'www_authenticate_uri'): closed})
+    aio = fixtures.RunningAio(tmp_path / 'state', extra=_keystone_mode(authtoken))
     try:
         urls = aio.aio.urls
         for url in (urls['compute'] + '/servers', urls['image'] + '/v2/images',

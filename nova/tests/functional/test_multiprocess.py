@@ -12,8 +12,10 @@ import uuid
 
 import pytest
 
+from nova import conf as nova_conf
 from nova import wsgi_server
 from nova.api import auth
+from nova.cmd import aio
 from nova.embedded.image import app as image_app
 from nova.tests.functional import fixtures, services
 
@@ -65,8 +67,10 @@ def cluster(tmp_path):
     services.require(services.RABBIT_URL, 'RabbitMQ')
     services.require(services.PG_URL, 'PostgreSQL')
     # The image endpoint knows callers only through the auth layer.
-    server, _t, image_url = wsgi_server.serve_in_thread(
-        auth.NoAuth2(image_app.make_app(str(tmp_path / 'images'))))
+    image_conf = nova_conf.new_config()
+    image_conf.set_override('auth_strategy', 'noauth2', group='api')
+    server, _t, image_url = wsgi_server.serve_in_thread(auth.protect(
+        image_app.make_app(str(tmp_path / 'images')), image_conf, aio.IMAGE_PUBLIC_PATHS))
     api_port = _free_port()
     conf = tmp_path / 'nova.conf'
     procs = []

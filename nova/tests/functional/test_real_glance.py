@@ -5,41 +5,25 @@ it (http://127.0.0.1:9393 by default, NOVA_TEST_GLANCE_URL otherwise, as
 tools/glance.sh starts it); the tests skip when either is missing.
 """
 
-import os
-import urllib.request
-
 import pytest
 import requests
 
-from nova.tests.functional import fixtures
+from nova.tests.functional import fixtures, glance, keystone
 from nova.tests.functional import keystone_fixture as kf
 
 V = '2.100'
 
 
 def glance_url():
-    return os.environ.get('NOVA_TEST_GLANCE_URL', 'http://127.0.0.1:9393').rstrip('/')
+    return glance.GLANCE_URL
 
 
-def require_glance():
-    try:
-        with urllib.request.urlopen(glance_url() + '/versions', timeout=5):
-            return
-    except Exception as exc:  # noqa: BLE001 - any failure means "not here".
-        pytest.skip('no Glance at %s (start one with tools/glance.sh): %s'
-                    % (glance_url(), exc))
-
-
-def _keystone_mode(ks, service_project):
-    auth_url = kf.keystone_url()
-    group = 'keystone_authtoken'
-    return {(group, 'auth_type'): 'password', (group, 'auth_url'): auth_url,
-            (group, 'www_authenticate_uri'): auth_url,
-            (group, 'username'): ks.name('nova'), (group, 'password'): kf.PASSWORD,
-            (group, 'project_name'): service_project.name,
-            (group, 'user_domain_name'): 'Default',
-            (group, 'project_domain_name'): 'Default',
-            ('api', 'auth_strategy'): 'keystone'}
+def _keystone_mode():
+    # The shared service user of tools/keystone.sh validates tokens.
+    extra = {('api', 'auth_strategy'): 'keystone',
+             ('keystone_authtoken', 'http_request_max_retries'): 0}
+    extra.update(keystone.authtoken_options())
+    return extra
 
 
 class Glance:
@@ -66,26 +50,25 @@ class Glance:
 
 
 @pytest.fixture(scope='module')
-def keystone():
-    kf.require_keystone()
-    require_glance()
-    ks = kf.Keystone()
+def ks():
+    keystone.require_keystone()
+    glance.require_glance()
+    made = kf.Keystone()
     try:
-        service = ks.project('nova-service')
-        ks.user('nova', service, ['admin', 'service'])
-        ks.service_project = service
-        ks.pa, ks.pb = ks.project('pa'), ks.project('pb')
-        ks.tokens = {'alice': ks.token(ks.user('alice', ks.pa, ['member', 'reader']),
-                                       ks.pa),
-                     'bob': ks.token(ks.user('bob', ks.pb, ['member', 'reader']), ks.pb)}
-        yield ks
+        made.pa, made.pb = made.project('pa'), made.project('pb')
+        made.users = {'alice': (made.user('alice', made.pa, ['member', 'reader']), made.pa),
+                      'bob': (made.user('bob', made.pb, ['member', 'reader']), made.pb)}
+        made.issue_tokens = lambda: {name: made.token(user, project)
+                                     for name, (user, project) in made.users.items()}
+        made.tokens = made.issue_tokens()
+        yield made
     finally:
-        ks.cleanup()
+        made.cleanup()
 
 
 @pytest.fixture(scope='module')
-def images(keystone, tmp_path_factory):
-    alice = Glance(keystone.tokens['alice'])
+def images(ks, tmp_path_factory):
+    alice = Glance(ks.tokens['alice'])
     disk = fixtures.tiny_disk(tmp_path_factory.mktemp('glance') / 'disk.raw')
     ids = {'private': alice.upload(disk, name='alice-private', visibility='private'),
            'shared': alice.upload(disk, name='alice-shared', visibility='shared')}
@@ -100,8 +83,8 @@ def _boot(aio, token, image_id):
         version=V, token=token)
 
 
-def _boots_and_refuses(aio, keystone, images):
-    alice, bob = keystone.tokens['alice'], keystone.tokens['bob']
+def _boots_and_refuses(aio, ks, images):
+    alice, bob = ks.tokens['alice'], ks.tokens['bob']
     # The owner boots: the compute host downloads with her token.
     status, _h, body = _boot(aio, alice, images['private'])
     assert status == 202, body
@@ -114,46 +97,43 @@ def _boots_and_refuses(aio, keystone, images):
     assert body['badRequest']['message'] == (
         'Image %s could not be found.' % images['private'])
     assert [r for r in aio.db.instance_get_all({})
-            if r['project_id'] == keystone.pb.id] == []
+            if r['project_id'] == ks.pb['id']] == []
     aio.request('DELETE', '/servers/' + sid, token=alice)
     aio.wait_for_status(sid, ['DELETED'], token=alice)
 
 
-def test_boot_with_glance_from_endpoint_override(keystone, images, tmp_path):
-    extra = _keystone_mode(keystone, keystone.service_project)
+def test_boot_with_glance_from_endpoint_override(ks, images, tmp_path):
+    extra = _keystone_mode()
     extra[('glance', 'endpoint_override')] = glance_url()
     aio = fixtures.RunningAio(tmp_path / 'state', extra=extra)
     try:
-        _boots_and_refuses(aio, keystone, images)
+        _boots_and_refuses(aio, ks, images)
         # Shared with bob's project and accepted: bob boots from it.
-        alice = Glance(keystone.tokens['alice'])
-        bob = Glance(keystone.tokens['bob'])
+        alice, bob = Glance(ks.tokens['alice']), Glance(ks.tokens['bob'])
         path = '/v2/images/%s/members' % images['shared']
-        assert alice.call('POST', path, json={'member': keystone.pb.id}).status_code == 200
-        assert bob.call('PUT', '%s/%s' % (path, keystone.pb.id),
+        assert alice.call('POST', path, json={'member': ks.pb['id']}).status_code == 200
+        assert bob.call('PUT', '%s/%s' % (path, ks.pb['id']),
                         json={'status': 'accepted'}).status_code == 200
-        status, _h, body = _boot(aio, keystone.tokens['bob'], images['shared'])
+        status, _h, body = _boot(aio, ks.tokens['bob'], images['shared'])
         assert status == 202, body
         sid = body['server']['id']
-        aio.wait_for_status(sid, ['ACTIVE'], token=keystone.tokens['bob'])
-        aio.request('DELETE', '/servers/' + sid, token=keystone.tokens['bob'])
-        aio.wait_for_status(sid, ['DELETED'], token=keystone.tokens['bob'])
+        aio.wait_for_status(sid, ['ACTIVE'], token=ks.tokens['bob'])
+        aio.request('DELETE', '/servers/' + sid, token=ks.tokens['bob'])
+        aio.wait_for_status(sid, ['DELETED'], token=ks.tokens['bob'])
     finally:
         aio.stop()
 
 
-def test_boot_with_glance_from_the_catalog(keystone, images, tmp_path):
-    region = keystone.region('glance-test').id
-    keystone.endpoint('image', glance_url(), region)
+def test_boot_with_glance_from_the_catalog(ks, images, tmp_path):
+    region = ks.region('glance-test')
+    ks.endpoint('image', glance_url(), region)
     # Tokens issued now carry the region's image endpoint in their catalog.
-    keystone.tokens = {'alice': keystone.token(
-        keystone.client.users.find(name=keystone.name('alice')), keystone.pa),
-        'bob': keystone.token(keystone.client.users.find(name=keystone.name('bob')),
-                              keystone.pb)}
-    extra = _keystone_mode(keystone, keystone.service_project)
-    extra.update({('aio', 'catalog_endpoints'): True, ('glance', 'region_name'): region})
+    ks.tokens = ks.issue_tokens()
+    extra = _keystone_mode()
+    extra.update({('aio', 'catalog_endpoints'): True,
+                  ('glance', 'region_name'): region['id']})
     aio = fixtures.RunningAio(tmp_path / 'state', extra=extra)
     try:
-        _boots_and_refuses(aio, keystone, images)
+        _boots_and_refuses(aio, ks, images)
     finally:
         aio.stop()

@@ -250,8 +250,23 @@ def test_volume_backed_rescue_needs_2_87_and_a_stable_image(cloud):
     cloud.request('DELETE', '/servers/' + sid)
 
 
+def test_plain_image_in_a_cdrom_is_media_not_a_boot_device(cloud):
+    """As upstream: the image goes in the drive; firmware boots only El Torito,
+    so the guest boots its own disk and the rescue image is readable media."""
+    sid = boot(cloud)
+    wait_console(cloud, sid, ROOT, 1)
+    status, body = act(cloud, sid, {'rescue': {'rescue_image_ref': cloud.images['raw-cdrom']}})
+    assert status == 200, body
+    cloud.wait_for_status(sid, ['RESCUE'])
+    disks = _disks(live_xml(sid))
+    assert [d[1:] for d in disks if d[3] == '1'] == [('ide', 'cdrom', '1')]
+    wait_console(cloud, sid, ROOT, 2)
+    assert act(cloud, sid, {'unrescue': None})[0] == 202
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    cloud.request('DELETE', '/servers/' + sid)
+
+
 @pytest.mark.parametrize('image_key,overrides,machine,needle', [
-    ('raw-cdrom', None, None, 'ISO'),
     (('ide', 'disk'), None, 'q35', 'ide'),
     (('usb', 'disk'), {'hw_rescue_device': 'floppy'}, None, 'floppy'),
     (('usb', 'disk'), {'hw_rescue_bus': 'lxc'}, None, 'lxc'),

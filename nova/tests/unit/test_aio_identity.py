@@ -40,7 +40,7 @@ def test_keystone_clouds_yaml_has_password_auth_and_no_password(tmp_path):
                              'project_name': 'demo', 'user_domain_name': 'Default',
                              'project_domain_name': 'Default'}
     assert cloud['compute_endpoint_override'] == URLS[0]
-    assert cloud['block_storage_endpoint_override'] == URLS[2] + '/v3/%(project_id)s'
+    assert cloud['block_storage_endpoint_override'] == URLS[2] + '/v3'
     text = (tmp_path / 'clouds.yaml').read_text()
     assert 'secret' not in text and 'password:' not in text
 

@@ -37,3 +37,13 @@ def test_bad_public_keys_are_invalid(key):
 def test_bad_certificate_is_invalid():
     with pytest.raises(exception.InvalidKeypair):
         crypto.x509_fingerprint('not a certificate')
+
+
+def test_imported_rsa_key_fingerprint():
+    # The key tempest imports in test_keypair_create_with_pub_key.
+    key = ('ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCsNe3/1ILNCqFyfYWDeTKLD6jEXC2OQHLmietMWW+/v'
+           'daZq7KZEwO0jhglaFjU1mpqq4Gz5RX156sCTNM9vRbwKAxfsdF9laBYVsex3m3Wmui3uYrKyumsoJn2g9'
+           'GNnG1PI1mrVjZ61i0GY3khna+wzlTpCCmy5HNlrmbj3XLqBUpipTOXmsnr4sChzC53KCd8LXuwc1i/CZP'
+           'vF+3XipvAgFSE53pCtLOeB1kYMOBaiUPLQTWXR3JpckqFIQwhIH0zoHlJvZE8hh90XcPojYN56tI0OlrG'
+           'qojbediJYD0rUsJu4weZpbn8vilb3JuDY+jwssnSA8wzBx3A/8y9Pp1B nova@ubuntu')
+    assert crypto.ssh_fingerprint(key) == '61:5f:fe:c7:e0:fd:d7:4a:2b:52:6e:a6:f5:bf:da:27'

@@ -154,13 +154,14 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
                 device=device, reason="this host's QEMU offers no %s disk "
                                       'device (it offers: %s)'
                                       % (device, ', '.join(devices)))
-    if device == 'cdrom' and rescue_disk_format != 'iso':
-        # The firmware only boots El Torito media from a CD-ROM; anything
-        # else falls back silently to the root disk, a rescue that is not.
+    if device == 'cdrom' and not rescue_disk_format:
+        # Without a format there is nothing to put in the drive.
         raise UnsupportedRescueImage(
-            reason='a cdrom rescue device needs an image with '
-                   'disk_format=iso, this one has disk_format=%s'
-                   % rescue_disk_format)
+            reason='a cdrom rescue device needs an image with a '
+                   'disk_format, this one has disk_format=None')
+    # Any other image goes in the drive as upstream puts it there; the
+    # firmware boots a CD-ROM only from El Torito media (an ISO), so a
+    # plain disk image in a cdrom is readable media, not a boot device.
     return bus, device
 
 
@@ -407,12 +408,12 @@ class RescueMixin:
 
     def _make_rescue_disk(self, context, image_meta, path, info):
         """Create the rescue media file and its config.GuestDisk at disk
-        info ``info``: a qcow2 overlay of the image, or for a cdrom the
-        ISO itself (raw, read-only)."""
+        info ``info``: a qcow2 overlay of the image (read-only in a cdrom),
+        or for a cdrom and an ISO the ISO itself (raw, read-only)."""
         image_id = _image_attr(image_meta, 'id')
         disk_format = _image_attr(image_meta, 'disk_format')
         try:
-            if info['type'] == 'cdrom':
+            if info['type'] == 'cdrom' and disk_format == 'iso':
                 base = self.image_cache.get(context, image_id, disk_format)
                 imagebackend.link_or_copy(base.path, path)
                 fmt = 'raw'

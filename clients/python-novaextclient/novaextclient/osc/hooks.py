@@ -94,11 +94,26 @@ class _ReplacingHook(_Hook):
 
     def before(self, parsed_args):
         overrides = getattr(parsed_args, 'image_prop_override', None)
+        # The interactive shell reuses the proxy: never let one command's
+        # replacement (left by a command that failed early) reach the next.
+        self._restore()
         if overrides:
             self._require(self.version, OVERRIDE_OPTION)
-            compute = self.compute
-            setattr(compute, self.call, self._replacement(compute, dict(overrides)))
+            replacement = self._replacement(self.compute, dict(overrides))
+
+            def once(*args, **kwargs):
+                self._restore()
+                self.sent = True
+                return replacement(*args, **kwargs)
+            once.novaext_replacement = True
+            setattr(self.compute, self.call, once)
         return parsed_args
+
+    def _restore(self):
+        """Back to the proxy's own method if ours is still installed."""
+        compute = self.compute
+        if getattr(vars(compute).get(self.call), 'novaext_replacement', False):
+            delattr(compute, self.call)
 
     def _replacement(self, compute, overrides):
         raise NotImplementedError
@@ -120,11 +135,11 @@ class ServerCreateHook(_ReplacingHook):
 
     def _replacement(self, compute, overrides):
         def create_server(**attrs):
-            self.sent = True
             return sdk.create_server(compute, image_props_override=overrides, **attrs)
         return create_server
 
     def after(self, parsed_args, return_code):
+        self._restore()
         self._check_sent(parsed_args)
         return add_show_columns(self.compute, return_code)
 
@@ -138,12 +153,12 @@ class ServerRescueHook(_ReplacingHook):
 
     def _replacement(self, compute, overrides):
         def rescue_server(server, admin_pass=None, image=None):
-            self.sent = True
             return sdk.rescue_server(compute, server, admin_pass=admin_pass, image=image,
                                      image_props_override=overrides)
         return rescue_server
 
     def after(self, parsed_args, return_code):
+        self._restore()
         self._check_sent(parsed_args)
         return return_code
 

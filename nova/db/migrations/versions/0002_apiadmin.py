@@ -12,6 +12,14 @@ depends_on = None
 
 
 def upgrade():
+    _service_uuids()
+    with op.batch_alter_table('instances') as batch:
+        batch.add_column(sa.Column('key_data', sa.Text(), nullable=True))
+    _key_pairs_and_flavor_projects()
+    _aggregates()
+
+
+def _service_uuids():
     with op.batch_alter_table('services') as batch:
         batch.add_column(sa.Column('uuid', sa.String(length=36), nullable=True))
         batch.create_unique_constraint('uniq_services0uuid', ['uuid'])
@@ -22,8 +30,9 @@ def upgrade():
     for row in conn.execute(sa.select(services.c.id).where(services.c.uuid.is_(None))):
         conn.execute(services.update().where(services.c.id == row.id)
                      .values(uuid=str(uuid.uuid4())))
-    with op.batch_alter_table('instances') as batch:
-        batch.add_column(sa.Column('key_data', sa.Text(), nullable=True))
+
+
+def _key_pairs_and_flavor_projects():
     op.create_table(
         'key_pairs',
         sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
@@ -46,6 +55,9 @@ def upgrade():
         sa.PrimaryKeyConstraint('id'),
         sa.UniqueConstraint('flavor_id', 'project_id',
                             name='uniq_flavor_projects0flavor_id0project_id'))
+
+
+def _aggregates():
     op.create_table(
         'aggregates',
         sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),

@@ -164,3 +164,43 @@ def wait_quiet(engine, timeout=30):
             return True
         time.sleep(0.05)
     return False
+
+
+def schema_for(template, method, version):
+    """The body schema the route's handler validates at ``version`` (None if unknown)."""
+    for path, methods in router.ROUTES:
+        meth = methods.get(method) if path == template else None
+        for spec, low, high in getattr(getattr(meth, 'handler', None), '__schemas__', ()):
+            if (low is None or version >= low) and (high is None or version <= high):
+                return spec(version) if callable(spec) else spec
+    return None
+
+
+def minimal_body(schema, ids):
+    """A small value the schema accepts: required properties only, simplest values."""
+    schema = schema or {}
+    if isinstance(schema, list):  # Draft 4 tuple-style 'items'.
+        return minimal_body(schema[0] if schema else {}, ids)
+    for key in ('oneOf', 'anyOf'):
+        if key in schema:
+            return minimal_body(schema[key][0], ids)
+    if 'enum' in schema:
+        return schema['enum'][0]
+    stringy = any(k in schema for k in ('pattern', 'minLength', 'maxLength', 'format'))
+    kind = schema.get('type', 'string' if stringy else 'object')
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == 'object':
+        props = schema.get('properties', {})
+        return {k: minimal_body(props.get(k), ids) for k in schema.get('required', [])}
+    if kind == 'string':
+        if schema.get('format') == 'uuid':
+            return ids.get('uuid', '00000000-0000-0000-0000-000000000000')
+        return 'fz' if schema.get('minLength', 0) <= 2 else 'f' * schema['minLength']
+    if kind in ('integer', 'number'):
+        return max(schema.get('minimum', 1), 1)
+    if kind == 'boolean':
+        return True
+    if kind == 'array':
+        return [minimal_body(schema.get('items'), ids)] * schema.get('minItems', 0)
+    return None
+

@@ -62,7 +62,11 @@ class Fuzzer:
             return server_body(t['image_id'], version=mv.as_string(version), name='fz')
         if template == '/servers/{server_id}/action':
             return {action: _ACTION_BODIES.get(action, lambda t: None)(t)}
-        return _BODIES.get((template, method), lambda t: None)(t)
+        if (template, method) in _BODIES:
+            return _BODIES[(template, method)](t)
+        # New routes: a minimal body their own schema accepts, found in the route table.
+        schema = fz.schema_for(template, method, version)
+        return fz.minimal_body(schema, {'uuid': t['image_id']}) if schema else None
 
     def check(self, service, method, path, body, headers, description):
         if self.deadline is not None and time.monotonic() > self.deadline:

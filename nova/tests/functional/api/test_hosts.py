@@ -21,6 +21,7 @@ def test_list_and_show(aio):
     status, _h, body = get(aio, '/os-hosts?zone=nova')
     assert [h['service'] for h in body['hosts']] == ['compute']
     assert get(aio, '/os-hosts?zone=nowhere')[2]['hosts'] == []
+    assert len(get(aio, '/os-hosts?zone=')[2]['hosts']) == len(services)
     status, _h, body = get(aio, '/os-hosts/testhost')
     ts.validate('hosts', 'get_host_detail', '2.1', status, body)
     projects = [r['resource']['project'] for r in body['host']]

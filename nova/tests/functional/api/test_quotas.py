@@ -280,3 +280,41 @@ def test_parallel_creates_never_exceed_quota(aio, image, nano):
                                 range(8)))
     assert sorted(results) == [202] * 3 + [403] * 5
     assert len(_servers(aio, 'race')) == 3
+
+
+def test_key_pairs_quota_per_user(aio):
+    _set(aio, 'keys', key_pairs=1)
+    token = 'kim:keys'
+    status, _h, body = aio.request('POST', '/os-keypairs', {'keypair': {'name': 'k1'}},
+                                   token=token)
+    assert status == 200, body
+    status, _h, body = aio.request('POST', '/os-keypairs', {'keypair': {'name': 'k2'}},
+                                   token=token)
+    assert (status, body['forbidden']['message']) == (
+        403, 'Quota exceeded, too many key pairs.')
+    assert [k['keypair']['name'] for k in aio.request('GET', '/os-keypairs',
+                                                       token=token)[2]['keypairs']] == ['k1']
+    detail = aio.request('GET', '/os-quota-sets/keys/detail?user_id=kim', token=ADMIN)[2]
+    assert detail['quota_set']['key_pairs'] == {'limit': 1, 'in_use': 1, 'reserved': 0}
+
+
+def test_server_groups_and_members_quotas(aio, image, nano):
+    _set(aio, 'groups', server_groups=1, server_group_members=2)
+    token = 'gus:groups'
+    body = {'server_group': {'name': 'g1', 'policies': ['affinity']}}
+    status, _h, group = aio.request('POST', '/os-server-groups', body, token=token)
+    assert status == 200, group
+    status, _h, resp = aio.request('POST', '/os-server-groups', body, token=token)
+    assert (status, resp['forbidden']['message']) == (
+        403, 'Quota exceeded, too many server groups.')
+    limits = aio.request('GET', '/limits', token=token)[2]['limits']['absolute']
+    assert (limits['maxServerGroups'], limits['totalServerGroupsUsed']) == (1, 1)
+    hints = {'os:scheduler_hints': {'group': group['server_group']['id']}}
+    create = server_body(image, name='member', min_count=3, max_count=3)
+    create.update(hints)
+    status, _h, resp = aio.request('POST', '/servers', create, version='2.37', token=token)
+    assert (status, resp['forbidden']['message']) == (
+        403, 'Quota exceeded, too many servers in group')
+    assert _servers(aio, 'groups', user='gus') == []
+    create['server'].update(min_count=2, max_count=2)
+    assert aio.request('POST', '/servers', create, version='2.37', token=token)[0] == 202

@@ -193,3 +193,24 @@ def test_deleting_a_group_with_members_keeps_the_servers(aio, image, nano):
     assert server['server_groups'] == []
     aio.request('DELETE', '/servers/' + server_id)
     aio.wait_for_status(server_id, ['DELETED'])
+
+
+def test_quotas(aio, image, nano):
+    token = 'quota:quota'
+    for key, value in (('server_groups', 1), ('server_group_members', 1)):
+        status, _h, body = aio.request('PUT', '/os-quota-sets/quota',
+                                       {'quota_set': {key: value}}, token=ADMIN)
+        assert status == 200, body
+    status, _h, body = _create(aio, '2.64', name='q1', token=token)
+    assert status == 200, body
+    group = body['server_group']
+    status, _h, body = _create(aio, '2.64', name='q2', token=token)
+    assert status == 403 and body['forbidden']['message'] == \
+        'Quota exceeded, too many server groups.'
+    create = server_body(image, name='qs', max_count=2, min_count=2)
+    create['os:scheduler_hints'] = {'group': group['id']}
+    status, _h, body = aio.request('POST', '/servers', create, version='2.37', token=token)
+    assert status == 403 and 'too many servers in group' in body['forbidden']['message']
+    assert aio.request('GET', '/servers', token=token)[2]['servers'] == []
+    assert aio.request('DELETE', '/os-server-groups/' + group['id'], token=token)[0] == 204
+    assert _create(aio, '2.64', name='q3', token=token)[0] == 200

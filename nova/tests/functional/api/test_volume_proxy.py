@@ -26,6 +26,10 @@ def test_volume_and_snapshot_lifecycle(aio):
     vol = _wait(aio, '/os-volumes/' + vid, 'volume', 'available')
     assert vol['displayName'] == 'proxied' and vol['attachments'] == [{}]
     assert vol['metadata'] == {'k': 'v'} and vol['size'] == 1
+    # The volume service records who made it (the caller, through the proxy).
+    status, _h, native = aio.request('GET', '/v3/demo/volumes/' + vid,
+                                     url=aio.aio.urls['volume'])
+    assert status == 200 and native['volume']['user_id'] == 'demo'
     for path in ('/os-volumes', '/os-volumes/detail'):
         status, _h, listed = aio.request('GET', path)
         ts.validate('volumes', 'list_volumes', '2.1', status, listed)

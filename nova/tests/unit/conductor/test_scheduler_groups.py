@@ -95,3 +95,13 @@ def test_counts_for_quota(db):
     db.instance_destroy(inst['uuid'])
     assert db.server_group_member_count(group['uuid']) == 1
     assert db.server_groups_by_instance([inst['uuid']]) == {}
+
+
+def test_same_and_different_host_hints(db, sched):
+    group = _group(db, 'affinity')
+    on2 = _member(db, group, 'host2')
+    assert sched.select_and_claim(FLAVOR, same_host=[on2['uuid']])['host'] == 'host2'
+    assert sched.select_and_claim(FLAVOR, different_host=[on2['uuid']])['host'] == 'host1'
+    with pytest.raises(exception.NoValidHost):
+        sched.select_and_claim(FLAVOR, same_host=[on2['uuid']],
+                               different_host=[on2['uuid']])

@@ -360,22 +360,32 @@ def test_context_for_another_project_with_keystone(tmp_path):
 # -- with the embedded image service as the image source ----------------------
 
 def test_volume_from_embedded_image_service(tmp_path, ctx):
-    """The all-in-one wiring: volumes fetch image data through Glance."""
+    """The all-in-one wiring: volumes fetch image data through Glance, as
+    the volume's requester."""
     images = image_server.ImageServer(str(tmp_path / 'images'))
     glance_cfg = cfg.ConfigOpts()
     glance_conf.register_opts(glance_cfg)
     glance_cfg([])
     glance_cfg.set_override('endpoint_override', images.url, group='glance')
     glance_client = glance.GlanceClient(glance_cfg)
-    admin = nova_context.get_admin_context()
     srv = vs.VolumeServer(
         str(tmp_path / 'volumes'),
-        image_fetcher=lambda image_id, dest: glance_client.download(
-            admin, image_id, dest))
+        image_fetcher=lambda context, image_id, dest: glance_client.download(
+            context, image_id, dest))
     try:
         raw = vs.make_raw_image(str(tmp_path / 'disk.raw'))
-        image = images.create(name='cirros-ish', hw_disk_bus='virtio')
-        assert images.upload(image['id'], open(raw, 'rb')).status_code == 204
+        image = images.create(name='cirros-ish', hw_disk_bus='virtio',
+                              token=ctx.auth_token)
+        assert images.upload(image['id'], open(raw, 'rb'),
+                             token=ctx.auth_token).status_code == 204
+        # Another project's private image cannot become this one's volume.
+        other = images.create(name='other', visibility='private',
+                              token='u2:p2')
+        assert images.upload(other['id'], open(raw, 'rb'),
+                             token='u2:p2').status_code == 204
+        with pytest.raises(exception.InvalidVolume):
+            client = cinder.CinderClient(make_conf(endpoint_override=srv.url))
+            client.create(ctx, 1, 'stolen', image_id=other['id'])
         client = cinder.CinderClient(make_conf(endpoint_override=srv.url))
         volume = client.create(ctx, 1, 'boot', image_id=image['id'])
         volume = client.wait_for_status(ctx, volume['id'], 'available')

@@ -40,6 +40,9 @@ def canon(xml):
     ({}, {'hw_rescue_bus': 'scsi', 'hw_rescue_device': 'cdrom'}, 'q35',
      'iso', ('scsi', 'cdrom')),
     ({}, {'hw_rescue_bus': 'usb'}, None, 'iso', ('usb', 'disk')),
+    # A plain disk image goes in the drive too, as upstream does.
+    ({}, {'hw_rescue_device': 'cdrom'}, None, 'raw', ('ide', 'cdrom')),
+    ({}, {'hw_rescue_device': 'cdrom'}, 'pc-q35-7.2', 'qcow2', ('sata', 'cdrom')),
 ])
 def test_validate_rescue_accepts(inst, props, machine, fmt, expected):
     caps = CAPS_Q35 if machine else CAPS_PC
@@ -62,8 +65,6 @@ def test_validate_rescue_accepts(inst, props, machine, fmt, expected):
      'iso', None, rescue.UnsupportedRescueDevice, ["'virtio'", 'cdrom']),
     ('qemu', {'hw_rescue_bus': 'usb', 'hw_rescue_device': 'cdrom'}, None,
      'iso', None, rescue.UnsupportedRescueDevice, ['usb', 'firmware']),
-    ('qemu', {'hw_rescue_device': 'cdrom'}, None, 'raw', None,
-     rescue.UnsupportedRescueImage, ['disk_format=iso', 'disk_format=raw']),
     ('qemu', {'hw_rescue_device': 'cdrom'}, None, None, None,
      rescue.UnsupportedRescueImage, ['disk_format=None']),
     ('qemu', {'hw_rescue_bus': 'usb'}, None, 'raw',
@@ -274,6 +275,7 @@ def test_capabilities_advertise_stable_rescue(drv, tmp_path):
 @pytest.mark.parametrize('props,fmt,image', [
     ({'hw_rescue_bus': 'usb'}, 'raw', 'rescue-raw'),
     ({'hw_rescue_device': 'cdrom'}, 'iso', 'rescue-iso'),
+    ({'hw_rescue_device': 'cdrom'}, 'raw', 'rescue-raw'),
 ])
 def test_stable_rescue_and_unrescue(drv, instance, props, fmt, image):
     before = persistent(drv, instance)
@@ -306,10 +308,12 @@ def test_legacy_rescue_and_unrescue(drv, instance):
 
 def test_invalid_rescue_changes_nothing(drv, instance):
     before = persistent(drv, instance)
-    meta = fx.make_image_meta('rescue-raw', hw_rescue_device='cdrom')
-    with pytest.raises(rescue.UnsupportedRescueImage):
+    # A cdrom on the usb bus never boots: refused before anything changes.
+    meta = fx.make_image_meta('rescue-iso', disk_format='iso', hw_rescue_bus='usb',
+                              hw_rescue_device='cdrom')
+    with pytest.raises(rescue.UnsupportedRescueDevice):
         drv.validate_rescue_request(instance, meta)
-    with pytest.raises(rescue.UnsupportedRescueImage):
+    with pytest.raises(rescue.UnsupportedRescueDevice):
         drv.rescue(None, instance, None, meta, 'pw')
     assert persistent(drv, instance) == before
     assert not os.path.exists(os.path.join(drv.get_instance_dir(instance),
@@ -397,3 +401,16 @@ def test_instance_hw_disk_bus_from_system_metadata(drv, tmp_path):
                 for d in disks] == [('sda', 'scsi'), ('sdb', 'scsi')]
     finally:
         drv.destroy(None, inst)
+
+
+def test_plain_image_in_a_cdrom_is_a_read_only_qcow2_overlay(drv, instance):
+    inst_dir = drv.get_instance_dir(instance)
+    drv.rescue(None, instance, None, fx.make_image_meta(
+        'rescue-raw', disk_format='raw', hw_rescue_device='cdrom'), 'pw')
+    root = etree.fromstring(persistent(drv, instance).encode())
+    (disk,) = root.xpath("//disk[source/@file='%s/disk.rescue']" % inst_dir)
+    assert disk.get('device') == 'cdrom'
+    assert disk.find('driver').get('type') == 'qcow2'
+    assert disk.find('readonly') is not None
+    assert disk.find('boot').get('order') == '1'
+    drv.unrescue(None, instance)
