@@ -99,7 +99,12 @@ key_repository = $KS_DIR/credential-keys/
 password_hash_rounds = 4
 
 [cache]
-enabled = false
+# Per-process memory cache: without one every token validation recomputes roles and the
+# catalog from the database, and Keystone becomes the bottleneck of a tempest run. Only
+# tests use this Keystone, so a revocation seen late by another worker is harmless.
+enabled = true
+backend = dogpile.cache.memory
+expiration_time = 600
 EOF
 }
 

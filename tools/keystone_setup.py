@@ -65,49 +65,56 @@ class Keystone:
             raise SystemExit('keystone: %s %s -> %s %s'
                              % (method, path, exc.code, exc.read()[:500]))
 
-    def find(self, collection, key, **query):
-        qs = '&'.join('%s=%s' % item for item in query.items())
-        items = self.call('GET', '/%s?%s' % (collection, qs))[0][key]
-        return items[0] if items else None
+    def list(self, collection):
+        return self.call('GET', '/' + collection)[0][collection]
 
-    def ensure(self, collection, key, body, **query):
-        found = self.find(collection, key, **query)
-        if found:
-            return found
-        return self.call('POST', '/' + collection, {key[:-1]: body})[0][key[:-1]]
+    def create(self, collection, body):
+        key = collection[:-1]
+        return self.call('POST', '/' + collection, {key: body})[0][key]
 
 
+# Each step lists a whole collection once and creates only what is missing: on a busy
+# machine every Keystone call costs seconds, and this runs at every start.
 def ensure_users(ks):
-    roles = {r['name']: r['id'] for r in ks.call('GET', '/roles')[0]['roles']}
+    roles = {r['name']: r['id'] for r in ks.list('roles')}
+    projects = {p['name']: p for p in ks.list('projects') if p['domain_id'] == 'default'}
+    users = {u['name']: u for u in ks.list('users') if u['domain_id'] == 'default'}
+    assigned = {(a['scope']['project']['id'], a['user']['id'], a['role']['id'])
+                for a in ks.list('role_assignments')
+                if 'project' in a.get('scope', {}) and 'user' in a}
     ids = {}
     for project_name, members in USERS.items():
-        project = ks.ensure('projects', 'projects',
-                            {'name': project_name, 'domain_id': 'default'},
-                            name=project_name, domain_id='default')
-        ids[project_name] = project['id']
+        if project_name not in projects:
+            projects[project_name] = ks.create(
+                'projects', {'name': project_name, 'domain_id': 'default'})
+        project_id = ids[project_name] = projects[project_name]['id']
         for user_name, user_roles in members:
-            user = ks.ensure('users', 'users',
-                             {'name': user_name, 'domain_id': 'default',
-                              'password': PASSWORD, 'default_project_id': project['id']},
-                             name=user_name, domain_id='default')
+            if user_name not in users:
+                users[user_name] = ks.create('users', {
+                    'name': user_name, 'domain_id': 'default', 'password': PASSWORD,
+                    'default_project_id': project_id})
+            user_id = users[user_name]['id']
             for role in user_roles:
-                ks.call('PUT', '/projects/%s/users/%s/roles/%s'
-                        % (project['id'], user['id'], roles[role]))
+                if (project_id, user_id, roles[role]) not in assigned:
+                    ks.call('PUT', '/projects/%s/users/%s/roles/%s'
+                            % (project_id, user_id, roles[role]))
     return ids
 
 
 def ensure_catalog(ks):
+    services = {s['type']: s for s in ks.list('services')}
+    endpoints = {(e['service_id'], e['interface'], e['region_id']): e
+                 for e in ks.list('endpoints')}
     for service_type, (name, url) in CATALOG.items():
-        service = ks.ensure('services', 'services',
-                            {'type': service_type, 'name': name, 'enabled': True},
-                            type=service_type)
+        if service_type not in services:
+            services[service_type] = ks.create(
+                'services', {'type': service_type, 'name': name, 'enabled': True})
+        service_id = services[service_type]['id']
         for interface in INTERFACES:
-            found = ks.find('endpoints', 'endpoints', service_id=service['id'],
-                            interface=interface, region_id=REGION)
+            found = endpoints.get((service_id, interface, REGION))
             if found is None:
-                ks.call('POST', '/endpoints', {'endpoint': {
-                    'service_id': service['id'], 'interface': interface,
-                    'region_id': REGION, 'url': url, 'enabled': True}})
+                ks.create('endpoints', {'service_id': service_id, 'interface': interface,
+                                        'region_id': REGION, 'url': url, 'enabled': True})
             elif found['url'] != url:
                 ks.call('PATCH', '/endpoints/' + found['id'], {'endpoint': {'url': url}})
 

@@ -79,7 +79,9 @@ grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
 # shellcheck disable=SC1091
 . "$WORK/resources.env"
 MAX_MICROVERSION=$("$PY" -c 'from nova.api import microversion as mv; print(mv.MAX_VERSION)')
-(cd "$WORK" && "$TEMPEST_BIN/tempest" init tempest >/dev/null)
+# Its own workspace registry: tempest's default one (~/.tempest) is shared by every run.
+(cd "$WORK" && "$TEMPEST_BIN/tempest" init --workspace-path "$WORK/workspace.yaml" \
+  --name compat tempest >/dev/null)
 mkdir -p "$WORK/locks"
 sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
     -e "s|@KEYSTONE_URL@|$OS_AUTH_URL|g" -e "s|@IMAGE_REF@|$IMAGE_REF|g" \
@@ -89,7 +91,10 @@ sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
 
 # 4. The run.
 set +e
+# The workers find the configuration through these (not /etc/tempest).
+export TEMPEST_CONFIG_DIR=$WORK/tempest/etc TEMPEST_CONFIG=tempest.conf
 (cd "$WORK/tempest" && "$TEMPEST_BIN/tempest" run --regex "$REGEX" \
+  --config-file "$WORK/tempest/etc/tempest.conf" \
   --concurrency "$CONCURRENCY" --exclude-list "$REPO/etc/tempest/exclude-list.txt") \
   > "$WORK/tempest-run.log" 2>&1
 RUN_RC=$?
