@@ -105,6 +105,11 @@ password_hash_rounds = 4
 enabled = true
 backend = dogpile.cache.memory
 expiration_time = 600
+
+[catalog]
+# Tests add and remove catalog endpoints; a per-worker cached catalog would hand some
+# requests a stale one ("No endpoint for service type image") for up to 10 minutes.
+caching = false
 EOF
 }
 
