@@ -35,13 +35,7 @@ def _keystone_mode(conf):
     return conf.api.auth_strategy != 'noauth2'
 
 
-def register_keystone_opts(conf):
-    """[keystone_authtoken] options, read before keystonemiddleware loads them."""
-    from keystoneauth1 import loading as ks_loading
-    from keystonemiddleware import auth_token
-    for group, opts in auth_token.list_opts():
-        conf.register_opts(opts, group=group)
-    ks_loading.register_auth_conf_options(conf, 'keystone_authtoken')
+register_keystone_opts = common.register_keystone_opts
 
 
 def _point_client(conf, group, url):

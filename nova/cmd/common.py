@@ -34,7 +34,20 @@ def parse_args(argv=None, default_config_files=None, conf=None):
          version=version.version_string(), default_config_files=default_config_files)
     logging.setup(conf, 'nova')
     objects.register_all()
+    if conf.api.auth_strategy == 'keystone':
+        # The image and volume clients may take their service credentials from
+        # [keystone_authtoken] (auth_section) before keystonemiddleware loads.
+        register_keystone_opts(conf)
     return conf
+
+
+def register_keystone_opts(conf):
+    """[keystone_authtoken] options, read before keystonemiddleware loads them."""
+    from keystoneauth1 import loading as ks_loading
+    from keystonemiddleware import auth_token
+    for group, opts in auth_token.list_opts():
+        conf.register_opts(opts, group=group)
+    ks_loading.register_auth_conf_options(conf, 'keystone_authtoken')
 
 
 def wait_for_signal(on_stop, conf=None, ready=None):
