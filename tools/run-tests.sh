@@ -17,11 +17,11 @@ if [ "${NOVA_TEST_COMPAT:-1}" != 0 ]; then
   tools/glance.sh start
 fi
 .venv/bin/python -m pytest -q nova/tests/functional "$@"
-# Compatibility: upstream tempest's compute API tests against nova-aio in keystone mode.
-# Opt-in for now (NOVA_TEST_TEMPEST=1): the stage passes with its exclude list but has not
-# yet run green end to end within CI's time on this machine size.
-if [ "${NOVA_TEST_COMPAT:-1}" != 0 ] && [ "${NOVA_TEST_TEMPEST:-0}" != 0 ]; then
-  tools/run-compat.sh
+# Compatibility: upstream tempest's compute API tests against nova-aio in keystone mode
+# (~10 minutes here). The tempest plugin's guest tests (NOVA_COMPAT_PLUGIN=1, 10-20 minutes
+# more) are not part of the default run yet.
+if [ "${NOVA_TEST_COMPAT:-1}" != 0 ] && [ "${NOVA_TEST_TEMPEST:-1}" != 0 ]; then
+  NOVA_COMPAT_PLUGIN=${NOVA_COMPAT_PLUGIN:-0} tools/run-compat.sh
 fi
 # Docs are part of the gate: api-ref, guides and release notes build with
 # warnings as errors, and the api-ref samples match the running service.
