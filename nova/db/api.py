@@ -55,11 +55,36 @@ def _encode(table, values):
     return out
 
 
+def _pooled_sqlite(url, **engine_args):
+    """oslo.db's engine factory, with a connection pool for file-backed SQLite.
+
+    oslo.db gives file-backed SQLite a NullPool: every query would open the
+    file and run the pragmas again (about a millisecond each). SQLite
+    connections may be shared between threads one at a time, as a pool does.
+    """
+    if url.get_backend_name() == 'sqlite' and url.database not in (None, '', ':memory:'):
+        engine_args.update(poolclass=sa.pool.QueuePool, pool_size=8, max_overflow=32,
+                           pool_timeout=60)
+        engine_args['connect_args'] = dict(engine_args.get('connect_args') or {},
+                                           check_same_thread=False)
+    engine = sa.create_engine(url, **engine_args)
+    if url.get_backend_name() == 'sqlite':
+        # Before oslo.db's first test connection, which the pool keeps.
+        sa.event.listen(engine, 'connect', _sqlite_pragmas)
+    return engine, engine
+
+
 def _sqlite_pragmas(dbapi_conn, _record):
     cursor = dbapi_conn.cursor()
-    # WAL lets API readers proceed while a compute thread writes.
-    cursor.execute('PRAGMA journal_mode=WAL')
     cursor.execute('PRAGMA busy_timeout=30000')
+    # WAL lets API readers proceed while a compute thread writes. It is a
+    # property of the file, and switching needs the file to itself: when
+    # another connection is busy, a later new connection switches instead.
+    if cursor.execute('PRAGMA journal_mode').fetchone()[0].lower() != 'wal':
+        try:
+            cursor.execute('PRAGMA journal_mode=WAL')
+        except dbapi_conn.OperationalError:
+            pass
     cursor.execute('PRAGMA synchronous=NORMAL')
     cursor.close()
 
@@ -94,10 +119,13 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
         self.url = connection_url
+        # thread_checkin (a sleep(0) on every connection check-in) exists for
+        # eventlet; with OS threads it only hands the GIL away mid-request.
         self.engine = engines.create_engine(connection_url, max_retries=max_retries,
-                                            retry_interval=retry_interval)
+                                            retry_interval=retry_interval,
+                                            thread_checkin=False,
+                                            _engine_target=_pooled_sqlite)
         if self.engine.dialect.name == 'sqlite':
-            sa.event.listen(self.engine, 'connect', _sqlite_pragmas)
             _replace_oslo_sqlite_begin(self.engine)
         self.writer = self.engine.execution_options(nova_write=True)
         self._lock = threading.Lock()

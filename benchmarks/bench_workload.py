@@ -1,0 +1,163 @@
+"""The operator workload of record: create, detail, rescue, unrescue, delete, peak RSS."""
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from nova.tests.functional import fixtures
+
+POLL = 0.01  # the client polls every 10 ms, as the reference harness does
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+class Client:
+    """A plain HTTP client with the all-in-one's noauth2 token."""
+
+    def __init__(self, compute, image):
+        self.compute, self.image = compute, image
+
+    def call(self, method, path, body=None, url=None, raw=None, version='2.106'):
+        data = raw if raw is not None else (
+            json.dumps(body).encode() if body is not None else None)
+        req = urllib.request.Request((url or self.compute) + path, data=data, method=method)
+        req.add_header('X-Auth-Token', 'demo:demo')
+        req.add_header('Content-Type', 'application/octet-stream' if raw is not None
+                       else 'application/json')
+        req.add_header('OpenStack-API-Version', 'compute %s' % version)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                payload = resp.read()
+                return resp.status, json.loads(payload) if payload else None
+        except urllib.error.HTTPError as err:
+            return err.code, None
+
+    def wait(self, sid, status):
+        """Poll GET /servers/{id} every 10 ms until ``status`` (None: until 404)."""
+        while True:
+            code, body = self.call('GET', '/servers/%s' % sid)
+            if status is None and code == 404:
+                return
+            if code == 200:
+                server = body['server']
+                if server['status'] == 'ERROR':
+                    raise RuntimeError('server %s went to ERROR' % sid)
+                if server['status'] == status and not server.get('OS-EXT-STS:task_state'):
+                    return
+            time.sleep(POLL)
+
+    def timed(self, method, path, body, sid, status, expect):
+        start = time.perf_counter()
+        code, resp = self.call(method, path, body)
+        assert code == expect, (code, resp)
+        self.wait(sid or resp['server']['id'], status)
+        return time.perf_counter() - start, resp
+
+    def upload(self, disk, **props):
+        code, image = self.call('POST', '/v2/images', dict(
+            name='bench', disk_format='raw', container_format='bare', **props), url=self.image)
+        assert code == 201, image
+        with open(disk, 'rb') as handle:
+            code, _ = self.call('PUT', '/v2/images/%s/file' % image['id'], raw=handle.read(),
+                                url=self.image)
+        assert code == 204, code
+        return image['id']
+
+
+def _summary(values):
+    ordered = sorted(values)
+    return {'median_ms': round(statistics.median(ordered) * 1000, 1),
+            'p10_ms': round(ordered[int(0.1 * (len(ordered) - 1))] * 1000, 1),
+            'p90_ms': round(ordered[int(0.9 * (len(ordered) - 1))] * 1000, 1),
+            'n': len(ordered)}
+
+
+def _peak_rss_mb(pid):
+    with open('/proc/%d/status' % pid) as status:
+        for line in status:
+            if line.startswith('VmHWM'):
+                return round(int(line.split()[1]) / 1024.0, 1)
+    return None
+
+
+def _start_aio(tmp):
+    ports = {name: _free_port() for name in ('compute', 'image', 'volume')}
+    conf = os.path.join(tmp, 'aio.conf')
+    with open(conf, 'w') as handle:
+        handle.write('[DEFAULT]\nstate_path = %s\nram_allocation_ratio = 100\n'
+                     'cpu_allocation_ratio = 100\ndisk_allocation_ratio = 100\n'
+                     '[libvirt]\nconnection_uri = test:///default\n'
+                     '[quota]\ninstances = -1\ncores = -1\nram = -1\n'
+                     '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n'
+                     % (tmp, ports['compute'], ports['image'], ports['volume']))
+    binary = os.path.join(os.path.dirname(sys.executable), 'nova-aio')
+    proc = subprocess.Popen([binary, '--config-file', conf], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    while 'nova-aio ready' not in proc.stdout.readline():
+        if proc.poll() is not None:
+            raise RuntimeError('nova-aio exited with %s' % proc.returncode)
+    return proc, Client('http://127.0.0.1:%d/v2.1' % ports['compute'],
+                        'http://127.0.0.1:%d' % ports['image'])
+
+
+def run(servers, rounds):
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, client = _start_aio(tmp)
+        try:
+            disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.img'))
+            image = client.upload(disk, hw_rescue_bus='virtio', hw_rescue_device='disk')
+            create, ids = [], []
+            for i in range(servers):
+                took, resp = client.timed('POST', '/servers', {'server': {
+                    'name': 'bench-%d' % i, 'imageRef': image, 'flavorRef': '1',
+                    'networks': 'none'}}, None, 'ACTIVE', 202)
+                create.append(took)
+                ids.append(resp['server']['id'])
+            detail = []
+            for _ in range(10):
+                start = time.perf_counter()
+                code, body = client.call('GET', '/servers/detail')
+                detail.append(time.perf_counter() - start)
+                assert code == 200 and len(body['servers']) == servers
+            rescue, unrescue = [], []
+            action = '/servers/%s/action' % ids[0]
+            for _ in range(rounds):
+                rescue.append(client.timed('POST', action, {'rescue': {'rescue_image_ref':
+                                                                      image}},
+                                           ids[0], 'RESCUE', 200)[0])
+                unrescue.append(client.timed('POST', action, {'unrescue': None}, ids[0],
+                                             'ACTIVE', 202)[0])
+            peak = _peak_rss_mb(proc.pid)
+            delete = [client.timed('DELETE', '/servers/%s' % sid, None, sid, None, 204)[0]
+                      for sid in ids]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    return {'create_to_active': _summary(create), 'detail_%d' % servers: _summary(detail),
+            'rescue_to_rescue': _summary(rescue), 'unrescue_to_active': _summary(unrescue),
+            'delete_to_404': _summary(delete),
+            'peak_rss_mb_after_%d_servers' % servers: peak}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument('--servers', type=int, default=50)
+    parser.add_argument('--rounds', type=int, default=10)
+    args = parser.parse_args()
+    print(json.dumps(run(args.servers, args.rounds), indent=2))
+
+
+if __name__ == '__main__':
+    main()
