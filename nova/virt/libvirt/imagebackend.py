@@ -5,9 +5,10 @@ import json
 import logging
 import os
 import shutil
-import subprocess
-import threading
 import uuid as uuidlib
+
+from oslo_concurrency import lockutils, processutils
+from oslo_utils.imageutils import format_inspector
 
 from nova import exception
 
@@ -17,7 +18,14 @@ GiB = 1024 ** 3
 
 # qemu-img parses untrusted images: cap its memory and CPU like upstream
 # does, so a crafted header cannot exhaust the host.
-QEMU_IMG_LIMITS = ('prlimit', '--as=%d' % (1 * GiB), '--cpu=30')
+QEMU_IMG_LIMITS = processutils.ProcessLimits(address_space=1 * GiB, cpu_time=30)
+
+# Safety checks of the format inspector that only judge a partition table's
+# tidiness, not what QEMU would open: a bare boot sector fails them (as in
+# Glance's [image_format] gpt_safety_checks_nonfatal).
+NONFATAL_CHECKS = {'gpt': {'mbr', 'gptmbr'}}
+# What the inspector may call data that a raw image legitimately holds.
+RAW_LIKE = {'raw', 'gpt', 'iso'}
 
 # Base formats used as they are; anything else is converted to raw once.
 DIRECT_FORMATS = ('raw', 'qcow2')
@@ -35,14 +43,41 @@ class ProcessError(exception.NovaException):
 
 def execute(*cmd, limits=False):
     """Run a command, return its stdout; raise ProcessError on failure."""
-    argv = (QEMU_IMG_LIMITS + ('--',) + cmd) if limits else cmd
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False,
-                          env={'LC_ALL': 'C', 'PATH': os.environ.get(
-                              'PATH', '/usr/sbin:/usr/bin:/sbin:/bin')})
-    if proc.returncode != 0:
-        raise ProcessError(cmd=' '.join(cmd), code=proc.returncode,
-                           stderr=proc.stderr.strip())
-    return proc.stdout
+    env = {'LC_ALL': 'C', 'PATH': os.environ.get('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')}
+    try:
+        stdout, _stderr = processutils.execute(
+            *cmd, env_variables=env, prlimit=QEMU_IMG_LIMITS if limits else None)
+    except processutils.ProcessExecutionError as exc:
+        raise ProcessError(cmd=' '.join(cmd), code=exc.exit_code,
+                           stderr=(exc.stderr or '').strip())
+    return stdout
+
+
+def inspect_untrusted(image_id, path, disk_format=None):
+    """Refuse an image that oslo.utils' format inspector finds unsafe.
+
+    Runs before any qemu-img sees the file (upstream's answer to
+    OSSA-2024-002): a qcow2 or VMDK that names other host files is refused
+    without QEMU parsing it.
+    """
+    try:
+        inspector = format_inspector.detect_file_format(path)
+        inspector.safety_check()
+    except format_inspector.SafetyCheckFailed as exc:
+        fatal = set(exc.failures) - NONFATAL_CHECKS.get(inspector.NAME, set())
+        if fatal:
+            raise exception.ImageUnacceptable(
+                image_id=image_id, reason='the image failed the format safety checks: %s'
+                % '; '.join(str(exc.failures[name]) for name in sorted(fatal)))
+    except format_inspector.ImageFormatError as exc:
+        raise exception.ImageUnacceptable(image_id=image_id, reason=str(exc))
+    detected = inspector.NAME
+    claimed = disk_format or detected
+    if detected != claimed and not (claimed in ('raw', 'iso') and detected in RAW_LIKE):
+        raise exception.ImageUnacceptable(
+            image_id=image_id, reason='disk_format is %s but the data is %s'
+                                      % (claimed, detected))
+    return detected
 
 
 def qemu_img_info(path, fmt=None):
@@ -113,13 +148,13 @@ class ImageCache:
     def __init__(self, base_dir, fetcher):
         self.base_dir = base_dir
         self._fetcher = fetcher
-        self._locks = {}
-        self._locks_lock = threading.Lock()
         self._known = {}
 
     def _lock_for(self, image_id):
-        with self._locks_lock:
-            return self._locks.setdefault(image_id, threading.Lock())
+        # Per image, across threads and processes sharing the cache.
+        return lockutils.lock(cache_name(image_id), lock_file_prefix='nova-base-',
+                              external=True,
+                              lock_path=os.path.join(os.path.dirname(self.base_dir), 'locks'))
 
     def path_for(self, image_id):
         return os.path.join(self.base_dir, cache_name(image_id))
@@ -143,6 +178,7 @@ class ImageCache:
         part = '%s.part-%s' % (path, uuidlib.uuid4().hex)
         try:
             self._fetcher(context, image_id, part)
+            inspect_untrusted(image_id, part, disk_format)
             # Probe once, then pin the format: never let QEMU probe again.
             info = qemu_img_info(part)
             check_image_safe(image_id, part, info, disk_format)

@@ -139,3 +139,23 @@ def test_direct_io_probe_leaves_nothing_behind(tmp_path):
     assert imagebackend.supports_direct_io(str(tmp_path)) is True
     assert imagebackend.supports_direct_io(str(tmp_path / 'missing')) is False
     assert os.listdir(tmp_path) == []
+
+
+def test_unsafe_image_is_refused_before_qemu_img_reads_it(tmp_path, raw_image, monkeypatch):
+    src = str(tmp_path / 'evil.qcow2')
+    qemu_img('create', '-f', 'qcow2', '-b', raw_image, '-F', 'raw', src)
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fx.file_fetcher({'e': src}))
+    # No qemu-img on the PATH: only the format inspector can refuse it.
+    monkeypatch.setenv('PATH', str(tmp_path / 'empty'))
+    with pytest.raises(exception.ImageUnacceptable) as err:
+        cache.get(None, 'e', 'qcow2')
+    assert 'format safety checks' in str(err.value)
+
+
+def test_boot_sector_image_passes_the_format_inspector(tmp_path):
+    # A bare MBR boot sector reads as a GPT disk whose protective MBR has no
+    # partition: only the table's tidiness checks fail, which are not fatal.
+    src = bootimg.write_boot_image(str(tmp_path / 'boot.img'), 'HELLO')
+    assert imagebackend.inspect_untrusted('b', src, 'raw') == 'gpt'
+    with pytest.raises(exception.ImageUnacceptable):
+        imagebackend.inspect_untrusted('b', src, 'qcow2')
