@@ -155,8 +155,11 @@ def _with_identity(app, endpoints):
 class AllInOne:
     """Owns every part of the all-in-one so tests can start and stop it in-process."""
 
-    def __init__(self, conf):
+    def __init__(self, conf, migrate_in_child=False):
         self.conf = conf
+        # The nova-aio process migrates a new database in a child process, so
+        # that it never keeps alembic in memory; in-process users (tests) need not.
+        self.migrate_in_child = migrate_in_child
         self.servers = []
         self.services = []
         self.urls = {}
@@ -182,7 +185,13 @@ class AllInOne:
                 raise common.StartupError('cannot use %s as %s: %s'
                                           % (path, option, exc.strerror or exc)) from None
         db = wiring.database(conf)
-        db.sync()
+        if self.migrate_in_child:
+            try:
+                db.sync_in_child()
+            except RuntimeError as exc:
+                raise common.StartupError(str(exc)) from None
+        else:
+            db.sync()
         if conf.aio.seed_flavors:
             manage.seed_flavors(db)
         if _keystone_mode(conf):
@@ -253,7 +262,7 @@ def main(argv=None):
     conf = nova.conf.CONF
     set_aio_defaults(conf)
     common.parse_args(argv, conf=conf)
-    aio = AllInOne(conf).start()
+    aio = AllInOne(conf, migrate_in_child=True).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
                                aio.urls['volume'], aio.urls.get('identity'))
 
