@@ -1,6 +1,5 @@
 """[conductor] options of the build orchestrator."""
 
-from oslo_config import cfg
 
 GROUP = 'conductor'
 

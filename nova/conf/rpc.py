@@ -1,7 +1,6 @@
 """RPC options: oslo.messaging transport settings plus our topics and timeouts."""
 
 import oslo_messaging as messaging
-from oslo_config import cfg
 
 opts = []
 
