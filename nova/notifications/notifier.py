@@ -2,6 +2,7 @@
 
 import logging
 import threading
+import weakref
 
 import oslo_messaging as messaging
 
@@ -72,12 +73,16 @@ def get(conf, host, binary='nova-compute'):
     """One notifier per (configuration, host, binary), built on first use."""
     key = (id(conf), host, binary)
     with _GUARD:
-        if key not in _NOTIFIERS:
-            _NOTIFIERS[key] = Notifier(conf, host, binary)
-        return _NOTIFIERS[key]
+        ref, notifier = _NOTIFIERS.get(key, (None, None))
+        # A freed ConfigOpts' id can be reused by a new one: check identity.
+        if ref is None or ref() is not conf:
+            notifier = Notifier(conf, host, binary)
+            _NOTIFIERS[key] = (weakref.ref(conf), notifier)
+        return notifier
 
 
 def cleanup(conf):
+    """Close the notification transports built for ``conf``."""
     with _GUARD:
         for key in [k for k in _NOTIFIERS if k[0] == id(conf)]:
-            _NOTIFIERS.pop(key).cleanup()
+            _NOTIFIERS.pop(key)[1].cleanup()

@@ -8,7 +8,8 @@ import uuid
 import oslo_messaging as messaging
 import pytest
 
-from nova.notifications import notifier as notifier_mod
+from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
 
 RABBIT = os.environ.get('NOVA_TEST_RABBIT_URL', 'rabbit://guest:guest@127.0.0.1:5672/')
@@ -60,9 +61,8 @@ def _uuid(msg):
     return payload.get('instance_id')
 
 
-@pytest.fixture(scope='module')
-def aio(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp('notifications')
+def _start(tmp, extra=None, **kwargs):
+    """An all-in-one sending both formats to RabbitMQ, and a listener on its topics."""
     # Topics of our own: other runs on the same broker do not interfere.
     suffix = uuid.uuid4().hex[:8]
     legacy, versioned = 'notifications-' + suffix, 'versioned_notifications-' + suffix
@@ -75,9 +75,8 @@ def aio(tmp_path_factory):
         ('oslo_messaging_notifications', 'transport_url'): RABBIT,
         ('oslo_messaging_notifications', 'topics'): [legacy],
         ('notifications', 'notification_format'): 'both',
-        ('notifications', 'versioned_notifications_topics'): [versioned]})
-    running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'),
-                                            hw_disk_bus='scsi')
+        ('notifications', 'versioned_notifications_topics'): [versioned], **(extra or {})},
+        **kwargs)
     running.collector = Collector()
     transport = messaging.get_notification_transport(running.conf)
     # The listener declares its queues before any server exists, so nothing is missed.
@@ -85,12 +84,23 @@ def aio(tmp_path_factory):
         transport, [messaging.Target(topic=legacy), messaging.Target(topic=versioned)],
         [running.collector], executor='threading')
     listener.start()
+
+    def stop():
+        listener.stop()
+        listener.wait()
+        transport.cleanup()
+        running.stop()
+    return running, stop
+
+
+@pytest.fixture(scope='module')
+def aio(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('notifications')
+    running, stop = _start(tmp)
+    running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'),
+                                            hw_disk_bus='scsi')
     yield running
-    listener.stop()
-    listener.wait()
-    transport.cleanup()
-    notifier_mod.cleanup(running.conf)
-    running.stop()
+    stop()
 
 
 def _act(aio, sid, body):
@@ -99,13 +109,13 @@ def _act(aio, sid, body):
     return resp
 
 
-def _create(aio):
+def _create(aio, timeout=60):
     status, _h, body = aio.request('POST', '/servers', {'server': {
         'name': 'notified', 'imageRef': aio.image_id, 'flavorRef': '1', 'networks': 'none',
         'image_props_override': {'hw_disk_bus': 'virtio'}}}, version=V)
     assert status == 202, body
     sid = body['server']['id']
-    aio.wait_for_status(sid, ['ACTIVE'])
+    aio.wait_for_status(sid, ['ACTIVE'], timeout=timeout)
     return sid
 
 
@@ -211,19 +221,25 @@ def test_failed_action_ends_in_error_with_the_exception(aio):
     aio.request('DELETE', '/servers/' + sid)
 
 
+def _volume(aio, statuses=('available',), vid=None):
+    if vid is None:
+        status, _h, body = aio.request('POST', '/v3/demo/volumes', {'volume': {'size': 1}},
+                                       url=aio.aio.urls['volume'],
+                                       headers={'OpenStack-API-Version': 'volume 3.44'})
+        assert status == 202, body
+        vid = body['volume']['id']
+    deadline = time.monotonic() + 30
+    while aio.request('GET', '/v3/demo/volumes/' + vid, url=aio.aio.urls['volume'])[2][
+            'volume']['status'] not in statuses:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return vid
+
+
 def test_volume_attach_error_on_a_hypervisor_without_hotplug(aio):
     """libvirt's test driver cannot hot-plug: the attach ends in .error, with the volume."""
     sid = _create(aio)
-    status, _h, body = aio.request('POST', '/v3/demo/volumes', {'volume': {'size': 1}},
-                                   url=aio.aio.urls['volume'],
-                                   headers={'OpenStack-API-Version': 'volume 3.44'})
-    assert status == 202, body
-    vid = body['volume']['id']
-    deadline = time.monotonic() + 30
-    while aio.request('GET', '/v3/demo/volumes/' + vid, url=aio.aio.urls['volume'])[2][
-            'volume']['status'] != 'available':
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    vid = _volume(aio)
     status, _h, body = aio.request('POST', '/servers/%s/os-volume_attachments' % sid,
                                    {'volumeAttachment': {'volumeId': vid}}, version=V)
     assert status in (200, 202), body
@@ -234,3 +250,47 @@ def test_volume_attach_error_on_a_hypervisor_without_hotplug(aio):
     assert error['payload']['nova_object.data']['fault'] is not None
     assert error['payload']['nova_object.data']['volume_id'] == vid
     aio.request('DELETE', '/servers/' + sid)
+
+
+@pytest.mark.libvirtd
+@pytest.mark.skipif(not fx.libvirtd_reachable(fx.QEMU_URI), reason='no libvirtd on qemu:///system')
+def test_volume_attach_and_detach_on_qemu(tmp_path):
+    """Real QEMU: attach ends in .end; a detach the guest ignores ends in .error, and
+    the detach of the stopped server in .end."""
+    # The boot image's guest never releases a hot-unplugged disk.
+    running, stop = _start(tmp_path, connection_uri=fx.QEMU_URI,
+                           extra={('libvirt', 'device_detach_timeout'): 2})
+    try:
+        running.image_id = running.upload_image(
+            bootimg.write_boot_image(str(tmp_path / 'root.img'), 'ROOT-OK\r\n'))
+        sid = _create(running, timeout=120)
+        vid = _volume(running)
+        status, _h, body = running.request(
+            'POST', '/servers/%s/os-volume_attachments' % sid,
+            {'volumeAttachment': {'volumeId': vid}}, version=V)
+        assert status in (200, 202), body
+        end = running.collector.wait_for('instance.volume_attach.end', sid, timeout=60)
+        assert end['payload']['nova_object.data']['volume_id'] == vid
+        _volume(running, ('in-use',), vid)
+        detach = ('DELETE', '/servers/%s/os-volume_attachments/%s' % (sid, vid))
+        status, _h, body = running.request(*detach, version=V)
+        assert status == 202, body
+        error = running.collector.wait_for('instance.volume_detach.error', sid, timeout=60)
+        fault = error['payload']['nova_object.data']['fault']['nova_object.data']
+        assert fault['exception'] == 'HypervisorError'
+        _volume(running, ('in-use',), vid)
+        _act(running, sid, {'os-stop': None})
+        running.wait_for_status(sid, ['SHUTOFF'], timeout=60)
+        status, _h, body = running.request(*detach, version=V)
+        assert status == 202, body
+        end = running.collector.wait_for('instance.volume_detach.end', sid, timeout=60)
+        assert end['payload']['nova_object.name'] == 'InstanceActionVolumePayload'
+        assert end['payload']['nova_object.data']['volume_id'] == vid
+        assert [m['event_type'] for m in running.collector.about(sid, 'instance.volume')] == [
+            'instance.volume_attach.start', 'instance.volume_attach.end',
+            'instance.volume_detach.start', 'instance.volume_detach.error',
+            'instance.volume_detach.start', 'instance.volume_detach.end']
+        running.request('DELETE', '/servers/' + sid)
+        running.collector.wait_for('instance.delete.end', sid, timeout=60)
+    finally:
+        stop()
