@@ -207,3 +207,9 @@ def test_every_command_has_version(module):
     code, out, err = run(module, '--version')
     assert code == 0, err
     assert (out + err).strip()
+
+
+def test_status_unexpected_error_is_255(tmp_path):
+    code, _out, err = run('status', '--config-file', str(tmp_path / 'missing.conf'),
+                          'upgrade', 'check')
+    assert code == 255 and 'missing.conf' in err

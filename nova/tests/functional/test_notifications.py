@@ -294,3 +294,24 @@ def test_volume_attach_and_detach_on_qemu(tmp_path):
         running.collector.wait_for('instance.delete.end', sid, timeout=60)
     finally:
         stop()
+
+
+def test_failed_build_ends_in_create_error(aio, tmp_path):
+    """An image that is not what it claims to be fails on the host: create.error."""
+    bogus = tmp_path / 'bogus.qcow2'
+    bogus.write_bytes(b'not a qcow2 image' * 4096)
+    image = aio.upload_image(str(bogus), name='bogus', disk_format='qcow2')
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'doomed', 'imageRef': image, 'flavorRef': '1', 'networks': 'none'}},
+        version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ERROR'])
+    error = aio.collector.wait_for('instance.create.error', sid)
+    assert error['priority'] == 'ERROR'
+    data = error['payload']['nova_object.data']
+    assert error['payload']['nova_object.name'] == 'InstanceCreatePayload'
+    assert data['state'] == 'error' and data['fault']['nova_object.data']['exception']
+    assert [m['event_type'] for m in aio.collector.about(sid, 'instance.create')] == [
+        'instance.create.start', 'instance.create.error']
+    aio.request('DELETE', '/servers/' + sid)
