@@ -51,6 +51,8 @@ def get_transport(conf):
 def cleanup(conf):
     for key in [k for k in _TRANSPORTS if k[0] == id(conf)]:
         _TRANSPORTS.pop(key).cleanup()
+    from nova.notifications import notifier
+    notifier.cleanup(conf)
 
 
 def get_client(conf, topic, version, server=None):

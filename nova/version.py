@@ -2,6 +2,11 @@
 
 import functools
 
+# Bumped when a service's RPC or database behaviour changes in a way its peers
+# must know about; each service records it with its heartbeat, and
+# `nova-status upgrade check` warns about services older than the previous one.
+SERVICE_VERSION = 1
+
 
 @functools.lru_cache(maxsize=1)
 def version_string():

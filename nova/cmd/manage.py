@@ -7,7 +7,7 @@ from oslo_config import cfg
 
 import nova.conf
 from nova import exception
-from nova.cmd import common
+from nova.cmd import common, manage_db, manage_image
 from nova.db import api as db_api
 from nova.db import migration
 
@@ -79,10 +79,22 @@ def image_property_validate(conf):
     print(json.dumps(image_meta.normalize_props(props, strict=True), indent=2))
 
 
+def _with_db(command):
+    """A command ``(conf, db)`` that returns its exit code, as ``func(conf)``."""
+    def run(conf):
+        db = _db(conf)
+        try:
+            return command(conf, db)
+        finally:
+            db.dispose()
+    return run
+
+
 def _add_parsers(subparsers):
     db = subparsers.add_parser('db', help='Database schema').add_subparsers(dest='action')
     db.add_parser('sync', help='Upgrade the schema').set_defaults(func=db_sync)
     db.add_parser('version', help='Show the schema revision').set_defaults(func=db_version)
+    manage_db.add_parsers(db, _with_db)
 
     flavor = subparsers.add_parser('flavor', help='Flavors').add_subparsers(dest='action')
     create = flavor.add_parser('create', help='Create a flavor')
@@ -109,6 +121,7 @@ def _add_parsers(subparsers):
     validate = image_sub.add_parser('validate', help='Validate KEY=VALUE properties')
     validate.add_argument('property', nargs='+')
     validate.set_defaults(func=image_property_validate)
+    manage_image.add_parsers(image_sub, _with_db)
 
 
 @common.clean_exit
@@ -121,8 +134,7 @@ def main(argv=None):
         print('usage: nova-manage {db,flavor,image_property} ...', file=sys.stderr)
         return 2
     try:
-        func(conf)
+        return func(conf) or 0
     except exception.NovaException as exc:
         print('ERROR: %s' % exc.format_message(), file=sys.stderr)
         return 1
-    return 0

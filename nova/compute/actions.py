@@ -5,6 +5,7 @@ import logging
 import traceback
 
 from nova import exception
+from nova.notifications import action as notify
 
 LOG = logging.getLogger(__name__)
 
@@ -29,6 +30,7 @@ def record_fault(db, instance_uuid, exc, host=None):
         isinstance(exc.code, int) else 500
     message = exc.format_message() if hasattr(exc, 'format_message') else str(exc)
     details = traceback.format_exc() if code == 500 else message
+    notify.fault_recorded(exc)
     try:
         db.fault_create(instance_uuid, code, message or exc.__class__.__name__,
                         details=details, host=host)

@@ -19,6 +19,7 @@ from nova.compute import (
 )
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
+from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 
 LOG = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                     pass
 
     # -- build ---------------------------------------------------------------
+    @notify.instance_action('create', 'InstanceCreatePayload')
     def build_and_run_instance(self, context, instance, image, request_spec,
                                admin_password=None):
         with self._lock(instance.uuid):
@@ -232,6 +234,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.db.compute_node_release(self.host, *scheduler_mod.requested_resources(flavor))
 
     # -- delete --------------------------------------------------------------
+    @notify.instance_action('delete')
     def terminate_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:

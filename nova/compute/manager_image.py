@@ -9,6 +9,7 @@ from oslo_utils import timeutils
 from nova import exception
 from nova.compute import actions
 from nova.compute import vm_states as vs
+from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 
 LOG = logging.getLogger(__name__)
@@ -17,6 +18,8 @@ LOG = logging.getLogger(__name__)
 class ImageMixin:
     """Mixed into ComputeManager; needs self.image_api."""
 
+    @notify.instance_action('snapshot', 'InstanceActionSnapshotPayload',
+                            notify.snapshot_extras)
     def snapshot_instance(self, context, instance, image_id):
         with self._lock(instance.uuid):
             try:
@@ -44,6 +47,7 @@ class ImageMixin:
             if os.path.exists(path):
                 os.unlink(path)
 
+    @notify.instance_action('rebuild', 'InstanceActionRebuildPayload')
     def rebuild_instance(self, context, instance, image, admin_password=None):
         with self._lock(instance.uuid):
             was_stopped = instance.power_state != 1 and instance.vm_state == vs.STOPPED

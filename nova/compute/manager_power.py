@@ -6,6 +6,7 @@ import logging
 from nova import exception
 from nova.compute import actions
 from nova.compute import vm_states as vs
+from nova.notifications import action as notify
 
 LOG = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ OPS = {
 class PowerMixin:
     """Mixed into ComputeManager."""
 
+    @notify.instance_action(notify.power_event)
     def power_action(self, context, instance, action):
         op = OPS[action]
         with self._lock(instance.uuid):

@@ -10,6 +10,7 @@ from nova import context as nova_context
 from nova import exception
 from nova.compute import actions
 from nova.compute import vm_states as vs
+from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
 
@@ -34,6 +35,8 @@ class RescueMixin:
             LOG.info('Rescue of %s refused: %s', instance.uuid, exc.format_message())
             raise
 
+    @notify.instance_action('rescue', 'InstanceActionRescuePayload',
+                            notify.rescue_extras)
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
         with self._lock(instance.uuid):
             previous = instance.vm_state
@@ -53,6 +56,7 @@ class RescueMixin:
             self._set_state(instance, vs.RESCUED,
                             launched_at=timeutils.utcnow().replace(microsecond=0))
 
+    @notify.instance_action('unrescue')
     def unrescue_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:

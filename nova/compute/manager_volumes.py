@@ -8,6 +8,7 @@ import oslo_messaging as messaging
 
 from nova import exception
 from nova.compute import actions, block_device
+from nova.notifications import action as notify
 
 LOG = logging.getLogger(__name__)
 
@@ -107,6 +108,8 @@ class VolumesMixin:
             LOG.exception('Could not delete volume %s', volume_id)
 
     # -- hot attach / detach ------------------------------------------------
+    @notify.instance_action('volume_attach', 'InstanceActionVolumePayload',
+                            notify.volume_extras)
     def attach_volume(self, context, instance, bdm_uuid):
         with self._lock(instance.uuid):
             bdm = next((b for b in self.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
@@ -133,6 +136,8 @@ class VolumesMixin:
                 self.db.bdm_destroy(bdm['uuid'])
                 actions.record_fault(self.db, instance.uuid, exc, host=self.host)
 
+    @notify.instance_action('volume_detach', 'InstanceActionVolumePayload',
+                            notify.volume_extras)
     def detach_volume(self, context, instance, volume_id):
         with self._lock(instance.uuid):
             bdm = next((b for b in self.bdms(instance.uuid) if b['volume_id'] == volume_id),

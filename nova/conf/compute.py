@@ -3,9 +3,6 @@
 from oslo_config import cfg
 
 opts = [
-    cfg.StrOpt('compute_driver', default='libvirt',
-               choices=['libvirt'],
-               help='Hypervisor driver used by nova-compute.'),
     cfg.IntOpt('sync_power_state_interval', default=600,
                help='Seconds between power state syncs with the hypervisor; '
                     'a negative value disables the periodic sync.'),

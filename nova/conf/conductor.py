@@ -1,16 +1,10 @@
 """[conductor] options of the build orchestrator."""
 
-from oslo_config import cfg
 
 GROUP = 'conductor'
 
-opts = [
-    cfg.IntOpt('workers', default=1, min=1,
-               help='RPC executor threads of nova-conductor.'),
-    cfg.IntOpt('build_retries', default=2, min=0,
-               help='How many other hosts to try when a build fails on the '
-                    'chosen host.'),
-]
+# No options left: the two it had (workers, build_retries) were never read.
+opts = []
 
 
 def register_opts(conf):
@@ -18,4 +12,4 @@ def register_opts(conf):
 
 
 def list_opts():
-    return {GROUP: opts}
+    return {GROUP: opts} if opts else {}

@@ -17,12 +17,6 @@ opts = [
                     'virt_type (qemu:///system for qemu and kvm, '
                     'lxc:///system for lxc). "test:///default" selects '
                     "libvirt's in-process test hypervisor for fast tests."),
-    cfg.StrOpt('images_type',
-               default='default',
-               choices=('default', 'qcow2'),
-               help='Backend for instance disks. "qcow2" (and "default", '
-                    'which means the same here) makes each disk a qcow2 '
-                    'overlay on a cached base image.'),
     cfg.ListOpt('hw_machine_type',
                 default=[],
                 help='Machine type per guest architecture, as '

@@ -1,14 +1,8 @@
 """RPC options: oslo.messaging transport settings plus our topics and timeouts."""
 
 import oslo_messaging as messaging
-from oslo_config import cfg
 
-opts = [
-    cfg.StrOpt('rpc_executor', default='threading', choices=['threading'],
-               help='oslo.messaging executor; only threads are supported.'),
-    cfg.IntOpt('rpc_workers', default=8, min=1,
-               help='Threads serving RPC requests in one service.'),
-]
+opts = []
 
 
 def register_opts(conf):
@@ -29,4 +23,12 @@ def register_opts(conf):
 
 
 def list_opts():
-    return {'DEFAULT': opts}
+    # oslo.messaging's own options travel in our namespace: its entry point
+    # imports oslo.service before nova could pick the threading backend, which
+    # fails in a virtualenv without eventlet (the stock generator loads
+    # namespaces in installation order, not in the order given).
+    from oslo_messaging import opts as msg_opts
+    groups = {'DEFAULT': list(opts)}
+    for group, group_opts in msg_opts.list_opts():
+        groups.setdefault(group or 'DEFAULT', []).extend(group_opts)
+    return groups

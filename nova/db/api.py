@@ -15,6 +15,7 @@ from nova.db import aggregates, claims, flavor_access, keypairs, migration, mode
 from nova.db import quotas as quota_db
 from nova.db import server_groups as server_groups_db
 from nova.db import usage as usage_db
+from nova.version import SERVICE_VERSION
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
@@ -514,10 +515,10 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         with self.writer.begin() as conn:
             count = conn.execute(SERVICES.update().where(
                 SERVICES.c.host == host, SERVICES.c.binary == binary).values(
-                last_seen_up=now, updated_at=now)).rowcount
+                last_seen_up=now, updated_at=now, version=SERVICE_VERSION)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now,
+                                                  last_seen_up=now, version=SERVICE_VERSION,
                                                   uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)

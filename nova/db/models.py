@@ -29,6 +29,8 @@ class Service(BASE):
     disabled_reason = Column(String(255))
     forced_down = Column(Boolean, nullable=False, default=False)
     last_seen_up = Column(DateTime)
+    # nova.version.SERVICE_VERSION of the code that last heartbeat (nova-status).
+    version = Column(Integer)
     created_at = Column(DateTime)
     updated_at = Column(DateTime)
 
@@ -342,3 +344,7 @@ class InstanceGroupMember(BASE):
                       nullable=False, index=True)
     instance_uuid = Column(String(36), nullable=False, index=True)
     created_at = Column(DateTime)
+
+
+# The shadow_* tables are derived from the tables above (same columns).
+from nova.db import shadow  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""Instance-action notifications: payloads, the notifier and the manager decorator."""
