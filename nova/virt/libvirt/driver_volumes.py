@@ -79,6 +79,17 @@ class VolumeMixin:
         live_xml = guest.get_xml_desc() if guest.is_active() else None
         return conf_xml, live_xml
 
+    def guest_volume_disks(self, instance):
+        """{volume id (disk serial): '/dev/<target>'} of the persistent and live domain."""
+        found = {}
+        for xml in self._domain_xmls(self._guest(instance)):
+            if xml:
+                for disk in etree.fromstring(xml.encode()).iterfind('devices/disk'):
+                    serial = disk.findtext('serial')
+                    if serial:
+                        found[serial] = blockinfo.prepend_dev(disk.find('target').get('dev'))
+        return found
+
     @staticmethod
     def _machine_type(xml):
         root = etree.fromstring(xml.encode())
