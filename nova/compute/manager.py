@@ -6,7 +6,6 @@ import threading
 import oslo_messaging as messaging
 from oslo_utils import timeutils
 
-from nova import context as nova_context
 from nova import exception, failpoint
 from nova.compute import (
     actions,
