@@ -21,6 +21,8 @@ _WHAT = {
                             'and previous state',
     decide.FINISH_UNRESCUE: 'the unrescue was finished',
     decide.END_SNAPSHOT: 'the snapshot was abandoned and its unfinished image deleted',
+    decide.FAIL_REBUILD: 'the rebuild was interrupted; the server is in ERROR (rebuild '
+                         'it again or delete it)',
     decide.CLEAR_TASK: 'the unfinished task was cleared',
     decide.COMPLETE_ATTACH: 'the guest had volume %s: its attach was completed',
     decide.ROLLBACK_ATTACH: 'the guest did not have volume %s: its attach was rolled back',
@@ -73,7 +75,8 @@ class ReconcileMixin:
         elif plan is not None:
             return 0
         fixed = int(plan is not None)
-        if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED, vs.RESCUED):
+        # Not RESCUED: the rescue domain is not the server's own definition.
+        if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED):
             fixed += self._reconcile_volumes(ctx, row, now, min_age)
         if stale and not fixed:
             fixed += self._close_interrupted(row['uuid'])
@@ -159,6 +162,10 @@ class ReconcileMixin:
             self.driver.unpause(instance)
         self._note(row['uuid'], _WHAT[decide.END_SNAPSHOT])
         self._set_after_repair(row, {})
+
+    def _reconcile_fail_rebuild(self, ctx, row):
+        self._note(row['uuid'], _WHAT[decide.FAIL_REBUILD])
+        self._set_after_repair(row, {'vm_state': vs.ERROR})
 
     def _reconcile_clear_task(self, ctx, row):
         self._note(row['uuid'], _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])

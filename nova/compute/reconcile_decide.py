@@ -7,9 +7,10 @@ SNAPSHOT_TASKS = ('image_snapshot', 'image_pending_upload', 'image_uploading',
 # Tasks that change nothing on the hypervisor we cannot read back: clearing
 # the task and syncing the power state is the whole repair.
 RESET_TASKS = (vs.POWERING_OFF, vs.POWERING_ON, vs.REBOOTING, vs.REBOOTING_HARD,
-               'pausing', 'unpausing', 'suspending', 'resuming', 'rebuilding',
-               'rebuild_spawning', 'rebuild_block_device_mapping', vs.RESTORING,
+               'pausing', 'unpausing', 'suspending', 'resuming', vs.RESTORING,
                vs.SOFT_DELETING)
+# A rebuild destroys the guest before it spawns the new one.
+REBUILD_TASKS = ('rebuilding', 'rebuild_spawning', 'rebuild_block_device_mapping')
 
 # Instance-level repairs.
 FINISH_DELETE = 'finish_delete'        # complete the delete: guest, volumes, row, claim
@@ -17,6 +18,7 @@ FAIL_BUILD = 'fail_build'              # ERROR with a fault, guest and disks rem
 ROLLBACK_RESCUE = 'rollback_rescue'    # put the pre-rescue domain back; previous state
 FINISH_UNRESCUE = 'finish_unrescue'    # put the pre-rescue domain back; ACTIVE
 END_SNAPSHOT = 'end_snapshot'          # drop the unfinished image, unpause, clear task
+FAIL_REBUILD = 'fail_rebuild'          # ERROR with a fault, as a failed rebuild
 CLEAR_TASK = 'clear_task'              # nothing to undo: clear the task state
 
 
@@ -32,6 +34,8 @@ def instance_plan(vm_state, task_state):
         return FINISH_UNRESCUE
     if task_state in SNAPSHOT_TASKS:
         return END_SNAPSHOT
+    if task_state in REBUILD_TASKS:
+        return FAIL_REBUILD
     if task_state in RESET_TASKS or task_state in (vs.SCHEDULING, vs.SPAWNING,
                                                   vs.BLOCK_DEVICE_MAPPING, vs.NETWORKING):
         return CLEAR_TASK

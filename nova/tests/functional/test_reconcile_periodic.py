@@ -76,6 +76,15 @@ def test_lost_stop_cast_clears_the_task(aio):
     assert 'powering-off' in aio.db.faults_latest([sid])[sid]['message']
 
 
+def test_interrupted_rebuild_ends_in_error_with_a_fault(aio):
+    sid = _server(aio)
+    _lost(aio, sid, 'rebuild', {'task_state': 'rebuild_spawning'})
+    _wait(lambda: aio.db.instance_get(sid)['task_state'] is None)
+    server = aio.request('GET', '/servers/' + sid, version=V)[2]['server']
+    assert server['status'] == 'ERROR'
+    assert 'rebuild was interrupted' in server['fault']['message']
+
+
 def test_lost_build_request_ends_in_error_with_a_fault(aio):
     sid = _server(aio)
     # As if the conductor never got the request: no host chosen.

@@ -28,6 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.d
     ('active', 'powering-off', d.CLEAR_TASK),
     ('stopped', 'powering-on', d.CLEAR_TASK),
     ('active', 'rebooting_hard', d.CLEAR_TASK),
+    ('active', 'rebuilding', d.FAIL_REBUILD),
+    ('stopped', 'rebuild_spawning', d.FAIL_REBUILD),
     ('active', None, None),
     ('rescued', None, None),
     ('error', None, None),
