@@ -21,6 +21,7 @@ POINTS = (
     'attach.after_connect',     # attachment connected, guest without the disk
     'attach.after_driver',      # guest has the disk, attachment not completed
     'detach.after_driver',      # guest without the disk, attachment and BDM still there
+    'snapshot.guest_paused',    # guest paused for the copy, image queued (libvirt driver)
     'snapshot.after_copy',      # image queued, row image_snapshot, nothing uploaded
 )
 

@@ -188,6 +188,14 @@ def _attachments(c, sid):
         'GET', '/servers/%s/os-volume_attachments' % sid, version=V)[2]['volumeAttachments']}
 
 
+def _snapshot_abandoned(c, db, sid):
+    _row(db, sid, 'active')
+    _repaired(db, sid, 'snapshot was abandoned')
+    assert _domain(sid)[0] == libvirt.VIR_DOMAIN_RUNNING
+    images = c.request('GET', '/v2/images', url=c.image_url)[2]['images']
+    assert [i['status'] for i in images if i.get('instance_uuid') == sid] == []
+
+
 @pytest.fixture
 def proc(tmp_path):
     p = Process(tmp_path)
@@ -236,6 +244,16 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
     proc.crashed()
     assert 'rescue' in _domain(r)[2]  # crashed in the rescue layout
 
+    # -- rescue again, crash before the driver started: nothing to undo ------
+    c = proc.start('rescue.before_driver')
+    _row(proc.db, r, 'active')
+    _repaired(proc.db, r, 'rescue was rolled back')
+    state, _live, persistent = _domain(r)
+    assert state == libvirt.VIR_DOMAIN_RUNNING and persistent == plain_r
+    assert not os.path.exists(proc.state / 'instances' / r / 'unrescue.xml')
+    _act(c, r, {'rescue': {}})
+    proc.crashed()
+
     # -- attach, crash after connecting: the guest does not have the volume ---
     c = proc.start('attach.after_connect')
     _row(proc.db, r, 'active')
@@ -275,22 +293,25 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
         pass
     proc.crashed()
 
-    # -- snapshot, crash before the upload: image queued ----------------------
-    c = proc.start('snapshot.after_copy')
+    # -- snapshot, crash while the guest is paused for the copy --------------
+    c = proc.start('snapshot.guest_paused')
     _row(proc.db, d, 'stopped')
     _repaired(proc.db, d, 'detach of volume %s was finished' % vc['id'])
     _volume(c, {'id': vc['id'], 'want': 'available'})
     assert _attachments(c, d) == set() and vc['id'] not in _serials(d)
     _act(c, u, {'createImage': {'name': 'snap'}})
     proc.crashed()
+    assert _domain(u)[0] == libvirt.VIR_DOMAIN_PAUSED
+
+    # -- snapshot, crash after the copy, before the upload: image queued ------
+    c = proc.start('snapshot.after_copy')
+    _snapshot_abandoned(c, proc.db, u)
+    _act(c, u, {'createImage': {'name': 'snap'}})
+    proc.crashed()
 
     # -- delete, crash after the guest is gone: row deleting, claim held ------
     c = proc.start('delete.after_destroy')
-    _row(proc.db, u, 'active')
-    _repaired(proc.db, u, 'snapshot was abandoned')
-    assert _domain(u)[0] == libvirt.VIR_DOMAIN_RUNNING
-    images = c.request('GET', '/v2/images', url=c.image_url)[2]['images']
-    assert [i['name'] for i in images if i.get('instance_uuid') == u] == []
+    _snapshot_abandoned(c, proc.db, u)
     try:
         c.request('DELETE', '/servers/' + gone)
     except LOST:

@@ -6,7 +6,7 @@ import time
 
 from lxml import etree
 
-from nova import exception
+from nova import exception, failpoint
 from nova.virt.libvirt import blockinfo, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
@@ -260,6 +260,7 @@ class VolumeMixin:
             if running:
                 guest.pause()
                 paused = True
+                failpoint.hit('snapshot.guest_paused')
             imagebackend.convert_to_qcow2(src, fmt, dest_path,
                                           force_share=running)
         except imagebackend.ProcessError as exc:
