@@ -13,6 +13,7 @@ _ARMED = os.environ.get('NOVA_FAILPOINT') or None
 # Every point the code hits; a test arming another name would wait forever.
 POINTS = (
     'schedule.before_claim',    # row BUILD/scheduling without a host (conductor)
+    'schedule.after_claim',     # host usage claimed, the row does not point at the host
     'build.after_spawn',        # guest defined and running, row still BUILD/spawning
     'delete.after_destroy',     # guest gone, row still deleting, claim still held
     'rescue.before_driver',     # row rescuing, guest untouched

@@ -45,6 +45,7 @@ class ConductorManager(reconcile.LostBuildsMixin):
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return
+        failpoint.hit('schedule.after_claim')
         try:
             # The server shows the zone of the host it landed on, as upstream.
             row = self.db.instance_update(

@@ -45,6 +45,9 @@ class LostBuildsMixin:
             self.db.fault_create(row['uuid'], 500, MESSAGE, details=MESSAGE)
             recent = self.db.actions_get(row['uuid'], limit=1)
             if recent:
+                for event in self.db.events_get(recent[0]['id']):
+                    if event['finish_time'] is None:
+                        self.db.event_finish(event['id'], 'Error', details='interrupted')
                 event_id = self.db.event_start(row['uuid'], recent[0]['request_id'],
                                                'conductor_reconcile_lost_build')
                 self.db.event_finish(event_id, 'Error', details=MESSAGE)

@@ -1,7 +1,6 @@
 """kill -9 crash tests: a real nova-aio on qemu:///system dies at each failpoint and restarts."""
 
 import http.client
-import json
 import os
 import re
 import signal
@@ -326,18 +325,31 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
     _boot(c, 'lost', wait=False)
     proc.crashed()
 
+    # -- ... and one lost after the host was claimed (the claim must not leak)
+    c = proc.start('schedule.after_claim')
+    _lost_build(proc.db, 'lost')
+    c.image = _by_name(proc.db, 'r')['image_ref']
+    _boot(c, 'lost2', wait=False)
+    proc.crashed()
+
     c = proc.start()
-    lost = _by_name(proc.db, 'lost')
-    _row(proc.db, lost['uuid'], 'error')
-    assert lost['host'] is None
-    assert 'lost before a host was chosen' in \
-        proc.db.faults_latest([lost['uuid']])[lost['uuid']]['message']
-    events = proc.db.events_get(proc.db.actions_get(lost['uuid'], limit=1)[0]['id'])
-    assert 'conductor_reconcile_lost_build' in [e['event'] for e in events]
+    lost = _lost_build(proc.db, 'lost2')
     # Usage recomputed from what is on the host: build (ERROR keeps its
-    # claim), r, u, d; nothing of 'gone' or 'lost' leaks.
+    # claim), r, u, d; nothing of 'gone', 'lost' or 'lost2' leaks.
     node = proc.db.compute_node_get(HOST)
     assert (node['vcpus_used'], node['memory_mb_used']) == (4, 4 * 64)
     status, _h, body = c.request('GET', '/servers/' + lost['uuid'], version=V)
     assert body['server']['status'] == 'ERROR' and body['server']['fault']['code'] == 500
-    assert json.dumps(body)  # the API shows the ERROR server with its fault
+
+
+def _lost_build(db, name):
+    lost = _by_name(db, name)
+    _row(db, lost['uuid'], 'error')
+    assert lost['host'] is None
+    assert 'lost before a host was chosen' in \
+        db.faults_latest([lost['uuid']])[lost['uuid']]['message']
+    events = db.events_get(db.actions_get(lost['uuid'], limit=1)[0]['id'])
+    assert ('conductor_reconcile_lost_build', 'Error') in [
+        (e['event'], e['result']) for e in events]
+    assert all(e['finish_time'] is not None for e in events), events
+    return lost
