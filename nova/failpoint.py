@@ -19,6 +19,7 @@ POINTS = (
     'rescue.before_driver',     # row rescuing, guest untouched
     'rescue.after_driver',      # guest booted from the rescue media, row still rescuing
     'unrescue.after_driver',    # guest back on its own disks, row still RESCUE/unrescuing
+    'attach.api_reserved',      # volume reserved for the server, no mapping (API)
     'attach.after_connect',     # attachment connected, guest without the disk
     'attach.after_driver',      # guest has the disk, attachment not completed
     'detach.after_driver',      # guest without the disk, attachment and BDM still there

@@ -2,6 +2,7 @@
 
 import json
 import logging
+import time
 
 from oslo_utils import timeutils
 
@@ -29,6 +30,8 @@ _WHAT = {
     decide.FINISH_DETACH: 'the detach of volume %s was finished',
     decide.REATTACH: 'volume %s was attached but missing from the guest: attached again',
     decide.DROP_BDM: 'the volume service no longer attaches volume %s: mapping removed',
+    'orphan': 'volume %s was reserved for the server but never mapped: reservation '
+              'released',
 }
 
 
@@ -216,6 +219,39 @@ class ReconcileMixin:
                         plan)
             getattr(self, '_volume_' + plan)(ctx, vctx, instance, bdm, in_guest or {})
             self._note(row['uuid'], _WHAT[plan] % bdm['volume_id'])
+            fixed += 1
+        return fixed + self._release_orphans(vctx, row['uuid'], min_age)
+
+    def _release_orphans(self, vctx, uuid, min_age):
+        """Attachments the volume service keeps for the server that no mapping names.
+
+        An API that died between reserving the volume and recording the
+        mapping leaves one. The volume service gives no creation time, so the
+        periodic run releases one only once it has seen it orphaned for
+        ``min_age`` seconds (the API records the mapping within moments).
+        """
+        try:
+            attachments = self.volume_api.attachment_list(vctx, uuid)
+        except Exception:  # noqa: BLE001 - the volume service may be away for now.
+            LOG.exception('Could not list the volume attachments of %s', uuid)
+            return 0
+        known = {b['attachment_id'] for b in self.bdms(uuid) if b['attachment_id']}
+        seen = self.__dict__.setdefault('_orphans_seen', {})
+        now = time.monotonic()
+        fixed = 0
+        for attachment in attachments:
+            if attachment['id'] in known:
+                seen.pop(attachment['id'], None)
+                continue
+            first = seen.setdefault(attachment['id'], now)
+            if now - first < min_age:
+                continue
+            try:
+                self.volume_api.attachment_delete(vctx, attachment['id'])
+            except exception.NotFound:
+                pass
+            seen.pop(attachment['id'], None)
+            self._note(uuid, _WHAT['orphan'] % attachment['volume_id'])
             fixed += 1
         return fixed
 

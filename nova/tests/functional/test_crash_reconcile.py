@@ -280,11 +280,24 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
         pass
     proc.crashed()
 
-    # -- detach of a stopped server, crash after the guest lost it ------------
-    c = proc.start('detach.after_driver')
+    # -- attach, the API dies after reserving the volume: no mapping ----------
+    c = proc.start('attach.api_reserved')
     _repaired(proc.db, r, 'attach was completed')
     _volume(c, {'id': vb['id'], 'want': 'in-use'})
     assert _attachments(c, r) == {vb['id']} and vb['id'] in _serials(r)
+    try:
+        c.request('POST', '/servers/%s/os-volume_attachments' % r,
+                  {'volumeAttachment': {'volumeId': va['id']}}, version=V)
+    except LOST:
+        pass
+    proc.crashed()
+
+    # -- detach of a stopped server, crash after the guest lost it ------------
+    c = proc.start('detach.after_driver')
+    _repaired(proc.db, r, 'volume %s was reserved for the server but never mapped'
+              % va['id'])
+    _volume(c, {'id': va['id'], 'want': 'available'})
+    assert _attachments(c, r) == {vb['id']} and va['id'] not in _serials(r)
     try:
         c.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (d, vc['id']),
                   version=V)

@@ -100,3 +100,26 @@ def test_lost_build_request_ends_in_error_with_a_fault(aio):
 def _obj(aio, sid):
     from nova.objects import instance as instance_obj
     return instance_obj.Instance.from_db(aio.db.instance_get(sid))
+
+
+def test_volume_reserved_by_a_lost_attach_request_is_released(aio):
+    sid = _server(aio)
+    headers = {'OpenStack-API-Version': 'volume 3.44'}
+    url = aio.aio.urls['volume']
+    status, _h, body = aio.request('POST', '/v3/demo/volumes', {'volume': {'size': 1}},
+                                   url=url, headers=headers)
+    assert status == 202, body
+    vid = body['volume']['id']
+
+    def volume_status():
+        return aio.request('GET', '/v3/demo/volumes/' + vid, url=url,
+                           headers=headers)[2]['volume']['status']
+    _wait(lambda: volume_status() == 'available')
+    # What the API does first; it died before recording the mapping.
+    instance = _obj(aio, sid)
+    vctx = aio.compute.volume_api.context_for(nova_context.get_admin_context(), instance)
+    aio.compute.volume_api.attachment_create(vctx, vid, sid)
+    assert volume_status() == 'reserved'
+    _wait(lambda: volume_status() == 'available')
+    assert 'reserved for the server but never mapped' in \
+        aio.db.faults_latest([sid])[sid]['message']
