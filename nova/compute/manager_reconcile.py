@@ -30,6 +30,7 @@ _WHAT = {
     decide.FINISH_DETACH: 'the detach of volume %s was finished',
     decide.REATTACH: 'volume %s was attached but missing from the guest: attached again',
     decide.DROP_BDM: 'the volume service no longer attaches volume %s: mapping removed',
+    'unmapped': 'the guest had volume %s that no mapping names: removed from the guest',
     'orphan': 'volume %s was reserved for the server but never mapped: reservation '
               'released',
 }
@@ -220,6 +221,15 @@ class ReconcileMixin:
             getattr(self, '_volume_' + plan)(ctx, vctx, instance, bdm, in_guest or {})
             self._note(row['uuid'], _WHAT[plan] % bdm['volume_id'])
             fixed += 1
+        # The reverse: a disk the guest has that no mapping names (e.g. a
+        # rollback that could not take it out of the definition).
+        mapped = {b['volume_id'] for b in self.bdms(row['uuid']) if b['volume_id']}
+        for volume_id, device in sorted((in_guest or {}).items()):
+            if volume_id not in mapped:
+                LOG.warning('Removing unmapped volume %s from %s', volume_id, row['uuid'])
+                self.driver.detach_volume(ctx, None, instance, device)
+                self._note(row['uuid'], _WHAT['unmapped'] % volume_id)
+                fixed += 1
         return fixed + self._release_orphans(vctx, row['uuid'], min_age)
 
     def _release_orphans(self, vctx, uuid, min_age):

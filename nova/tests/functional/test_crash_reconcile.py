@@ -311,13 +311,26 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
     _repaired(proc.db, d, 'detach of volume %s was finished' % vc['id'])
     _volume(c, {'id': vc['id'], 'want': 'available'})
     assert _attachments(c, d) == set() and vc['id'] not in _serials(d)
+    # A disk no mapping names (as a rollback that could not take it out of
+    # the definition leaves): the stopped guest keeps it, the mapping and the
+    # attachment are gone.
+    c.request('POST', '/servers/%s/os-volume_attachments' % d,
+              {'volumeAttachment': {'volumeId': vc['id']}}, version=V)
+    _volume(c, {'id': vc['id'], 'want': 'in-use'})
+    bdm = next(b for b in proc.db.bdm_get_by_instance(d) if b['volume_id'] == vc['id'])
+    assert c.request('DELETE', '/v3/demo/attachments/' + bdm['attachment_id'],
+                     url=c.volume_url, headers=CINDER)[0] == 200
+    proc.db.bdm_destroy(bdm['uuid'])
     _act(c, u, {'createImage': {'name': 'snap'}})
     proc.crashed()
     assert _domain(u)[0] == libvirt.VIR_DOMAIN_PAUSED
+    assert vc['id'] in _serials(d)
 
     # -- snapshot, crash after the copy, before the upload: image queued ------
     c = proc.start('snapshot.after_copy')
     _snapshot_abandoned(c, proc.db, u)
+    _repaired(proc.db, d, 'the guest had volume %s that no mapping names' % vc['id'])
+    assert vc['id'] not in _serials(d)
     _act(c, u, {'createImage': {'name': 'snap'}})
     proc.crashed()
 

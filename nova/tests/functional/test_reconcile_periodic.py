@@ -123,3 +123,4 @@ def test_volume_reserved_by_a_lost_attach_request_is_released(aio):
     _wait(lambda: volume_status() == 'available')
     assert 'reserved for the server but never mapped' in \
         aio.db.faults_latest([sid])[sid]['message']
+
