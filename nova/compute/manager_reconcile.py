@@ -50,6 +50,9 @@ class ReconcileMixin:
         min_age = 0 if startup else self.conf.stuck_task_timeout
         now = timeutils.utcnow().replace(tzinfo=None)
         repaired = 0
+        # Set when the volume service does not answer: the rest of this run
+        # leaves volumes alone instead of waiting on it once per instance.
+        self._volumes_unreachable = False
         for row in self.db.instance_get_all({'host': self.host}):
             lock = self._lock(row['uuid'])
             if not lock.acquire(blocking=False):
@@ -80,8 +83,14 @@ class ReconcileMixin:
             return 0
         fixed = int(plan is not None)
         # Not RESCUED: the rescue domain is not the server's own definition.
-        if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED):
-            fixed += self._reconcile_volumes(ctx, row, now, min_age)
+        if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED) and \
+                not getattr(self, '_volumes_unreachable', False):
+            try:
+                fixed += self._reconcile_volumes(ctx, row, now, min_age)
+            except exception.VolumeServiceError:
+                LOG.warning('The volume service does not answer: volumes are '
+                            'reconciled on a later run')
+                self._volumes_unreachable = True
         if stale and not fixed:
             fixed += self._close_interrupted(row['uuid'])
         return fixed
@@ -240,11 +249,7 @@ class ReconcileMixin:
         periodic run releases one only once it has seen it orphaned for
         ``min_age`` seconds (the API records the mapping within moments).
         """
-        try:
-            attachments = self.volume_api.attachment_list(vctx, uuid)
-        except Exception:  # noqa: BLE001 - the volume service may be away for now.
-            LOG.exception('Could not list the volume attachments of %s', uuid)
-            return 0
+        attachments = self.volume_api.attachment_list(vctx, uuid)
         known = {b['attachment_id'] for b in self.bdms(uuid) if b['attachment_id']}
         seen = self.__dict__.setdefault('_orphans_seen', {})
         now = time.monotonic()

@@ -124,3 +124,18 @@ def test_volume_reserved_by_a_lost_attach_request_is_released(aio):
     assert 'reserved for the server but never mapped' in \
         aio.db.faults_latest([sid])[sid]['message']
 
+
+
+def test_an_unreachable_volume_service_does_not_hold_up_the_run(aio):
+    sids = [_server(aio), _server(aio)]
+    endpoint = aio.conf.cinder.endpoint_override
+    aio.conf.set_override('endpoint_override', 'http://127.0.0.1:9', group='cinder')
+    try:
+        started = time.monotonic()
+        aio.compute.reconcile_instances(startup=True)
+        assert time.monotonic() - started < 10
+        assert aio.compute._volumes_unreachable
+    finally:
+        aio.conf.set_override('endpoint_override', endpoint, group='cinder')
+    for sid in sids:
+        assert aio.db.instance_get(sid)['vm_state'] == 'active'
