@@ -91,7 +91,9 @@ def test_lost_build_request_ends_in_error_with_a_fault(aio):
     aio.compute.driver.destroy(nova_context.get_admin_context(), _obj(aio, sid))
     aio.db.instance_update(sid, {'vm_state': 'building', 'task_state': 'scheduling',
                                  'host': None, 'node': None})
-    _wait(lambda: aio.db.instance_get(sid)['vm_state'] == 'error')
+    # The state changes first (compare-and-swap), the fault right after.
+    _wait(lambda: aio.db.instance_get(sid)['vm_state'] == 'error' and
+          sid in aio.db.faults_latest([sid]))
     server = aio.request('GET', '/servers/' + sid, version=V)[2]['server']
     assert server['status'] == 'ERROR'
     assert 'lost before a host was chosen' in server['fault']['message']
@@ -120,7 +122,8 @@ def test_volume_reserved_by_a_lost_attach_request_is_released(aio):
     vctx = aio.compute.volume_api.context_for(nova_context.get_admin_context(), instance)
     aio.compute.volume_api.attachment_create(vctx, vid, sid)
     assert volume_status() == 'reserved'
-    _wait(lambda: volume_status() == 'available')
+    # The fault is written right after the release: wait for both.
+    _wait(lambda: volume_status() == 'available' and sid in aio.db.faults_latest([sid]))
     assert 'reserved for the server but never mapped' in \
         aio.db.faults_latest([sid])[sid]['message']
 
