@@ -30,7 +30,9 @@ def conductor_service(conf, db):
     from nova import service
     from nova.conductor import manager
     mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf))
-    return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr)
+    periodic = [(mgr.fail_lost_builds, conf.reconcile_interval, 'lost-builds')]
+    return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr,
+                           periodic=periodic)
 
 
 def compute_service(conf, db):
@@ -43,6 +45,7 @@ def compute_service(conf, db):
                                  volume_api=cinder.CinderClient(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources'),
+                (mgr.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
                 (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
                  'rescue-timeout'),
                 # The interval doubles as the polling period, as upstream.

@@ -2,7 +2,7 @@
 
 import collections
 
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -213,6 +213,7 @@ class ServerActionsMixin:
         volume_context = self.volume_api.context_for(context, inst)
         attachment = self.volume_api.attachment_create(volume_context, volume_id,
                                                        instance['uuid'])
+        failpoint.hit('attach.api_reserved')
         try:
             # The host picks the name and records the BDM under the instance's
             # lock, so two concurrent attaches never get the same device.

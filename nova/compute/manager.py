@@ -6,13 +6,13 @@ import threading
 import oslo_messaging as messaging
 from oslo_utils import timeutils
 
-from nova import context as nova_context
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import (
     actions,
     manager_admin,
     manager_image,
     manager_power,
+    manager_reconcile,
     manager_rescue,
     manager_volumes,
     power_state,
@@ -24,17 +24,9 @@ from nova.objects import image_meta as image_meta_obj
 
 LOG = logging.getLogger(__name__)
 
-# Task states a compute restart can leave behind, and where each goes back to.
-_RESET_ON_START = {
-    vs.SCHEDULING: None, vs.SPAWNING: None, vs.BLOCK_DEVICE_MAPPING: None,
-    vs.NETWORKING: None, vs.POWERING_OFF: None, vs.POWERING_ON: None,
-    vs.REBOOTING: None, vs.REBOOTING_HARD: None,
-}
-
-
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin):
+                     manager_admin.AdminMixin, manager_reconcile.ReconcileMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
@@ -88,23 +80,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
-        """Finish what a crash interrupted: stuck builds fail, deletes complete."""
-        ctx = nova_context.get_admin_context()
-        for row in self.db.instance_get_all({'host': self.host}):
-            try:
-                if row['task_state'] == vs.DELETING:
-                    self._terminate(ctx, row)
-                elif row['vm_state'] == vs.BUILDING:
-                    exc = exception.InstanceDeployFailure(
-                        reason='compute service restarted during the build')
-                    actions.record_fault(self.db, row['uuid'], exc, host=self.host)
-                    self.driver.destroy(ctx, _obj(row), destroy_disks=True)
-                    self.db.instance_update(row['uuid'], {'vm_state': vs.ERROR,
-                                                          'task_state': None})
-                elif row['task_state'] in _RESET_ON_START:
-                    self.db.instance_update(row['uuid'], {'task_state': None})
-            except Exception:  # noqa: BLE001 - one instance must not block start-up.
-                LOG.exception('Could not reconcile instance %s', row['uuid'])
+        """Finish or roll back what a crash interrupted (manager_reconcile)."""
+        self.reconcile_instances(startup=True)
         self.sync_power_states()
 
     def sync_power_states(self):
@@ -163,6 +140,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                 self.driver.spawn(context, instance, image_meta, injected_files=[],
                                   admin_password=admin_password, allocations=None,
                                   block_device_info=bdi)
+                failpoint.hit('build.after_spawn')
                 self.complete_volumes(context, instance)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
             if not self._deleted_meanwhile(instance):
@@ -249,6 +227,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         instance = _obj(row)
         self.driver.destroy(context, instance, destroy_disks=True,
                             block_device_info=self.block_device_info(context, instance))
+        failpoint.hit('delete.after_destroy')
         self.disconnect_volumes(context, instance, delete_volumes=True)
         self.db.instance_destroy(row['uuid'])
         self._release(row['flavor'])

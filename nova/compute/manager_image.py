@@ -6,7 +6,7 @@ import tempfile
 
 from oslo_utils import timeutils
 
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
 from nova.notifications import action as notify
@@ -42,6 +42,7 @@ class ImageMixin:
         os.close(fd)
         try:
             self.driver.snapshot(context, instance, path)
+            failpoint.hit('snapshot.after_copy')
             self.image_api.upload(context, image_id, path)
         finally:
             if os.path.exists(path):

@@ -7,7 +7,7 @@ import oslo_messaging as messaging
 from oslo_utils import timeutils
 
 from nova import context as nova_context
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
 from nova.notifications import action as notify
@@ -43,10 +43,12 @@ class RescueMixin:
             try:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_rescue_instance', host=self.host):
+                    failpoint.hit('rescue.before_driver')
                     self.driver.rescue(context, instance, None,
                                        image_meta_obj.ImageMeta.from_dict(rescue_image),
                                        rescue_password,
                                        self.block_device_info(context, instance))
+                    failpoint.hit('rescue.after_driver')
             except Exception as exc:  # noqa: BLE001 - the driver restored the guest.
                 LOG.exception('Rescue of %s failed; it keeps its previous state',
                               instance.uuid)
@@ -63,6 +65,7 @@ class RescueMixin:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_unrescue_instance', host=self.host):
                     self.driver.unrescue(context, instance)
+                    failpoint.hit('unrescue.after_driver')
             except Exception as exc:  # noqa: BLE001 - still rescued, recorded.
                 LOG.exception('Unrescue of %s failed', instance.uuid)
                 actions.record_fault(self.db, instance.uuid, exc, host=self.host)

@@ -6,7 +6,7 @@ import platform
 
 import oslo_messaging as messaging
 
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import actions, block_device
 from nova.notifications import action as notify
 
@@ -120,6 +120,7 @@ class VolumesMixin:
                 with actions.event(self.db, context, instance.uuid,
                                    'compute_attach_volume', host=self.host):
                     bdm = self.connect_volume(vctx, instance, bdm)
+                    failpoint.hit('attach.after_connect')
                     try:
                         self.driver.attach_volume(
                             context, json.loads(bdm['connection_info']), instance,
@@ -128,6 +129,7 @@ class VolumesMixin:
                     except Exception:
                         self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
                         raise
+                    failpoint.hit('attach.after_driver')
                     self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
@@ -151,6 +153,7 @@ class VolumesMixin:
                     if bdm['connection_info']:
                         self.driver.detach_volume(context, json.loads(bdm['connection_info']),
                                                   instance, bdm['device_name'])
+                        failpoint.hit('detach.after_driver')
                     if bdm['attachment_id']:
                         self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - the volume stays attached.

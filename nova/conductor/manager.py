@@ -4,15 +4,16 @@ import logging
 
 import oslo_messaging as messaging
 
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
+from nova.conductor import reconcile
 from nova.conductor import scheduler as scheduler_mod
 
 LOG = logging.getLogger(__name__)
 
 
-class ConductorManager:
+class ConductorManager(reconcile.LostBuildsMixin):
     target = messaging.Target(version='1.0')
 
     def __init__(self, conf, db, compute_rpcapi):
@@ -33,6 +34,7 @@ class ConductorManager:
         try:
             with actions.event(self.db, context, instance.uuid,
                                'conductor_schedule_and_build_instances'):
+                failpoint.hit('schedule.before_claim')
                 node = self.scheduler.select_and_claim(
                     flavor, force_host=request_spec.get('force_host'),
                     image_props=(image or {}).get('properties'),
@@ -43,6 +45,7 @@ class ConductorManager:
         except exception.NoValidHost as exc:
             self._set_error(instance, exc)
             return
+        failpoint.hit('schedule.after_claim')
         try:
             # The server shows the zone of the host it landed on, as upstream.
             row = self.db.instance_update(

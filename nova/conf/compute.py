@@ -21,6 +21,15 @@ opts = [
                help='Seconds a deleted server stays SOFT_DELETED (restorable with the '
                     'restore action) before each compute host reclaims it; also how '
                     'often hosts look for such servers. 0 deletes at once.'),
+    cfg.IntOpt('reconcile_interval', default=300, min=0,
+               help='Seconds between runs of crash reconciliation on compute hosts '
+                    '(and of the lost-build check on conductors); 0 disables the '
+                    'periodic run. Reconciliation always runs when a service starts.'),
+    cfg.IntOpt('stuck_task_timeout', default=600, min=0,
+               help='Seconds an instance must keep an unfinished task state, with no '
+                    'operation running on it, before the periodic reconciliation takes '
+                    'the task as lost and repairs it; also how long a server may wait '
+                    'for a host before a conductor sets it to ERROR.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,

@@ -121,6 +121,11 @@ class ComputeDriver:
         """Detach from the definition and from a running guest."""
         raise NotImplementedError()
 
+    def guest_volume_disks(self, instance):
+        """{volume id: device name} of the volumes the guest has (crash
+        reconciliation compares it with the block device mappings)."""
+        raise NotImplementedError()
+
     def snapshot(self, context, instance, dest_path):
         """Write the root disk to ``dest_path`` as a standalone image;
         returns {'path', 'disk_format', 'container_format', 'size'}."""
@@ -139,6 +144,11 @@ class ComputeDriver:
 
     def unrescue(self, context, instance, network_info=None):
         """Return to the exact pre-rescue guest, started."""
+        raise NotImplementedError()
+
+    def has_rescue_state(self, instance):
+        """True when a rescue began and no unrescue finished (what
+        unrescue restores is still saved)."""
         raise NotImplementedError()
 
     # ------------------------------------------------------------ query

@@ -290,6 +290,12 @@ class CinderClient(ksa_utils.ServiceClient):
             not_found=self._attachment_not_found(attachment_id),
         ).json()['attachment']
 
+    def attachment_list(self, context, instance_uuid):
+        """Every attachment of the server (summary: id, status, volume_id)."""
+        return self._call(
+            context, 'GET', '/attachments', microversion=ATTACH_VERSION,
+            params={'instance_id': instance_uuid}).json()['attachments']
+
     def attachment_update(self, context, attachment_id, connector,
                           mountpoint=None):
         """Give Cinder the host's connector; returns the attachment with

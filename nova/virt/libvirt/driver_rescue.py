@@ -449,6 +449,10 @@ class RescueMixin:
             except FileNotFoundError:
                 pass
 
+    def has_rescue_state(self, instance):
+        """True while the pre-rescue definition is saved (a rescue began, no unrescue ended)."""
+        return os.path.exists(self._unrescue_xml_path(instance))
+
     def unrescue(self, context, instance, network_info=None):
         """Back to the exact pre-rescue definition, started."""
         saved_path = self._unrescue_xml_path(instance)

@@ -6,7 +6,7 @@ import time
 
 from lxml import etree
 
-from nova import exception
+from nova import exception, failpoint
 from nova.virt.libvirt import blockinfo, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
@@ -78,6 +78,17 @@ class VolumeMixin:
         conf_xml = guest.get_xml_desc(inactive=True)
         live_xml = guest.get_xml_desc() if guest.is_active() else None
         return conf_xml, live_xml
+
+    def guest_volume_disks(self, instance):
+        """{volume id (disk serial): '/dev/<target>'} of the persistent and live domain."""
+        found = {}
+        for xml in self._domain_xmls(self._guest(instance)):
+            if xml:
+                for disk in etree.fromstring(xml.encode()).iterfind('devices/disk'):
+                    serial = disk.findtext('serial')
+                    if serial:
+                        found[serial] = blockinfo.prepend_dev(disk.find('target').get('dev'))
+        return found
 
     @staticmethod
     def _machine_type(xml):
@@ -249,6 +260,7 @@ class VolumeMixin:
             if running:
                 guest.pause()
                 paused = True
+                failpoint.hit('snapshot.guest_paused')
             imagebackend.convert_to_qcow2(src, fmt, dest_path,
                                           force_share=running)
         except imagebackend.ProcessError as exc:

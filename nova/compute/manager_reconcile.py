@@ -1,0 +1,312 @@
+"""Compute manager: crash reconciliation of the database with the hypervisor."""
+
+import json
+import logging
+import time
+
+from oslo_utils import timeutils
+
+from nova import context as nova_context
+from nova import exception
+from nova.compute import power_state
+from nova.compute import reconcile_decide as decide
+from nova.compute import vm_states as vs
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
+
+_WHAT = {
+    decide.FINISH_DELETE: 'the delete was finished',
+    decide.FAIL_BUILD: 'the build was abandoned; the server is in ERROR',
+    decide.ROLLBACK_RESCUE: 'the rescue was rolled back; the server keeps its disks '
+                            'and previous state',
+    decide.FINISH_UNRESCUE: 'the unrescue was finished',
+    decide.END_SNAPSHOT: 'the snapshot was abandoned and its unfinished image deleted',
+    decide.FAIL_REBUILD: 'the rebuild was interrupted; the server is in ERROR (rebuild '
+                         'it again or delete it)',
+    decide.CLEAR_TASK: 'the unfinished task was cleared',
+    decide.COMPLETE_ATTACH: 'the guest had volume %s: its attach was completed',
+    decide.ROLLBACK_ATTACH: 'the guest did not have volume %s: its attach was rolled back',
+    decide.FINISH_DETACH: 'the detach of volume %s was finished',
+    decide.REATTACH: 'volume %s was attached but missing from the guest: attached again',
+    decide.DROP_BDM: 'the volume service no longer attaches volume %s: mapping removed',
+    'unmapped': 'the guest had volume %s that no mapping names: removed from the guest',
+    'orphan': 'volume %s was reserved for the server but never mapped: reservation '
+              'released',
+}
+
+
+class ReconcileMixin:
+    """Mixed into ComputeManager: repairs what a crash (or a lost message) left."""
+
+    def reconcile_instances(self, startup=False):
+        """Repair every instance of this host left in the middle of an operation.
+
+        At start-up nothing can be running, so every task state is stale.
+        Periodically, an instance is looked at only when no operation holds its
+        lock here and its row has not changed for ``stuck_task_timeout``.
+        """
+        ctx = nova_context.get_admin_context()
+        min_age = 0 if startup else self.conf.stuck_task_timeout
+        now = timeutils.utcnow().replace(tzinfo=None)
+        repaired = 0
+        # Set when the volume service does not answer: the rest of this run
+        # leaves volumes alone instead of waiting on it once per instance.
+        self._volumes_unreachable = False
+        for row in self.db.instance_get_all({'host': self.host}):
+            lock = self._lock(row['uuid'])
+            if not lock.acquire(blocking=False):
+                continue  # an operation is running on it right now
+            try:
+                repaired += self._reconcile_one(ctx, row, now, min_age)
+            except Exception:  # noqa: BLE001 - one instance must not block the rest.
+                LOG.exception('Could not reconcile instance %s', row['uuid'])
+            finally:
+                lock.release()
+        return repaired
+
+    def reconcile_periodic(self):
+        self.reconcile_instances(startup=False)
+
+    # -- one instance ----------------------------------------------------------
+    def _reconcile_one(self, ctx, row, now, min_age):
+        plan = decide.instance_plan(row['vm_state'], row['task_state'])
+        stale = decide.stale(row['updated_at'], now, min_age)
+        if plan is not None and stale:
+            LOG.warning('Reconciling %s (%s/%s): %s', row['uuid'], row['vm_state'],
+                        row['task_state'], plan)
+            getattr(self, '_reconcile_' + plan)(ctx, row)
+            if plan in (decide.FINISH_DELETE, decide.FAIL_BUILD):
+                return 1
+            row = self.db.instance_get(row['uuid'])
+        elif plan is not None:
+            return 0
+        fixed = int(plan is not None)
+        # Not RESCUED: the rescue domain is not the server's own definition.
+        if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED) and \
+                not getattr(self, '_volumes_unreachable', False):
+            try:
+                fixed += self._reconcile_volumes(ctx, row, now, min_age)
+            except exception.VolumeServiceError:
+                LOG.warning('The volume service does not answer: volumes are '
+                            'reconciled on a later run')
+                self._volumes_unreachable = True
+        if stale and not fixed:
+            fixed += self._close_interrupted(row['uuid'])
+        return fixed
+
+    def _note(self, uuid, what, fault=True):
+        """An instance action event (and a fault) saying what the repair did."""
+        message = 'Compute service restarted or lost an operation: %s' % what
+        recent = self.db.actions_get(uuid, limit=1)
+        if recent:
+            action = recent[0]
+            for event in self.db.events_get(action['id']):
+                if event['finish_time'] is None:
+                    self.db.event_finish(event['id'], 'Error',
+                                         details='interrupted; ' + what)
+            event_id = self.db.event_start(uuid, action['request_id'],
+                                           'compute_reconcile', host=self.host)
+            self.db.event_finish(event_id, 'Success', details=what)
+        if fault:
+            self.db.fault_create(uuid, 500, message[:255], details=message, host=self.host)
+        LOG.warning('%s: %s', uuid, message)
+
+    def _close_interrupted(self, uuid):
+        """An action whose compute event never ended (no state to repair): say so."""
+        recent = self.db.actions_get(uuid, limit=1)
+        if not recent:
+            return 0
+        events = self.db.events_get(recent[0]['id'])
+        if not any(e['finish_time'] is None and e['event'].startswith('compute_')
+                   for e in events):
+            return 0
+        self._note(uuid, 'the %s was interrupted and did not take effect'
+                   % recent[0]['action'])
+        return 1
+
+    def _set_after_repair(self, row, values):
+        instance = _obj(row)
+        values.setdefault('task_state', None)
+        values['power_state'] = self._power_state(instance)
+        try:
+            self.db.instance_update(row['uuid'], values,
+                                    expected_task_state=[row['task_state']])
+        except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
+            LOG.info('Instance %s changed while it was reconciled', row['uuid'])
+
+    def _reconcile_finish_delete(self, ctx, row):
+        self._note(row['uuid'], _WHAT[decide.FINISH_DELETE], fault=False)
+        self._terminate(ctx, row)
+
+    def _reconcile_fail_build(self, ctx, row):
+        instance = _obj(row)
+        self._note(row['uuid'], _WHAT[decide.FAIL_BUILD])
+        self.driver.destroy(ctx, instance, destroy_disks=True,
+                            block_device_info=self.block_device_info(ctx, instance))
+        # Volumes go back to available, not stuck attaching.
+        self.disconnect_volumes(ctx, instance)
+        # The claim stays with the ERROR instance until it is deleted.
+        self.db.instance_update(row['uuid'], {'vm_state': vs.ERROR, 'task_state': None,
+                                              'power_state': power_state.NOSTATE})
+
+    def _reconcile_rollback_rescue(self, ctx, row):
+        instance = _obj(row)
+        if self.driver.has_rescue_state(instance):
+            self.driver.unrescue(ctx, instance)
+            if row['vm_state'] == vs.STOPPED:
+                self.driver.power_off(instance)
+        self._note(row['uuid'], _WHAT[decide.ROLLBACK_RESCUE])
+        self._set_after_repair(row, {'vm_state': row['vm_state']})
+
+    def _reconcile_finish_unrescue(self, ctx, row):
+        instance = _obj(row)
+        if self.driver.has_rescue_state(instance):
+            self.driver.unrescue(ctx, instance)
+        self._note(row['uuid'], _WHAT[decide.FINISH_UNRESCUE])
+        self._set_after_repair(row, {'vm_state': vs.ACTIVE})
+
+    def _reconcile_end_snapshot(self, ctx, row):
+        instance = _obj(row)
+        self._drop_unfinished_images(row)
+        # A crash during the copy leaves the guest paused.
+        if row['vm_state'] == vs.ACTIVE and \
+                self._power_state(instance) == power_state.PAUSED:
+            self.driver.unpause(instance)
+        self._note(row['uuid'], _WHAT[decide.END_SNAPSHOT])
+        self._set_after_repair(row, {})
+
+    def _reconcile_fail_rebuild(self, ctx, row):
+        self._note(row['uuid'], _WHAT[decide.FAIL_REBUILD])
+        self._set_after_repair(row, {'vm_state': vs.ERROR})
+
+    def _reconcile_clear_task(self, ctx, row):
+        self._note(row['uuid'], _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])
+        self._set_after_repair(row, {})
+
+    def _drop_unfinished_images(self, row):
+        """Delete this instance's snapshot images that never became active."""
+        ctx = nova_context.RequestContext(user_id=row['user_id'],
+                                          project_id=row['project_id'], is_admin=True,
+                                          roles=['admin'], overwrite=False)
+        try:
+            images = self.image_api.list(ctx, instance_uuid=row['uuid'])
+        except Exception:  # noqa: BLE001 - the state repair must not wait for images.
+            LOG.exception('Could not list the snapshot images of %s', row['uuid'])
+            return
+        for image in images:
+            if image.get('instance_uuid') == row['uuid'] and \
+                    image.get('status') in ('queued', 'saving', 'importing'):
+                try:
+                    self.image_api.delete(ctx, image['id'])
+                except exception.NotFound:
+                    pass
+
+    # -- volumes ---------------------------------------------------------------
+    def _reconcile_volumes(self, ctx, row, now, min_age):
+        """Make the guest, the mappings and the volume service agree."""
+        instance = _obj(row)
+        try:
+            in_guest = self.driver.guest_volume_disks(instance)
+        except exception.NotFound:
+            in_guest = None
+        detaching = self._detach_pending(row['uuid'])
+        vctx = self.volume_api.context_for(ctx, instance)
+        fixed = 0
+        for bdm in self.bdms(row['uuid']):
+            if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] or \
+                    not decide.stale(bdm['updated_at'] or bdm['created_at'], now, min_age):
+                continue
+            try:
+                status = self.volume_api.attachment_get(vctx, bdm['attachment_id'])['status']
+            except exception.NotFound:
+                status = None
+            plan = decide.volume_plan(status, bool(in_guest and bdm['volume_id'] in in_guest),
+                                      detaching, guest_known=in_guest is not None)
+            if plan == decide.VOLUME_OK:
+                continue
+            LOG.warning('Reconciling volume %s of %s: %s', bdm['volume_id'], row['uuid'],
+                        plan)
+            getattr(self, '_volume_' + plan)(ctx, vctx, instance, bdm, in_guest or {})
+            self._note(row['uuid'], _WHAT[plan] % bdm['volume_id'])
+            fixed += 1
+        # The reverse: a disk the guest has that no mapping names (e.g. a
+        # rollback that could not take it out of the definition).
+        mapped = {b['volume_id'] for b in self.bdms(row['uuid']) if b['volume_id']}
+        for volume_id, device in sorted((in_guest or {}).items()):
+            if volume_id not in mapped:
+                LOG.warning('Removing unmapped volume %s from %s', volume_id, row['uuid'])
+                self.driver.detach_volume(ctx, None, instance, device)
+                self._note(row['uuid'], _WHAT['unmapped'] % volume_id)
+                fixed += 1
+        return fixed + self._release_orphans(vctx, row['uuid'], min_age)
+
+    def _release_orphans(self, vctx, uuid, min_age):
+        """Attachments the volume service keeps for the server that no mapping names.
+
+        An API that died between reserving the volume and recording the
+        mapping leaves one. The volume service gives no creation time, so the
+        periodic run releases one only once it has seen it orphaned for
+        ``min_age`` seconds (the API records the mapping within moments).
+        """
+        attachments = self.volume_api.attachment_list(vctx, uuid)
+        known = {b['attachment_id'] for b in self.bdms(uuid) if b['attachment_id']}
+        seen = self.__dict__.setdefault('_orphans_seen', {})
+        now = time.monotonic()
+        fixed = 0
+        for attachment in attachments:
+            if attachment['id'] in known:
+                seen.pop(attachment['id'], None)
+                continue
+            first = seen.setdefault(attachment['id'], now)
+            if now - first < min_age:
+                continue
+            try:
+                self.volume_api.attachment_delete(vctx, attachment['id'])
+            except exception.NotFound:
+                pass
+            seen.pop(attachment['id'], None)
+            self._note(uuid, _WHAT['orphan'] % attachment['volume_id'])
+            fixed += 1
+        return fixed
+
+    def _detach_pending(self, uuid):
+        recent = self.db.actions_get(uuid, limit=1)
+        if not recent or recent[0]['action'] != 'detach_volume':
+            return False
+        return any(e['finish_time'] is None for e in self.db.events_get(recent[0]['id']))
+
+    def _volume_complete_attach(self, ctx, vctx, instance, bdm, in_guest):
+        self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
+
+    def _volume_rollback_attach(self, ctx, vctx, instance, bdm, in_guest):
+        self._forget_attachment(vctx, bdm)
+
+    def _volume_finish_detach(self, ctx, vctx, instance, bdm, in_guest):
+        self._unplug(ctx, instance, bdm, in_guest)
+        self._forget_attachment(vctx, bdm)
+
+    def _volume_drop_bdm(self, ctx, vctx, instance, bdm, in_guest):
+        self._unplug(ctx, instance, bdm, in_guest)
+        self.db.bdm_destroy(bdm['uuid'])
+
+    def _volume_reattach(self, ctx, vctx, instance, bdm, in_guest):
+        self.driver.attach_volume(ctx, json.loads(bdm['connection_info']), instance,
+                                  bdm['device_name'], disk_bus=bdm['disk_bus'],
+                                  device_type=bdm['device_type'])
+
+    def _unplug(self, ctx, instance, bdm, in_guest):
+        if bdm['volume_id'] in in_guest:
+            info = json.loads(bdm['connection_info']) if bdm['connection_info'] else None
+            self.driver.detach_volume(ctx, info, instance, in_guest[bdm['volume_id']])
+
+    def _forget_attachment(self, vctx, bdm):
+        try:
+            self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
+        except exception.NotFound:
+            pass
+        self.db.bdm_destroy(bdm['uuid'])
+
+
+def _obj(row):
+    return instance_obj.Instance.from_db(row)
