@@ -146,6 +146,10 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         long-running service never loads alembic (about 12 MB it would keep)."""
         if not migration.at_heads(self.engine):
             migration.db_sync_in_child(self.url)
+            if not migration.at_heads(self.engine):
+                raise RuntimeError('database migration failed: the schema is not at the '
+                                   'newest revision (%s) after it' % ', '.join(
+                                       sorted(migration.script_heads())))
 
     def dispose(self):
         self.engine.dispose()

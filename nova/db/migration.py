@@ -62,11 +62,15 @@ def db_sync(engine, version='heads'):
 
 
 def db_sync_in_child(url):
-    """db_sync in a child process; the URL (it may hold a password) goes over stdin."""
-    code = ('import sys; from nova.db import api; '
-            'api.Database(sys.stdin.read(), max_retries=1).sync()')
-    proc = subprocess.run([sys.executable, '-c', code], input=url, capture_output=True,
-                          text=True, check=False)
+    """db_sync in a child process; the URL (it may hold a password) goes over stdin.
+
+    The child imports exactly the code this process runs (its sys.path), never
+    whatever a ``nova`` directory in the working directory holds.
+    """
+    code = ('import sys; sys.path[:] = %r; from nova.db import api; '
+            'api.Database(sys.stdin.read(), max_retries=1).sync()' % (sys.path,))
+    proc = subprocess.run([sys.executable, '-I', '-c', code], input=url,
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         lines = (proc.stderr or '').strip().splitlines() or ['exit %d' % proc.returncode]
         raise RuntimeError('database migration failed: %s' % lines[-1])
