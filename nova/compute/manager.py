@@ -12,6 +12,7 @@ from nova.compute import (
     actions,
     manager_admin,
     manager_image,
+    manager_lifecycle,
     manager_power,
     manager_rescue,
     manager_volumes,
@@ -33,7 +34,7 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin):
+                     manager_admin.AdminMixin, manager_lifecycle.LifecycleMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
@@ -54,6 +55,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
         self.driver.init_host(self.host)
+        # Listen before the start-up sync, so no change falls in between.
+        self.start_lifecycle_events()
         self.update_available_resource()
         self._reconcile_on_start()
         self._recount_usage()
@@ -105,28 +108,6 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             except Exception:  # noqa: BLE001 - one instance must not block start-up.
                 LOG.exception('Could not reconcile instance %s', row['uuid'])
         self.sync_power_states()
-
-    def sync_power_states(self):
-        """Record the hypervisor's view of each instance's power state."""
-        for row in self.db.instance_get_all({'host': self.host}):
-            if row['task_state'] is not None:
-                continue
-            try:
-                state = self.driver.get_info(_obj(row)).state
-            except exception.NotFound:
-                state = power_state.NOSTATE
-            values = {}
-            if state != row['power_state']:
-                values['power_state'] = state
-            if row['vm_state'] == vs.ACTIVE and state in (power_state.SHUTDOWN,
-                                                          power_state.CRASHED,
-                                                          power_state.NOSTATE):
-                values['vm_state'] = vs.STOPPED
-            if values:
-                try:
-                    self.db.instance_update(row['uuid'], values, expected_task_state=[None])
-                except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
-                    pass
 
     # -- build ---------------------------------------------------------------
     def build_and_run_instance(self, context, instance, image, request_spec,
