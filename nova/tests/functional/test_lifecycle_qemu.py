@@ -1,0 +1,192 @@
+"""Real QEMU guests changed behind the service's back: events, recreation, orphan guests."""
+
+import os
+import time
+import uuid as uuidlib
+
+import libvirt
+import pytest
+
+from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import libvirt as fx
+from nova.tests.functional import fixtures
+
+pytestmark = fx.requires_libvirtd()
+V = '2.105'
+CINDER = {'OpenStack-API-Version': 'volume 3.44'}
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('lifecycle-qemu')
+    c = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI, extra={
+        ('DEFAULT', 'running_deleted_instance_poll_interval'): -1})
+    c.root = c.upload_image(bootimg.write_boot_image(str(tmp / 'root.img'), 'ROOT-OK\r\n'))
+    status, _h, body = c.request('POST', '/flavors', {'flavor': {
+        'name': 'full', 'ram': 128, 'vcpus': 1, 'disk': 1, 'id': 'full',
+        'OS-FLV-EXT-DATA:ephemeral': 1, 'swap': 64}}, token='admin:admin')
+    assert status == 200, body
+    c.compute = c.aio.services[1].manager
+    assert c.compute.driver._lifecycle_listener.connected.wait(20)
+    c.conn = libvirt.open(fx.QEMU_URI)
+    yield c
+    c.conn.close()
+    c.stop()
+
+
+def volume(cloud):
+    status, _h, body = cloud.request('POST', '/v3/demo/volumes', {'volume': {'size': 1}},
+                                     url=cloud.aio.urls['volume'], headers=CINDER)
+    assert status == 202, body
+    return wait_volume(cloud, body['volume']['id'], 'available')
+
+
+def wait_volume(cloud, vid, wanted):
+    deadline = time.monotonic() + 30
+    while cloud.request('GET', '/v3/demo/volumes/' + vid, url=cloud.aio.urls['volume'],
+                        headers=CINDER)[2]['volume']['status'] != wanted:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return vid
+
+
+def server(cloud, sid):
+    status, _h, body = cloud.request('GET', '/servers/' + sid, version=V)
+    assert status == 200, body
+    return body['server']
+
+
+def console(cloud, sid):
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'os-getConsoleOutput': {}}, version=V)
+    assert status == 200, body
+    return body['output']
+
+
+def wait_console(cloud, sid, text, count, timeout=30):
+    deadline = time.monotonic() + timeout
+    while console(cloud, sid).count(text) < count:
+        assert time.monotonic() < deadline, console(cloud, sid)
+        time.sleep(0.2)
+
+
+def disks(dom):
+    """{target dev: (bus, device, source)} of the live definition."""
+    from lxml import etree
+    root = etree.fromstring(dom.XMLDesc(0).encode())
+    out = {}
+    for disk in root.iterfind('devices/disk'):
+        source = disk.find('source')
+        out[disk.find('target').get('dev')] = (
+            disk.find('target').get('bus'), disk.get('device'),
+            None if source is None else (source.get('file') or source.get('dev')))
+    return out
+
+
+def boot(cloud, **extra):
+    body = dict({'name': 'lc', 'imageRef': cloud.root, 'flavorRef': '1',
+                 'networks': 'none'}, **extra)
+    status, _h, resp = cloud.request('POST', '/servers', {'server': body}, version=V)
+    assert status == 202, resp
+    sid = resp['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    return sid
+
+
+def test_destroyed_then_undefined_guest_comes_back_whole_on_hard_reboot(cloud):
+    v1, v2 = volume(cloud), volume(cloud)
+    sid = boot(cloud, flavorRef='full', config_drive=True,
+               image_props_override={'hw_disk_bus': 'scsi'},
+               block_device_mapping_v2=[
+                   {'source_type': 'image', 'uuid': cloud.root,
+                    'destination_type': 'local', 'boot_index': 0},
+                   {'source_type': 'volume', 'uuid': v1, 'destination_type': 'volume',
+                    'boot_index': -1}])
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid,
+                                     {'volumeAttachment': {'volumeId': v2}}, version=V)
+    assert status in (200, 202), body
+    wait_volume(cloud, v2, 'in-use')
+    wait_console(cloud, sid, 'ROOT-OK', 1)
+    dom = cloud.conn.lookupByUUIDString(sid)
+    before = disks(dom)
+    assert len(before) == 6, before   # root, ephemeral, swap, two volumes, config drive
+    assert {bus for bus, device, _s in before.values() if device == 'disk'} == {'scsi'}
+
+    # virsh destroy behind the service's back: SHUTOFF within seconds.
+    started = time.monotonic()
+    dom.destroy()
+    while server(cloud, sid)['status'] != 'SHUTOFF':
+        assert time.monotonic() - started < 3, server(cloud, sid)
+        time.sleep(0.05)
+    assert server(cloud, sid)['OS-EXT-STS:power_state'] == 4
+
+    # The definition and the config drive go too; a hard reboot rebuilds both.
+    dom.undefine()
+    config_drive = os.path.join(cloud.conf.instances_path, sid, 'disk.config')
+    os.unlink(config_drive)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'reboot': {'type': 'HARD'}}, version=V)
+    assert status == 202, body
+    assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:power_state'] == 1
+    dom = cloud.conn.lookupByUUIDString(sid)
+    assert dom.isActive() and dom.isPersistent()
+    assert disks(dom) == before
+    assert os.path.getsize(config_drive) > 0
+    wait_console(cloud, sid, 'ROOT-OK', 2)
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    cloud.wait_for_status(sid, ['DELETED'])
+
+
+def test_start_recreates_the_domain_of_a_stopped_server(cloud):
+    sid = boot(cloud)
+    wait_console(cloud, sid, 'ROOT-OK', 1)
+    dom = cloud.conn.lookupByUUIDString(sid)
+    before = disks(dom)
+    dom.destroy()
+    dom.undefine()
+    cloud.wait_for_status(sid, ['SHUTOFF'], timeout=5)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'os-start': None}, version=V)
+    assert status == 202, body
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    assert disks(cloud.conn.lookupByUUIDString(sid)) == before
+    wait_console(cloud, sid, 'ROOT-OK', 2)
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+
+
+FOREIGN_XML = """<domain type='qemu'><name>%s</name><uuid>%s</uuid>
+<memory unit='MiB'>32</memory><vcpu>1</vcpu><os><type>hvm</type></os>
+<devices><serial type='pty'/></devices></domain>"""
+
+
+def _exists(conn, uuid):
+    try:
+        conn.lookupByUUIDString(uuid)
+        return True
+    except libvirt.libvirtError:
+        return False
+
+
+def test_running_deleted_guest_is_shut_down_then_reaped_and_foreign_untouched(cloud):
+    conf, compute = cloud.conf, cloud.compute
+    sid = boot(cloud)
+    inst_dir = os.path.join(conf.instances_path, sid)
+    cloud.db.instance_destroy(sid)      # deleted in the database, guest still running
+    foreign = str(uuidlib.uuid4())
+    dom = cloud.conn.defineXML(FOREIGN_XML % ('foreign-%s' % foreign[:8], foreign))
+    dom.create()
+    try:
+        conf.set_override('running_deleted_instance_action', 'shutdown')
+        assert compute.cleanup_running_deleted_instances() == [sid]
+        assert not cloud.conn.lookupByUUIDString(sid).isActive()
+        assert os.path.isdir(inst_dir)
+
+        conf.set_override('running_deleted_instance_action', 'reap')
+        assert compute.cleanup_running_deleted_instances() == [sid]
+        assert not _exists(cloud.conn, sid) and not os.path.exists(inst_dir)
+        assert cloud.conn.lookupByUUIDString(foreign).isActive()
+        assert compute.cleanup_running_deleted_instances() == []
+    finally:
+        conf.clear_override('running_deleted_instance_action')
+        dom.destroy()
+        dom.undefine()
