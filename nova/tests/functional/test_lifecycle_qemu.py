@@ -190,3 +190,18 @@ def test_running_deleted_guest_is_shut_down_then_reaped_and_foreign_untouched(cl
         conf.clear_override('running_deleted_instance_action')
         dom.destroy()
         dom.undefine()
+
+
+def test_rescue_redefinitions_are_not_taken_for_outside_stops(cloud):
+    sid = boot(cloud)
+    for body, status in (({'rescue': {}}, 'RESCUE'), ({'unrescue': None}, 'ACTIVE'),
+                         ({'reboot': {'type': 'HARD'}}, 'ACTIVE')):
+        code, _h, resp = cloud.request('POST', '/servers/%s/action' % sid, body, version=V)
+        assert code in (200, 202), resp
+        cloud.wait_for_status(sid, [status])
+        time.sleep(1.0)   # every event the operation caused has been handled
+        assert server(cloud, sid)['status'] == status
+        assert cloud.conn.lookupByUUIDString(sid).isActive()
+    code, _h, resp = cloud.request('GET', '/servers/%s/os-instance-actions' % sid, version=V)
+    assert 'stop' not in [a['action'] for a in resp['instanceActions']]
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
