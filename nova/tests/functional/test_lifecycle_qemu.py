@@ -205,3 +205,32 @@ def test_rescue_redefinitions_are_not_taken_for_outside_stops(cloud):
     code, _h, resp = cloud.request('GET', '/servers/%s/os-instance-actions' % sid, version=V)
     assert 'stop' not in [a['action'] for a in resp['instanceActions']]
     assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+
+
+def test_guest_powering_itself_off_shows_shutoff(cloud, tmp_path):
+    from nova.tests.fixtures import kernelguest
+    try:
+        kernel, busybox = kernelguest.fetch()
+    except kernelguest.KernelUnavailable as exc:
+        pytest.skip('no test kernel: %s' % exc)
+    initrd = str(tmp_path / 'initrd.gz')
+    kernelguest.write_initrd(initrd, busybox)   # its /init ends with `poweroff -f`
+    kernel_id = cloud.upload_image(kernel, name='vmlinuz', disk_format='aki',
+                                   container_format='aki')
+    ramdisk_id = cloud.upload_image(initrd, name='initrd', disk_format='ari',
+                                    container_format='ari')
+    image = cloud.upload_image(fixtures.tiny_disk(tmp_path / 'root.img'), name='k',
+                               kernel_id=kernel_id, ramdisk_id=ramdisk_id,
+                               os_command_line='console=ttyS0 quiet')
+    sid = boot(cloud, imageRef=image)
+    dom = cloud.conn.lookupByUUIDString(sid)
+    deadline = time.monotonic() + 120
+    while dom.isActive():
+        assert time.monotonic() < deadline, 'the guest did not power off'
+        time.sleep(0.05)
+    stopped = time.monotonic()
+    while server(cloud, sid)['status'] != 'SHUTOFF':
+        assert time.monotonic() - stopped < 3, server(cloud, sid)
+        time.sleep(0.05)
+    assert kernelguest.DONE_MARKER in console(cloud, sid)
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
