@@ -8,6 +8,7 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
+from nova.compute import actions
 from nova.compute import power_state as ps
 from nova.compute import vm_states as vs
 
@@ -134,13 +135,28 @@ class LifecycleMixin:
         if decision == STOP:
             LOG.warning('Instance %s is %s but its guest is %s: stopping it',
                         row['uuid'], row['vm_state'], ps.STATE_MAP.get(state, state))
-            ctx = nova_context.get_admin_context()
-            self.db.action_start(ctx, row['uuid'], 'stop')
-            self.power_action(ctx, _obj(row), 'stop')
+            self._force_stop(_obj(row))
         elif decision == POWER_OFF:
             LOG.warning('Instance %s is %s but its guest runs: powering it off',
                         row['uuid'], row['vm_state'])
             self.driver.power_off(_obj(row))
+
+    def _force_stop(self, instance):
+        """Upstream's stop path without the clean shutdown: a stop action on
+        record, the guest powered off at once, the server STOPPED."""
+        ctx = nova_context.get_admin_context()
+        self.db.action_start(ctx, instance.uuid, 'stop')
+        with self._lock(instance.uuid):
+            try:
+                with actions.event(self.db, ctx, instance.uuid, 'compute_stop_instance',
+                                   host=self.host):
+                    self.driver.power_off(instance)
+            except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.
+                LOG.exception('Stopping %s after a power state sync failed', instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self._finish_task(instance, None)
+                return
+            self._finish_task(instance, vs.STOPPED)
 
     def _query_power_state(self, row, event_power_state):
         """The hypervisor's state now; an event can be older than that."""
