@@ -234,3 +234,52 @@ def test_guest_powering_itself_off_shows_shutoff(cloud, tmp_path):
         time.sleep(0.05)
     assert kernelguest.DONE_MARKER in console(cloud, sid)
     assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+
+
+def _our_event_clients():
+    """libvirtd's ids of this process's read-only clients (the event listener's)."""
+    import subprocess
+    out = subprocess.run(['virt-admin', 'srv-clients-list', 'libvirtd'], capture_output=True,
+                         text=True, check=True).stdout
+    ids = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
+    mine = []
+    for cid in ids:
+        info = subprocess.run(['virt-admin', 'client-info', 'libvirtd', cid],
+                              capture_output=True, text=True, check=False).stdout
+        fields = dict(line.split(':', 1) for line in info.splitlines() if ':' in line)
+        fields = {k.strip(): v.strip() for k, v in fields.items()}
+        if fields.get('readonly') == 'yes' and \
+                fields.get('unix_process_id') == str(os.getpid()):
+            mine.append(cid)
+    return mine
+
+
+def test_listener_reconnects_when_libvirtd_drops_it_and_resyncs(cloud):
+    import shutil
+    import subprocess
+    if not shutil.which('virt-admin'):
+        pytest.skip('virt-admin is not installed')
+    sid = boot(cloud)
+    listener = cloud.compute.driver._lifecycle_listener
+    before = listener.reconnects
+    # A change the events will not tell: only the resync after reconnecting fixes it.
+    cloud.db.instance_update(sid, {'power_state': 3})
+    clients = _our_event_clients()
+    assert clients
+    for cid in clients:       # what a libvirtd restart does to the connection
+        subprocess.run(['virt-admin', 'client-disconnect', 'libvirtd', cid], check=True,
+                       capture_output=True)
+    deadline = time.monotonic() + 20
+    while listener.reconnects == before or not listener.connected.is_set():
+        assert time.monotonic() < deadline, 'the listener did not reconnect'
+        time.sleep(0.05)
+    while server(cloud, sid)['OS-EXT-STS:power_state'] != 1:
+        assert time.monotonic() < deadline, 'no resync after reconnecting'
+        time.sleep(0.05)
+    # Events flow again on the new connection.
+    cloud.conn.lookupByUUIDString(sid).destroy()
+    started = time.monotonic()
+    while server(cloud, sid)['status'] != 'SHUTOFF':
+        assert time.monotonic() - started < 3, server(cloud, sid)
+        time.sleep(0.05)
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204

@@ -80,6 +80,7 @@ class LifecycleListener:
         self._conn = None
         self._threads = []
         self.connected = threading.Event()
+        self.reconnects = 0
 
     # ------------------------------------------------------------ lifecycle
     def start(self):
@@ -113,8 +114,10 @@ class LifecycleListener:
                 continue
             LOG.info('Listening to libvirt lifecycle events at %s', self.uri)
             self.connected.set()
-            if not first and self.on_reconnect is not None:
-                self._enqueue(('resync', None))
+            if not first:
+                self.reconnects += 1
+                if self.on_reconnect is not None:
+                    self._enqueue(('resync', None))
             first = False
             self._closed.wait()
             self.connected.clear()
