@@ -12,12 +12,12 @@ from nova.compute import (
     actions,
     manager_admin,
     manager_image,
-    manager_lifecycle,
     manager_power,
     manager_rescue,
     manager_volumes,
     power_state,
 )
+from nova.compute import manager_lifecycle as lifecycle
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
 from nova.objects import image_meta as image_meta_obj
@@ -34,7 +34,8 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin, manager_lifecycle.LifecycleMixin):
+                     manager_admin.AdminMixin,
+                     lifecycle.LifecycleMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):

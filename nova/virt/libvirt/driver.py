@@ -11,16 +11,10 @@ import time
 from nova import exception
 from nova.compute import power_state
 from nova.virt import configdrive, driver
-from nova.virt.libvirt import (
-    blockinfo,
-    driver_lifecycle,
-    driver_rescue,
-    driver_volumes,
-    guestfeatures,
-    imagebackend,
-)
+from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes, guestfeatures, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import diagnostics as libvirt_diagnostics
+from nova.virt.libvirt import driver_lifecycle as libvirt_lifecycle
 from nova.virt.libvirt import host as libvirt_host
 from nova.virt.libvirt import volume as libvirt_volume
 
@@ -325,7 +319,7 @@ def read_tail(path, max_bytes):
 # ----------------------------------------------------------------- the driver
 
 class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
-                    driver_lifecycle.LifecycleMixin,
+                    libvirt_lifecycle.LifecycleMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
