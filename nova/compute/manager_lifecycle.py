@@ -2,6 +2,7 @@
 
 import datetime
 import logging
+import threading
 import types
 
 from oslo_utils import timeutils
@@ -19,6 +20,11 @@ _HANDS_OFF = (vs.BUILDING, vs.RESCUED, vs.RESIZED, vs.SUSPENDED, vs.ERROR)
 
 STOP = 'stop'                 # through the stop path: vm_state becomes STOPPED
 POWER_OFF = 'power_off'       # the guest is powered off; vm_state stays
+BUSY = object()               # an operation holds the instance's lock
+
+# An event for an instance busy with an operation is looked at again after it.
+EVENT_RETRY_DELAY = 1.0
+EVENT_RETRIES = 600
 
 
 def sync_decision(vm_state, task_state, vm_power_state):
@@ -76,15 +82,22 @@ class LifecycleMixin:
         start = getattr(self.driver, 'start_lifecycle_events', None)
         if start is None or not self.conf.handle_virt_lifecycle_events:
             return None
+        self._events_stopped = threading.Event()
         return start(self.handle_lifecycle_event, on_reconnect=self.sync_power_states)
 
     def cleanup_host(self):
+        stopped = getattr(self, '_events_stopped', None)
+        if stopped is not None:
+            stopped.set()
         stop = getattr(self.driver, 'stop_lifecycle_events', None)
         if stop is not None:
             stop()
 
-    def handle_lifecycle_event(self, uuid, event_power_state):
+    def handle_lifecycle_event(self, uuid, event_power_state, attempt=0):
         """A guest changed state: sync its instance as upstream's handler does."""
+        stopped = getattr(self, '_events_stopped', None)
+        if stopped is not None and stopped.is_set():
+            return
         try:
             row = self.db.instance_get(uuid)
         except exception.InstanceNotFound:
@@ -92,7 +105,13 @@ class LifecycleMixin:
         if row['host'] != self.host:
             return
         LOG.debug('Lifecycle event for %s: power state %s', uuid, event_power_state)
-        self._sync_one(row, event_power_state)
+        if self._sync_one(row, event_power_state) is BUSY and attempt < EVENT_RETRIES:
+            # An operation holds the instance; the change may have come after
+            # it read the state it will record, so look again once it is done.
+            timer = threading.Timer(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
+                                    (uuid, event_power_state, attempt + 1))
+            timer.daemon = True
+            timer.start()
 
     # ------------------------------------------------------------ periodic
     def sync_power_states(self):
@@ -110,7 +129,7 @@ class LifecycleMixin:
         lock = self._lock(row['uuid'])
         # An operation holding the lock records the state it leaves behind.
         if not lock.acquire(blocking=False):
-            return
+            return BUSY
         try:
             try:
                 row = self.db.instance_get(row['uuid'])

@@ -116,6 +116,16 @@ def test_events_during_an_operation_are_left_to_it(aio):
     assert server['status'] == 'ACTIVE' and server['OS-EXT-STS:power_state'] == 1
 
 
+def test_an_event_during_an_operation_is_looked_at_again_after_it(aio):
+    sid = _server(aio)
+    lock = aio.compute._lock(sid)
+    with lock:   # as an operation on the instance would
+        aio.conn.lookupByUUIDString(sid).destroy()
+        time.sleep(0.5)
+        assert _get(aio, sid)['status'] == 'ACTIVE'
+    _wait(aio, sid, lambda s: s['status'] == 'SHUTOFF', timeout=3)
+
+
 def test_hard_reboot_recreates_an_undefined_domain(aio):
     sid = _server(aio)
     dom = aio.conn.lookupByUUIDString(sid)
