@@ -238,3 +238,22 @@ def test_running_deleted_guests_are_handled_and_foreign_ones_untouched(aio, tmp_
                 dom = aio.conn.lookupByUUIDString(uuid)
                 dom.destroy()
                 dom.undefine()
+
+
+def test_the_periodic_task_reaps_by_default(tmp_path):
+    running = fixtures.RunningAio(tmp_path, extra={
+        ('DEFAULT', 'running_deleted_instance_poll_interval'): 1})
+    running.conn = conn = libvirt.open('test:///default')
+    try:
+        assert running.conf.running_deleted_instance_action == 'reap'
+        running.image_id = running.upload_image(fixtures.tiny_disk(tmp_path / 'disk.img'))
+        sid = _server(running)
+        running.db.instance_destroy(sid)    # the row goes, the guest stays
+        deadline = time.monotonic() + 5
+        while _exists(running, sid):
+            assert time.monotonic() < deadline, 'not reaped'
+            time.sleep(0.1)
+        assert not os.path.exists(os.path.join(running.conf.instances_path, sid))
+    finally:
+        conn.close()
+        running.stop()
