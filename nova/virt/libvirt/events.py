@@ -135,8 +135,12 @@ class LifecycleListener:
             conn.registerCloseCallback(self._on_close, None)
         except libvirt.libvirtError:
             pass   # drivers without keepalive/close support still send events
-        conn.domainEventRegisterAny(None, libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-                                    self._on_event, None)
+        try:
+            conn.domainEventRegisterAny(None, libvirt.VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+                                        self._on_event, None)
+        except libvirt.libvirtError:
+            conn.close()
+            raise
         self._conn = conn
 
     def _close(self):
