@@ -60,6 +60,8 @@ class Service:
     def stop(self):
         for thread in self._threads:
             thread.stop()
+        if hasattr(self.manager, 'cleanup_host'):
+            self.manager.cleanup_host()
         if self.rpcserver is not None:
             self.rpcserver.stop()
             self.rpcserver.wait()

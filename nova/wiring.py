@@ -46,6 +46,8 @@ def compute_service(conf, db):
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources'),
                 (mgr.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
+                (mgr.cleanup_running_deleted_instances,
+                 conf.running_deleted_instance_poll_interval, 'running-deleted'),
                 (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
                  'rescue-timeout'),
                 # The interval doubles as the polling period, as upstream.

@@ -17,6 +17,7 @@ from nova.compute import (
     manager_volumes,
     power_state,
 )
+from nova.compute import manager_lifecycle as lifecycle
 from nova.compute import vm_states as vs
 from nova.conductor import scheduler as scheduler_mod
 from nova.notifications import action as notify
@@ -26,7 +27,8 @@ LOG = logging.getLogger(__name__)
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin, manager_reconcile.ReconcileMixin):
+                     manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
+                     lifecycle.LifecycleMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
@@ -47,6 +49,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
         self.driver.init_host(self.host)
+        # Listen before the start-up sync, so no change falls in between.
+        self.start_lifecycle_events()
         self.update_available_resource()
         self._reconcile_on_start()
         self._recount_usage()
@@ -83,28 +87,6 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         """Finish or roll back what a crash interrupted (manager_reconcile)."""
         self.reconcile_instances(startup=True)
         self.sync_power_states()
-
-    def sync_power_states(self):
-        """Record the hypervisor's view of each instance's power state."""
-        for row in self.db.instance_get_all({'host': self.host}):
-            if row['task_state'] is not None:
-                continue
-            try:
-                state = self.driver.get_info(_obj(row)).state
-            except exception.NotFound:
-                state = power_state.NOSTATE
-            values = {}
-            if state != row['power_state']:
-                values['power_state'] = state
-            if row['vm_state'] == vs.ACTIVE and state in (power_state.SHUTDOWN,
-                                                          power_state.CRASHED,
-                                                          power_state.NOSTATE):
-                values['vm_state'] = vs.STOPPED
-            if values:
-                try:
-                    self.db.instance_update(row['uuid'], values, expected_task_state=[None])
-                except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
-                    pass
 
     # -- build ---------------------------------------------------------------
     @notify.instance_action('create', 'InstanceCreatePayload')

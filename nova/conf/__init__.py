@@ -9,6 +9,7 @@ _MODULES = (
     'paths',
     'api',
     'compute',
+    'lifecycle',
     'conductor',
     'database',
     'glance',

@@ -14,6 +14,7 @@ from nova.virt import configdrive, driver
 from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes, guestfeatures, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import diagnostics as libvirt_diagnostics
+from nova.virt.libvirt import driver_lifecycle as libvirt_lifecycle
 from nova.virt.libvirt import host as libvirt_host
 from nova.virt.libvirt import volume as libvirt_volume
 
@@ -318,6 +319,7 @@ def read_tail(path, max_bytes):
 # ----------------------------------------------------------------- the driver
 
 class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
+                    libvirt_lifecycle.LifecycleMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
@@ -405,6 +407,7 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                           ', '.join(sorted(supported)) or 'none'))
 
     def cleanup_host(self, host):
+        self.stop_lifecycle_events()
         self.host.close()
 
     def get_host_uptime(self):
@@ -692,21 +695,25 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
         return guest.get_power_state() == power_state.SHUTDOWN
 
     def power_off(self, instance, timeout=0, retry_interval=0):
-        guest = self._guest(instance)
+        try:
+            guest = self._guest(instance)
+        except exception.InstanceNotFound:
+            return   # no domain is as off as it gets (upstream's _destroy)
         if timeout and self._clean_shutdown(guest, timeout, retry_interval):
             return
         guest.poweroff()
 
     def power_on(self, context, instance, network_info,
                  block_device_info=None, accel_info=None):
-        guest = self._guest(instance)
+        guest = self._guest_or_recreate(context, instance, block_device_info)
         if not guest.is_active():
             guest.launch()
 
     def reboot(self, context, instance, network_info, reboot_type,
                block_device_info=None, bad_volumes_callback=None,
                accel_info=None):
-        guest = self._guest(instance)
+        # A missing domain makes any reboot a hard one, as upstream.
+        guest = self._guest_or_recreate(context, instance, block_device_info)
         if reboot_type == 'SOFT' and guest.is_active():
             if self._clean_shutdown(guest, self.soft_reboot_wait, 0):
                 guest.launch()

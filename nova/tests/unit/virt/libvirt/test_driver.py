@@ -122,10 +122,12 @@ def test_power_operations_report_states(drv, spawned):
 
 def test_power_calls_on_unknown_instance_raise_not_found(drv):
     ghost = fx.make_instance()
-    for call in (lambda: drv.power_off(ghost), lambda: drv.pause(ghost),
+    for call in (lambda: drv.pause(ghost),
                  lambda: drv.get_console_output(None, ghost)):
         with pytest.raises(exception.InstanceNotFound):
             call()
+    # A guest with no domain is off already (upstream's _destroy): stop succeeds.
+    drv.power_off(ghost)
 
 
 @pytest.mark.parametrize('props,error', [

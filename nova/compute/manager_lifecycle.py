@@ -1,0 +1,235 @@
+"""Compute manager: power state sync (hypervisor events + periodic) and guests left running."""
+
+import datetime
+import logging
+import threading
+import types
+
+from oslo_utils import timeutils
+
+from nova import context as nova_context
+from nova import exception
+from nova.compute import actions
+from nova.compute import power_state as ps
+from nova.compute import vm_states as vs
+
+LOG = logging.getLogger(__name__)
+
+# vm_states whose power state is recorded but never acted upon (upstream).
+_HANDS_OFF = (vs.BUILDING, vs.RESCUED, vs.RESIZED, vs.SUSPENDED, vs.ERROR)
+
+STOP = 'stop'                 # through the stop path: vm_state becomes STOPPED
+POWER_OFF = 'power_off'       # the guest is powered off; vm_state stays
+BUSY = object()               # an operation holds the instance's lock
+
+# An event for an instance busy with an operation is looked at again after it.
+EVENT_RETRY_DELAY = 1.0
+EVENT_RETRIES = 600
+
+
+def sync_decision(vm_state, task_state, vm_power_state):
+    """What upstream's _sync_instance_power_state does for a DB/hypervisor pair.
+
+    Returns None (record the power state only), STOP or POWER_OFF.
+    ``task_state`` not None means an operation is in progress: hands off.
+    """
+    if task_state is not None or vm_state in _HANDS_OFF:
+        return None
+    if vm_state == vs.ACTIVE:
+        # Paused behind our back or not found (libvirtd restarting, say):
+        # upstream only logs; a stopped, crashed or suspended guest is stopped.
+        if vm_power_state in (ps.SHUTDOWN, ps.CRASHED, ps.SUSPENDED):
+            return STOP
+        return None
+    if vm_state == vs.STOPPED:
+        if vm_power_state not in (ps.NOSTATE, ps.SHUTDOWN, ps.CRASHED):
+            return STOP       # started behind our back: upstream's force_stop
+        return None
+    if vm_state == vs.PAUSED:
+        return STOP if vm_power_state in (ps.SHUTDOWN, ps.CRASHED) else None
+    if vm_state in (vs.SOFT_DELETED, vs.DELETED):
+        return POWER_OFF if vm_power_state not in (ps.NOSTATE, ps.SHUTDOWN) else None
+    return None
+
+
+def orphan_reason(row, files_ours, host, now, timeout):
+    """Why a domain of ours counts as running-deleted, or None if it does not.
+
+    ``row`` is the instance row for the domain's uuid (deleted rows included)
+    or None when the database does not know it; ``files_ours`` says whether
+    the domain keeps its files in this host's instance directory.
+    """
+    if row is None:
+        return 'unknown to the database' if files_ours else None
+    if not row['deleted']:
+        return None
+    if row['host'] not in (host, None) and not files_ours:
+        return None
+    deleted_at = row['deleted_at']
+    if timeout and deleted_at is not None:
+        if deleted_at.tzinfo is None:
+            deleted_at = deleted_at.replace(tzinfo=datetime.timezone.utc)
+        if now - deleted_at < datetime.timedelta(seconds=timeout):
+            return None
+    return 'instance deleted'
+
+
+class LifecycleMixin:
+    """Mixed into ComputeManager (uses db, driver, host, conf, _lock)."""
+
+    # ------------------------------------------------------------ events
+    def start_lifecycle_events(self):
+        start = getattr(self.driver, 'start_lifecycle_events', None)
+        if start is None or not self.conf.handle_virt_lifecycle_events:
+            return None
+        self._events_stopped = threading.Event()
+        return start(self.handle_lifecycle_event, on_reconnect=self.sync_power_states)
+
+    def cleanup_host(self):
+        stopped = getattr(self, '_events_stopped', None)
+        if stopped is not None:
+            stopped.set()
+        stop = getattr(self.driver, 'stop_lifecycle_events', None)
+        if stop is not None:
+            stop()
+
+    def handle_lifecycle_event(self, uuid, event_power_state, attempt=0):
+        """A guest changed state: sync its instance as upstream's handler does."""
+        stopped = getattr(self, '_events_stopped', None)
+        if stopped is not None and stopped.is_set():
+            return
+        try:
+            row = self.db.instance_get(uuid)
+        except exception.InstanceNotFound:
+            return   # not an instance of ours (or deleted: see running-deleted)
+        if row['host'] != self.host:
+            return
+        LOG.debug('Lifecycle event for %s: power state %s', uuid, event_power_state)
+        if self._sync_one(row, event_power_state) is BUSY and attempt < EVENT_RETRIES:
+            # An operation holds the instance; the change may have come after
+            # it read the state it will record, so look again once it is done.
+            timer = threading.Timer(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
+                                    (uuid, event_power_state, attempt + 1))
+            timer.daemon = True
+            timer.start()
+
+    # ------------------------------------------------------------ periodic
+    def sync_power_states(self):
+        """Record the hypervisor's view of each instance's power state and
+        act on mismatches (the fallback when no event arrives)."""
+        for row in self.db.instance_get_all({'host': self.host}):
+            if row['task_state'] is not None:
+                continue
+            try:
+                self._sync_one(row, None)
+            except Exception:  # noqa: BLE001 - one instance must not stop the sync.
+                LOG.exception('Power state sync of %s failed', row['uuid'])
+
+    def _sync_one(self, row, event_power_state):
+        lock = self._lock(row['uuid'])
+        # An operation holding the lock records the state it leaves behind.
+        if not lock.acquire(blocking=False):
+            return BUSY
+        try:
+            try:
+                row = self.db.instance_get(row['uuid'])
+            except exception.InstanceNotFound:
+                return
+            if row['task_state'] is not None:
+                return
+            state = self._query_power_state(row, event_power_state)
+            decision = sync_decision(row['vm_state'], row['task_state'], state)
+            try:
+                if state != row['power_state']:
+                    row = self.db.instance_update(row['uuid'], {'power_state': state},
+                                                  expected_task_state=[None])
+                if decision == STOP:
+                    row = self.db.instance_update(
+                        row['uuid'], {'task_state': vs.POWERING_OFF},
+                        expected_task_state=[None], expected_vm_state=[row['vm_state']])
+            except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
+                return   # an action or a delete started meanwhile: it wins
+        finally:
+            lock.release()
+        if decision == STOP:
+            LOG.warning('Instance %s is %s but its guest is %s: stopping it',
+                        row['uuid'], row['vm_state'], ps.STATE_MAP.get(state, state))
+            self._force_stop(_obj(row))
+        elif decision == POWER_OFF:
+            LOG.warning('Instance %s is %s but its guest runs: powering it off',
+                        row['uuid'], row['vm_state'])
+            self.driver.power_off(_obj(row))
+
+    def _force_stop(self, instance):
+        """Upstream's stop path without the clean shutdown: a stop action on
+        record, the guest powered off at once, the server STOPPED."""
+        ctx = nova_context.get_admin_context()
+        self.db.action_start(ctx, instance.uuid, 'stop')
+        with self._lock(instance.uuid):
+            try:
+                with actions.event(self.db, ctx, instance.uuid, 'compute_stop_instance',
+                                   host=self.host):
+                    self.driver.power_off(instance)
+            except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.
+                LOG.exception('Stopping %s after a power state sync failed', instance.uuid)
+                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self._finish_task(instance, None)
+                return
+            self._finish_task(instance, vs.STOPPED)
+
+    def _query_power_state(self, row, event_power_state):
+        """The hypervisor's state now; an event can be older than that."""
+        try:
+            return self.driver.get_info(_obj(row)).state
+        except exception.NotFound:
+            # A transient guest is gone once stopped: the event told it.
+            if event_power_state in (ps.SHUTDOWN, ps.CRASHED):
+                return event_power_state
+            return ps.NOSTATE
+
+    # ------------------------------------------------------------ orphans
+    def cleanup_running_deleted_instances(self):
+        """Guests of ours still on the hypervisor with no live instance:
+        [DEFAULT]running_deleted_instance_action says what happens to them."""
+        action = self.conf.running_deleted_instance_action
+        lister = getattr(self.driver, 'list_own_domains', None)
+        if action == 'noop' or lister is None:
+            return []
+        now = timeutils.utcnow(with_timezone=True)
+        handled = []
+        for uuid, name, files_ours in lister(self.conf.instance_name_template):
+            try:
+                row = self.db.instance_get(uuid, read_deleted=True)
+            except exception.InstanceNotFound:
+                row = None
+            reason = orphan_reason(row, files_ours, self.host, now,
+                                   self.conf.running_deleted_instance_timeout)
+            if reason is None:
+                continue
+            lock = self._lock(uuid)
+            if not lock.acquire(blocking=False):
+                continue
+            try:
+                self._handle_orphan(action, uuid, name, row, reason)
+                handled.append(uuid)
+            except Exception:  # noqa: BLE001 - the next guest still gets handled.
+                LOG.exception('Handling running-deleted guest %s failed', uuid)
+            finally:
+                lock.release()
+        return handled
+
+    def _handle_orphan(self, action, uuid, name, row, reason):
+        instance = _obj(row) if row is not None else types.SimpleNamespace(
+            uuid=uuid, name=name)
+        LOG.warning('Guest %s (%s) runs with no live instance (%s); action: %s',
+                    name, uuid, reason, action)
+        if action == 'shutdown':
+            self.driver.power_off(instance)
+        elif action == 'reap':
+            self.driver.destroy(nova_context.get_admin_context(), instance,
+                                destroy_disks=True)
+
+
+def _obj(row):
+    from nova.objects import instance as instance_obj
+    return instance_obj.Instance.from_db(row)
