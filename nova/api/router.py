@@ -20,6 +20,7 @@ from nova.api.handlers import (
     migrations,
     quota_classes,
     quota_sets,
+    remote_consoles,
     rescue,  # noqa: F401 - registers its actions
     server_actions,
     server_external_events,
@@ -118,6 +119,9 @@ ROUTES = [
     ('/servers/{server_id}/os-volume_attachments/{volume_id}',
      {'GET': m(volume_attachments.show), 'PUT': m(volume_attachments.update),
       'DELETE': m(volume_attachments.delete)}),
+    ('/servers/{server_id}/remote-consoles',
+     {'POST': m(remote_consoles.create, remote_consoles.REMOTE_CONSOLES)}),
+    ('/os-console-auth-tokens/{console_token}', {'GET': m(remote_consoles.token_show)}),
     ('/servers/{server_id}/os-instance-actions', {'GET': m(instance_actions.index)}),
     ('/servers/{server_id}/os-instance-actions/{request_id}',
      {'GET': m(instance_actions.show)}),

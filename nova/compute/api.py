@@ -14,6 +14,7 @@ from nova.compute import (
     api_admin,
     api_admin_actions,
     api_aggregates,
+    api_consoles,
     api_events,
     api_flavors,
     api_keypairs,
@@ -84,7 +85,8 @@ def image_id_from_ref(ref):
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
           api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
-          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
+          api_consoles.ConsolesMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

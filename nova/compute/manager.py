@@ -11,6 +11,7 @@ from nova import exception
 from nova.compute import (
     actions,
     manager_admin,
+    manager_consoles,
     manager_image,
     manager_power,
     manager_rescue,
@@ -33,7 +34,7 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin):
+                     manager_admin.AdminMixin, manager_consoles.ConsolesMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):

@@ -15,6 +15,7 @@ class ComputeAPI:
             restore_instance, external_instance_event added while 1.x is
             unreleased.
     * 1.1 - get_host_uptime (os-hypervisors uptime).
+    * 1.1 - (same minor) get_console_connect_info (remote consoles).
     """
 
     VERSION = '1.1'
@@ -99,3 +100,8 @@ class ComputeAPI:
     def external_instance_event(self, context, instance, host, events):
         self._prepare(host).cast(context, 'external_instance_event', instance=instance,
                                  events=events)
+
+    def get_console_connect_info(self, context, instance, host, console_type):
+        """{'host', 'port', 'internal_access_path'} of the guest's console."""
+        return self._prepare(host, timeout=30).call(
+            context, 'get_console_connect_info', instance=instance, console_type=console_type)
