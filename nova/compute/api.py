@@ -25,6 +25,7 @@ from nova.compute import (
     block_device,
     host_rules,
     image_props,
+    personality,
 )
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
@@ -184,6 +185,9 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         min_count, max_count = self._counts(server)
         self.quota.check_metadata(context, server.get('metadata'), context.project_id,
                                   context.user_id)
+        files = personality.checked_files(self.quota, context, context.project_id,
+                                          context.user_id, server.get('personality'))
+        disk_config = personality.disk_config(server.get('OS-DCF:diskConfig'), internal)
         try:
             group = self.group_from_hints(context, scheduler_hints)
         except exception.InstanceGroupNotFound as exc:
@@ -198,6 +202,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             base['system_metadata']['scheduler_hints'] = json.dumps(
                 hint_lists(scheduler_hints))
         base['image_props_override'] = overrides or None
+        base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
         base.update(key_values)
         base['availability_zone'] = zone
         instances = self._write_instances(context, server, flavor, bdms, base,
@@ -214,6 +219,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             if group is not None:
                 spec['group'] = group['uuid']
             spec.update(instance_hints(scheduler_hints))
+            if files:
+                spec['injected_files'] = files
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.

@@ -16,6 +16,7 @@ from nova.compute import (
     manager_power,
     manager_rescue,
     manager_volumes,
+    personality,
     power_state,
 )
 from nova.compute import vm_states as vs
@@ -133,9 +134,10 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     def build_and_run_instance(self, context, instance, image, request_spec,
                                admin_password=None):
         with self._lock(instance.uuid):
-            self._build(context, instance, image, admin_password)
+            self._build(context, instance, image, admin_password,
+                        injected_files=(request_spec or {}).get('injected_files'))
 
-    def _build(self, context, instance, image, admin_password):
+    def _build(self, context, instance, image, admin_password, injected_files=None):
         try:
             row = self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
                                           expected_task_state=[vs.SCHEDULING])
@@ -159,7 +161,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                 # Names first (a conflict fails before any disk exists); spawn
                 # computes the same mapping.
                 self._record_devices(instance, image_meta, bdi)
-                self.driver.spawn(context, instance, image_meta, injected_files=[],
+                self.driver.spawn(context, instance, image_meta,
+                                  injected_files=personality.decoded(injected_files),
                                   admin_password=admin_password, allocations=None,
                                   block_device_info=bdi)
                 self.complete_volumes(context, instance)

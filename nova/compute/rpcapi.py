@@ -51,9 +51,12 @@ class ComputeAPI:
         self._prepare(host).cast(context, 'snapshot_instance', instance=instance,
                                  image_id=image_id)
 
-    def rebuild_instance(self, context, instance, host, image, admin_password=None):
+    def rebuild_instance(self, context, instance, host, image, admin_password=None,
+                         injected_files=None):
+        # Only sent when there are files: older hosts do not take the argument.
+        extra = {'injected_files': injected_files} if injected_files else {}
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
-                                 admin_password=admin_password)
+                                 admin_password=admin_password, **extra)
 
     def reserve_device_name(self, context, instance, host, requested=None, bus=None,
                             bdm=None):
