@@ -18,6 +18,7 @@ from nova.compute import (
     api_events,
     api_flavors,
     api_keypairs,
+    api_password,
     api_proxy,
     api_rescue,
     api_server_groups,
@@ -87,7 +88,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
           api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
-          api_consoles.ConsolesMixin):
+          api_consoles.ConsolesMixin, api_password.PasswordMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

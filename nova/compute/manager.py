@@ -13,6 +13,7 @@ from nova.compute import (
     manager_admin,
     manager_consoles,
     manager_image,
+    manager_password,
     manager_power,
     manager_rescue,
     manager_volumes,
@@ -35,7 +36,8 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin, manager_consoles.ConsolesMixin):
+                     manager_admin.AdminMixin, manager_consoles.ConsolesMixin,
+                     manager_password.PasswordMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):

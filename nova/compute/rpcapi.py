@@ -15,7 +15,8 @@ class ComputeAPI:
             restore_instance, external_instance_event added while 1.x is
             unreleased.
     * 1.1 - get_host_uptime (os-hypervisors uptime).
-    * 1.1 - (same minor) get_console_connect_info (remote consoles).
+    * 1.1 - (same minor) get_console_connect_info (remote consoles),
+            set_admin_password (changePassword).
     """
 
     VERSION = '1.1'
@@ -108,3 +109,8 @@ class ComputeAPI:
         """{'host', 'port', 'internal_access_path'} of the guest's console."""
         return self._prepare(host, timeout=30).call(
             context, 'get_console_connect_info', instance=instance, console_type=console_type)
+
+    def set_admin_password(self, context, instance, host, new_pass):
+        # A call, as upstream: the API answers 409/501 when the agent cannot do it.
+        return self._prepare(host, timeout=60).call(
+            context, 'set_admin_password', instance=instance, new_pass=new_pass)

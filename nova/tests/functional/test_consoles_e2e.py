@@ -249,3 +249,46 @@ def test_consoles_of_a_rescued_guest(cloud, server):
     assert cloud.request('POST', '/servers/%s/action' % server, {'unrescue': None})[0] == 202
     cloud.wait_for_status(server, ['ACTIVE'])
     assert _serial_port(server) == before
+
+
+def _domain_xml(sid):
+    conn = libvirt.open(fx.QEMU_URI)
+    try:
+        return conn.lookupByUUIDString(sid).XMLDesc(0)
+    finally:
+        conn.close()
+
+
+def test_change_password_needs_the_guest_agent(cloud, server):
+    path = '/servers/%s/action' % server
+    # No hw_qemu_guest_agent on the image: no agent channel, 409 as upstream.
+    assert 'org.qemu.guest_agent.0' not in _domain_xml(server)
+    status, _h, body = cloud.request('POST', path, {'changePassword': {'adminPass': 'x1'}})
+    assert status == 409, body
+    assert 'agent' in body['conflictingRequest']['message']
+    assert cloud.wait_for_status(server, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+    assert cloud.request('POST', path, {'changePassword': {}})[0] == 400
+    # The image asks for the agent: the channel is there, but nothing in this
+    # guest answers on it -> 501, and the server is usable again.
+    image = cloud.upload_image(write_echo_image(str(cloud.conf.state_path + '/agent.img'),
+                                                'AGENT-GUEST\r\n'),
+                               name='agent', hw_qemu_guest_agent='yes')
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'agent', 'flavorRef': '1', 'imageRef': image, 'networks': 'none'}},
+        version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    assert "name='org.qemu.guest_agent.0'" in _domain_xml(sid)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'changePassword': {'adminPass': 'x1'}})
+    assert status == 501, body
+    assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+    cloud.request('DELETE', '/servers/' + sid)
+
+
+def test_server_password_show_and_clear(cloud, server):
+    path = '/servers/%s/os-server-password' % server
+    status, _h, body = cloud.request('GET', path)
+    assert status == 200 and body == {'password': ''}, body
+    assert cloud.request('DELETE', path)[0] == 204

@@ -189,6 +189,21 @@ class GuestConsole(GuestCharDevice):
     root_name = 'console'
 
 
+class GuestChannel(ConfigObject):
+    """<channel>: a virtio-serial port, e.g. the QEMU guest agent's."""
+
+    root_name = 'channel'
+    type = 'unix'
+    target_type = 'virtio'
+    target_name = None
+
+    def format_dom(self):
+        dev = etree.Element('channel', type=self.type)
+        # No <source>: libvirt picks the socket path itself.
+        _sub(dev, 'target', type=self.target_type, name=self.target_name)
+        return dev
+
+
 class GuestVideo(ConfigObject):
     """<video><model type=.../></video>."""
 

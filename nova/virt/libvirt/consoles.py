@@ -36,6 +36,26 @@ def parse_port_range(text):
     return low, high
 
 
+AGENT_CHANNEL = 'org.qemu.guest_agent.0'
+
+
+def agent_devices(image_props):
+    """The QEMU guest agent's channel when the image sets hw_qemu_guest_agent."""
+    if agent_enabled(image_props):
+        return [vconfig.GuestChannel(target_name=AGENT_CHANNEL)]
+    return []
+
+
+def agent_enabled(image_props):
+    if image_props is None:
+        return False
+    getter = getattr(image_props, 'get', None)
+    value = getter('hw_qemu_guest_agent', False) if getter else False
+    if isinstance(value, str):
+        return value.strip().lower() in ('1', 'yes', 'true', 'on', 'y')
+    return bool(value)
+
+
 def console_devices(consoles, log_path, serial_port=None):
     """The serial port (+ its log) and, with VNC on, the graphics device.
 

@@ -15,6 +15,7 @@ from nova.virt.libvirt import (
     blockinfo,
     consoles,
     driver_consoles,
+    driver_password,
     driver_rescue,
     driver_volumes,
     guestfeatures,
@@ -275,6 +276,7 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     devices.extend(consoles.console_devices(
         settings.consoles, os.path.join(instance_dir(settings, instance), CONSOLE_LOG),
         serial_port))
+    devices.extend(consoles.agent_devices(props))
     guest.devices = devices
     guestfeatures.apply(guest, settings, instance, image_meta,
                         host_info or getattr(settings, 'host_info', None))
@@ -327,6 +329,7 @@ def read_tail(path, max_bytes):
 
 class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver_consoles.ConsolesMixin,
+                    driver_password.PasswordMixin,
                     driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
