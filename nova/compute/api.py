@@ -370,6 +370,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
+        # Console URLs of a deleted server open nothing any more.
+        self.db.console_token_destroy_for_instance(instance['uuid'])
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record, as
             # long as no host claimed it since we read it (then that host

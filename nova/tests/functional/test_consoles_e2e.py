@@ -284,7 +284,12 @@ def test_change_password_needs_the_guest_agent(cloud, server):
                                      {'changePassword': {'adminPass': 'x1'}})
     assert status == 501, body
     assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
-    cloud.request('DELETE', '/servers/' + sid)
+    # Deleting a server revokes its console tokens.
+    url = remote_console(cloud, sid, 'serial', 'serial')
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    ws = WebSocketClient(url)
+    assert ws.status == 403
+    ws.close()
 
 
 def test_server_password_show_and_clear(cloud, server):
