@@ -48,6 +48,7 @@ def main():
         handle.write('[DEFAULT]\nstate_path = %s\nram_allocation_ratio = 100\n'
                      'cpu_allocation_ratio = 100\n[libvirt]\nconnection_uri = test:///default\n'
                      '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n'
+                     '[vnc]\nnovncproxy_port = 0\n'
                      % (tmp, ports['compute'], ports['image'], ports['volume']))
     binary = os.path.join(os.path.dirname(sys.executable), 'nova-aio')
     proc = subprocess.Popen([binary, '--config-file', conf], stdout=subprocess.PIPE,
