@@ -50,8 +50,15 @@ consoleauth_opts = [
                help='Seconds a console token stays valid.'),
 ]
 
+console_opts = [
+    cfg.ListOpt('allowed_origins', default=[],
+                help='Host names, besides the one the console proxy is reached '
+                     'at, that pages opening a console websocket may come '
+                     'from (the Origin header); other origins are refused.'),
+]
+
 GROUPS = {'vnc': vnc_opts, 'serial_console': serial_opts,
-          'consoleauth': consoleauth_opts}
+          'consoleauth': consoleauth_opts, 'console': console_opts}
 
 
 def register_opts(conf):

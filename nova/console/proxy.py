@@ -64,6 +64,18 @@ def token_from_request(path, headers):
     return token
 
 
+def origin_allowed(headers, allowed_origins=()):
+    """A browser's websocket must come from a page of the proxy's own host (or
+    an allowed one): another site cannot open consoles with a stolen URL."""
+    origin = headers.get('Origin')
+    if not origin:
+        return True         # not a browser (tempest, websocket libraries)
+    origin_host = urllib.parse.urlsplit(origin).hostname
+    host = urllib.parse.urlsplit('//' + headers.get('Host', '')).hostname
+    return origin_host is not None and (origin_host == host
+                                        or origin_host in allowed_origins)
+
+
 class ConsoleProxyHandler(http.server.BaseHTTPRequestHandler):
     """One client connection: an HTTP GET, upgraded to a websocket when asked."""
 
@@ -97,6 +109,10 @@ class ConsoleProxyHandler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if 'websocket' not in self.headers.get('Upgrade', '').lower():
             return self._page()
+        if not origin_allowed(self.headers, self.server.allowed_origins):
+            LOG.info('%s console refused: origin %r not allowed', self.server.console_type,
+                     self.headers.get('Origin'))
+            return self._refuse(403)
         token = token_from_request(self.path, self.headers)
         try:
             row = tokens.validate(self.server.db, token, self.server.console_type)
@@ -201,9 +217,10 @@ class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     allow_reuse_address = True
     request_queue_size = 64
 
-    def __init__(self, address, db, console_type):
+    def __init__(self, address, db, console_type, allowed_origins=()):
         self.db = db
         self.console_type = console_type
+        self.allowed_origins = tuple(allowed_origins)
         if ':' in address[0]:
             self.address_family = socket.AF_INET6
         try:
@@ -217,9 +234,9 @@ class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         return self.server_address[1]
 
 
-def serve_in_thread(db, console_type, host, port):
+def serve_in_thread(db, console_type, host, port, allowed_origins=()):
     """Start a proxy; returns (server, thread). ``port`` 0 picks a free port."""
-    server = ConsoleProxyServer((host, port), db, console_type)
+    server = ConsoleProxyServer((host, port), db, console_type, allowed_origins)
     thread = threading.Thread(target=server.serve_forever, daemon=True,
                               name='%s-proxy' % console_type)
     thread.start()

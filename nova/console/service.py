@@ -9,7 +9,8 @@ LOG = logging.getLogger(__name__)
 
 def start_novncproxy(conf, db):
     server, _thread = proxy.serve_in_thread(db, 'novnc', conf.vnc.novncproxy_host,
-                                            conf.vnc.novncproxy_port)
+                                            conf.vnc.novncproxy_port,
+                                            conf.console.allowed_origins)
     if conf.vnc.novncproxy_port == 0:
         # A free port was picked: the URLs handed out must name it.
         conf.set_override('novncproxy_base_url', proxy.base_url_with_port(
@@ -20,7 +21,8 @@ def start_novncproxy(conf, db):
 
 def start_serialproxy(conf, db):
     server, _thread = proxy.serve_in_thread(db, 'serial', conf.serial_console.serialproxy_host,
-                                            conf.serial_console.serialproxy_port)
+                                            conf.serial_console.serialproxy_port,
+                                            conf.console.allowed_origins)
     if conf.serial_console.serialproxy_port == 0:
         conf.set_override('base_url', proxy.base_url_with_port(
             conf.serial_console.base_url, server.port), group='serial_console')

@@ -78,3 +78,18 @@ def test_base_url_with_port():
     assert proxy.base_url_with_port('http://127.0.0.1:6080/vnc_auto.html', 41234) == \
         'http://127.0.0.1:41234/vnc_auto.html'
     assert proxy.base_url_with_port('ws://[::1]:6083/', 5) == 'ws://[::1]:5/'
+
+
+@pytest.mark.parametrize('origin,host,allowed,ok', [
+    (None, '127.0.0.1:6080', (), True),
+    ('http://127.0.0.1:6080', '127.0.0.1:6080', (), True),
+    ('https://console.example.com', 'console.example.com:443', (), True),
+    ('http://evil.example.com', '127.0.0.1:6080', (), False),
+    ('http://dash.example.com', '127.0.0.1:6080', ('dash.example.com',), True),
+    ('null', '127.0.0.1:6080', (), False),
+])
+def test_origin_check(origin, host, allowed, ok):
+    headers = {'Host': host}
+    if origin is not None:
+        headers['Origin'] = origin
+    assert proxy.origin_allowed(headers, allowed) is ok
