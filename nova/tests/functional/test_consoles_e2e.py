@@ -297,3 +297,23 @@ def test_server_password_show_and_clear(cloud, server):
     status, _h, body = cloud.request('GET', path)
     assert status == 200 and body == {'password': ''}, body
     assert cloud.request('DELETE', path)[0] == 204
+
+
+def test_tempest_websocket_client_against_the_novnc_proxy(cloud, server):
+    """tempest's own websocket client and checks (test_novnc), not ours."""
+    compute = pytest.importorskip('tempest.common.compute')
+    url = remote_console(cloud, server, 'vnc', 'novnc')
+    check = compute.NoVNCValidateMixin('validate_novnc_html')
+    check.validate_novnc_html(url)
+    check.websocket = compute.create_websocket(url)
+    try:
+        check.validate_websocket_upgrade()
+        check.validate_rfb_negotiation()
+    finally:
+        check.websocket.close()
+    bad = compute.create_websocket(url.replace('token%3D', 'token%3Dbad'))
+    try:
+        data = bad.receive_frame()
+        assert data is None or not data
+    finally:
+        bad.close()
