@@ -317,3 +317,28 @@ def test_tempest_websocket_client_against_the_novnc_proxy(cloud, server):
         assert data is None or not data
     finally:
         bad.close()
+
+
+def test_responses_match_tempest_schemas(cloud, server):
+    jsonschema = pytest.importorskip('jsonschema')
+    from tempest.lib.api_schema.response.compute.v2_1 import servers as v2_1
+    from tempest.lib.api_schema.response.compute.v2_6 import servers as v2_6
+    from tempest.lib.api_schema.response.compute.v2_99 import servers as v2_99
+
+    def check(schema, status, body):
+        assert status in schema['status_code']
+        jsonschema.validate(body, schema['response_body'])
+    for protocol, type_ in (('vnc', 'novnc'), ('serial', 'serial')):
+        status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % server, {
+            'remote_console': {'protocol': protocol, 'type': type_}}, version='2.6')
+        check(v2_6.get_remote_consoles, status, body)
+        status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % server, {
+            'remote_console': {'protocol': protocol, 'type': type_}}, version='2.99')
+        check(v2_99.get_remote_consoles, status, body)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % server,
+                                     {'os-getVNCConsole': {'type': 'novnc'}})
+    check(v2_1.get_vnc_console, status, body)
+    token = _token(body['console']['url'])
+    status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
+                                     version='2.99', token=ADMIN)
+    check(v2_99.console_auth_tokens, status, body)
