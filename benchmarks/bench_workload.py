@@ -98,7 +98,8 @@ def _start_aio(tmp):
     with open(conf, 'w') as handle:
         handle.write('[DEFAULT]\nstate_path = %s\nram_allocation_ratio = 100\n'
                      'cpu_allocation_ratio = 100\ndisk_allocation_ratio = 100\n'
-                     '[libvirt]\nconnection_uri = test:///default\n'
+                     '[libvirt]\nconnection_uri = test:///default\n[vnc]\nnovncproxy_port = 0\n'
+                     '[serial_console]\nserialproxy_port = 0\n'
                      '[quota]\ninstances = -1\ncores = -1\nram = -1\n'
                      '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n'
                      % (tmp, ports['compute'], ports['image'], ports['volume']))

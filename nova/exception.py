@@ -277,3 +277,27 @@ class ServerGroupLimitExceeded(QuotaError):
 
 class GroupMemberLimitExceeded(QuotaError):
     msg_fmt = "Quota exceeded, too many servers in group"
+
+
+class ConsoleTypeUnavailable(Invalid):
+    msg_fmt = "Unavailable console type %(console_type)s."
+
+
+class ConsoleTypeInvalid(Invalid):
+    msg_fmt = "Invalid console type %(console_type)s"
+
+
+class SocketPortRangeExhausted(Invalid):
+    msg_fmt = "Not able to acquire a free port for %(host)s"
+
+
+class InvalidToken(NotFound):
+    msg_fmt = "The token '%(token)s' is invalid or has expired"
+
+
+class InstanceAgentNotEnabled(Conflict):
+    msg_fmt = "Guest agent is not enabled for the instance"
+
+
+class InstancePasswordSetFailed(Conflict):
+    msg_fmt = "Failed to set admin password on %(instance)s because %(reason)s"

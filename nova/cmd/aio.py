@@ -209,6 +209,10 @@ class AllInOne:
             svc = build(conf, db)
             svc.start()
             self.services.append(svc)
+        # Before the API: a proxy on port 0 fixes the console base URLs.
+        from nova.console import service as console_service
+        for server in console_service.start_enabled(conf, db):
+            self.servers.append(server)
         app = wiring.api_app(conf, db)
         noauth = conf.api.auth_strategy == 'noauth2'
         endpoints = []

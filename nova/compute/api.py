@@ -14,9 +14,11 @@ from nova.compute import (
     api_admin,
     api_admin_actions,
     api_aggregates,
+    api_consoles,
     api_events,
     api_flavors,
     api_keypairs,
+    api_password,
     api_proxy,
     api_rescue,
     api_server_groups,
@@ -24,6 +26,7 @@ from nova.compute import (
     block_device,
     host_rules,
     image_props,
+    personality,
 )
 from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
@@ -84,7 +87,8 @@ def image_id_from_ref(ref):
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
           api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
-          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
+          api_consoles.ConsolesMixin, api_password.PasswordMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -182,6 +186,9 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         min_count, max_count = self._counts(server)
         self.quota.check_metadata(context, server.get('metadata'), context.project_id,
                                   context.user_id)
+        files = personality.checked_files(self.quota, context, context.project_id,
+                                          context.user_id, server.get('personality'))
+        disk_config = personality.disk_config(server.get('OS-DCF:diskConfig'), internal)
         try:
             group = self.group_from_hints(context, scheduler_hints)
         except exception.InstanceGroupNotFound as exc:
@@ -196,6 +203,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             base['system_metadata']['scheduler_hints'] = json.dumps(
                 hint_lists(scheduler_hints))
         base['image_props_override'] = overrides or None
+        base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
         base.update(key_values)
         base['availability_zone'] = zone
         instances = self._write_instances(context, server, flavor, bdms, base,
@@ -212,6 +220,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             if group is not None:
                 spec['group'] = group['uuid']
             spec.update(instance_hints(scheduler_hints))
+            if files:
+                spec['injected_files'] = files
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
@@ -360,6 +370,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
+        # Console URLs of a deleted server open nothing any more.
+        self.db.console_token_destroy_for_instance(instance['uuid'])
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record, as
             # long as no host claimed it since we read it (then that host

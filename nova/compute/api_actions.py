@@ -185,9 +185,15 @@ class ServerActionsMixin:
         if 'key_name' in spec:
             # 2.54: a new key pair for the server's owner, or null to drop it.
             values.update(self.key_values(instance['user_id'], spec['key_name']))
+        from nova.compute import personality
+        files = personality.checked_files(self.quota, context, instance['project_id'],
+                                          instance['user_id'], spec.get('personality'))
+        if 'OS-DCF:diskConfig' in spec:
+            values['system_metadata'][personality.DISK_CONFIG_KEY] = personality.disk_config(
+                spec['OS-DCF:diskConfig'], internal)
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
-                                             admin_password=password)
+                                             admin_password=password, injected_files=files)
         return self.db.instance_get(instance['uuid']), password
 
     # -- volumes -----------------------------------------------------------------

@@ -10,11 +10,14 @@ from nova import exception, failpoint
 from nova.compute import (
     actions,
     manager_admin,
+    manager_consoles,
     manager_image,
+    manager_password,
     manager_power,
     manager_reconcile,
     manager_rescue,
     manager_volumes,
+    personality,
     power_state,
 )
 from nova.compute import manager_lifecycle as lifecycle
@@ -28,7 +31,8 @@ LOG = logging.getLogger(__name__)
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
                      manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
-                     lifecycle.LifecycleMixin):
+                     lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
+                     manager_password.PasswordMixin):
     target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
@@ -93,9 +97,10 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     def build_and_run_instance(self, context, instance, image, request_spec,
                                admin_password=None):
         with self._lock(instance.uuid):
-            self._build(context, instance, image, admin_password)
+            self._build(context, instance, image, admin_password,
+                        injected_files=(request_spec or {}).get('injected_files'))
 
-    def _build(self, context, instance, image, admin_password):
+    def _build(self, context, instance, image, admin_password, injected_files=None):
         try:
             row = self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
                                           expected_task_state=[vs.SCHEDULING])
@@ -119,7 +124,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                 # Names first (a conflict fails before any disk exists); spawn
                 # computes the same mapping.
                 self._record_devices(instance, image_meta, bdi)
-                self.driver.spawn(context, instance, image_meta, injected_files=[],
+                self.driver.spawn(context, instance, image_meta,
+                                  injected_files=personality.decoded(injected_files),
                                   admin_password=admin_password, allocations=None,
                                   block_device_info=bdi)
                 failpoint.hit('build.after_spawn')

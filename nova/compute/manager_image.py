@@ -7,7 +7,7 @@ import tempfile
 from oslo_utils import timeutils
 
 from nova import exception, failpoint
-from nova.compute import actions
+from nova.compute import actions, personality
 from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
@@ -49,7 +49,8 @@ class ImageMixin:
                 os.unlink(path)
 
     @notify.instance_action('rebuild', 'InstanceActionRebuildPayload')
-    def rebuild_instance(self, context, instance, image, admin_password=None):
+    def rebuild_instance(self, context, instance, image, admin_password=None,
+                         injected_files=None):
         with self._lock(instance.uuid):
             was_stopped = instance.power_state != 1 and instance.vm_state == vs.STOPPED
             try:
@@ -60,7 +61,8 @@ class ImageMixin:
                                         destroy_disks=True)
                     self.db.instance_update(instance.uuid, {'task_state': 'rebuild_spawning'})
                     image_meta = image_meta_obj.ImageMeta.from_instance(instance)
-                    self.driver.spawn(context, instance, image_meta, injected_files=[],
+                    self.driver.spawn(context, instance, image_meta,
+                                      injected_files=personality.decoded(injected_files),
                                       admin_password=admin_password, allocations=None,
                                       block_device_info=bdi)
                     if was_stopped:

@@ -15,6 +15,8 @@ class ComputeAPI:
             restore_instance, external_instance_event added while 1.x is
             unreleased.
     * 1.1 - get_host_uptime (os-hypervisors uptime).
+    * 1.1 - (same minor) get_console_connect_info (remote consoles),
+            set_admin_password (changePassword).
     """
 
     VERSION = '1.1'
@@ -50,9 +52,12 @@ class ComputeAPI:
         self._prepare(host).cast(context, 'snapshot_instance', instance=instance,
                                  image_id=image_id)
 
-    def rebuild_instance(self, context, instance, host, image, admin_password=None):
+    def rebuild_instance(self, context, instance, host, image, admin_password=None,
+                         injected_files=None):
+        # Only sent when there are files: older hosts do not take the argument.
+        extra = {'injected_files': injected_files} if injected_files else {}
         self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
-                                 admin_password=admin_password)
+                                 admin_password=admin_password, **extra)
 
     def reserve_device_name(self, context, instance, host, requested=None, bus=None,
                             bdm=None):
@@ -99,3 +104,13 @@ class ComputeAPI:
     def external_instance_event(self, context, instance, host, events):
         self._prepare(host).cast(context, 'external_instance_event', instance=instance,
                                  events=events)
+
+    def get_console_connect_info(self, context, instance, host, console_type):
+        """{'host', 'port', 'internal_access_path'} of the guest's console."""
+        return self._prepare(host, timeout=30).call(
+            context, 'get_console_connect_info', instance=instance, console_type=console_type)
+
+    def set_admin_password(self, context, instance, host, new_pass):
+        # A call, as upstream: the API answers 409/501 when the agent cannot do it.
+        return self._prepare(host, timeout=60).call(
+            context, 'set_admin_password', instance=instance, new_pass=new_pass)

@@ -19,6 +19,7 @@ _MODULES = (
     'aio',
     'quota',
     'notifications',
+    'consoles',
 )
 
 

@@ -346,5 +346,27 @@ class InstanceGroupMember(BASE):
     created_at = Column(DateTime)
 
 
+class ConsoleAuthToken(BASE):
+    """A console URL's token (only its hash is kept), bound to one guest console."""
+
+    __tablename__ = 'console_auth_tokens'
+    __table_args__ = (
+        UniqueConstraint('token_hash', name='uniq_console_auth_tokens0token_hash'),
+        Index('console_auth_tokens_instance_uuid_idx', 'instance_uuid'),
+        Index('console_auth_tokens_expires_idx', 'expires'),
+    )
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    token_hash = Column(String(255), nullable=False)
+    console_type = Column(String(255), nullable=False)
+    host = Column(String(255), nullable=False)
+    port = Column(Integer, nullable=False)
+    internal_access_path = Column(String(255))
+    instance_uuid = Column(String(36), nullable=False)
+    access_url_base = Column(String(255))
+    expires = Column(Integer, nullable=False)
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+
+
 # The shadow_* tables are derived from the tables above (same columns).
 from nova.db import shadow  # noqa: E402,F401

@@ -6,6 +6,7 @@ from nova.policies import (
     admin_actions,
     admin_hosts,
     base,
+    consoles,
     flavor_extras,
     flavors,
     keypairs,
@@ -29,4 +30,4 @@ def list_rules():
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
-                                volumes_proxy.list_rules()))
+                                volumes_proxy.list_rules(), consoles.list_rules()))

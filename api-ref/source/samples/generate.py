@@ -808,6 +808,40 @@ def _proxies(w, image_id):
            resp_name='extensions/extensions-get-resp.json')
 
 
+def _consoles(w, image_id):
+    """Serial console URLs (test:///default has no VNC port), tokens, passwords."""
+    server_id = _boot(w, image_id, 'console-server')
+    proxy_root = w.aio.conf.serial_console.base_url.rstrip('/')
+
+    def steady(body):
+        # The proxy's port changes on every run; the guest's port may too.
+        text = json.dumps(body).replace(proxy_root, 'ws://127.0.0.1:6083')
+        body = json.loads(text)
+        if 'port' in body.get('console', {}):
+            body['console']['port'] = 10000
+        return body
+    prefix = 'os-remote-consoles/'
+    body = {'remote_console': {'protocol': 'serial', 'type': 'serial'}}
+    w._add(prefix + 'v2.6/create-serial-console-req.json', body)
+    resp = steady(w.call('POST', '/servers/%s/remote-consoles' % server_id, 200, body,
+                         version='2.6'))
+    w._add(prefix + 'v2.6/create-serial-console-resp.json', resp)
+    body = {'os-getSerialConsole': {'type': 'serial'}}
+    w._add(prefix + 'get-serial-console-post-req.json', body)
+    w._add(prefix + 'get-serial-console-post-resp.json', steady(
+        w.call('POST', '/servers/%s/action' % server_id, 200, body, version='2.1')))
+    token = resp['remote_console']['url'].rsplit('token=', 1)[1]
+    w._add('os-console-auth-tokens/v2.31/get-console-connect-info-get-resp.json', steady(
+        w.call('GET', '/os-console-auth-tokens/' + token, 200, version='2.31')))
+    w.call('POST', '/servers/%s/action' % server_id, 409,
+           {'changePassword': {'adminPass': 'foo'}}, version='2.1',
+           req_name='server-actions/server-action-change-password-req.json')
+    w.call('GET', '/servers/%s/os-server-password' % server_id, 200, version='2.1',
+           resp_name='os-server-password/get-password-resp.json')
+    w.call('DELETE', '/servers/%s/os-server-password' % server_id, 204, version='2.1')
+    _delete(w, server_id)
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -818,6 +852,7 @@ def generate():
             ('DEFAULT', 'instance_name_template'): 'instance-%08x',
             ('DEFAULT', 'host'): 'compute-1',
             ('quota', 'instances'): 10, ('quota', 'cores'): 20, ('quota', 'ram'): 51200,
+            ('serial_console', 'enabled'): True,
         })
         try:
             disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.raw'))
@@ -843,6 +878,7 @@ def generate():
             _flavor_extras(writer)
             _services_hypervisors(writer)
             _aggregates_zones_hosts(writer)
+            _consoles(writer, image_id)
             return writer.files
         finally:
             aio.stop()

@@ -162,7 +162,8 @@ def create(req):
                                   status=202)
     first = instances[0]
     resp_server = {'id': first['uuid'], 'links': common.links(req, 'servers', first['uuid']),
-                   'OS-DCF:diskConfig': 'MANUAL'}
+                   'OS-DCF:diskConfig': (first['system_metadata'] or {}).get('disk_config',
+                                                                             'MANUAL')}
     if admin_password is not None:
         resp_server['adminPass'] = admin_password
     return wsgi.json_response({'server': resp_server}, status=202,
@@ -181,6 +182,9 @@ def update(req, server_id):
                         ('hostname', 'hostname')):
         if key in server:
             values[column] = server[key]
+    if 'OS-DCF:diskConfig' in server:
+        values['system_metadata'] = dict(instance['system_metadata'] or {},
+                                         disk_config=server['OS-DCF:diskConfig'])
     if values:
         instance = req.app.compute_api.update(ctx, instance, values)
     body = views.show(_view_context(req, [instance]), instance)

@@ -48,7 +48,7 @@ _rebuild_v2_1 = {
         'metadata': types.metadata, 'preserve_ephemeral': types.boolean,
         'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
         'accessIPv4': types.ipv4, 'accessIPv6': types.ipv6,
-        'personality': {'type': 'array'},
+        'personality': types.personality,
     },
     'required': ['imageRef'], 'additionalProperties': False,
 }

@@ -46,7 +46,7 @@ _server_v2_1 = {
         'OS-DCF:diskConfig': {'type': 'string', 'enum': ['AUTO', 'MANUAL']},
         'accessIPv4': types.ipv4,
         'accessIPv6': types.ipv6,
-        'personality': {'type': 'array', 'items': {'type': 'object'}},
+        'personality': types.personality,
         'availability_zone': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'block_device_mapping': {'type': 'array', 'items': {'type': 'object'}},
         'block_device_mapping_v2': {'type': 'array', 'items': _bdm_v2},

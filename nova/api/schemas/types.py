@@ -38,3 +38,13 @@ tag = {'type': 'string', 'minLength': 1, 'maxLength': 60, 'pattern': '^[^,/]*$'}
 admin_password = {'type': 'string'}
 ipv4 = {'type': 'string', 'format': 'ipv4'}
 ipv6 = {'type': 'string', 'format': 'ipv6'}
+
+# Injected files (up to 2.56); contents are base64, checked when decoded (400).
+personality = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'properties': {'path': {'type': 'string'}, 'contents': {'type': 'string'}},
+        'additionalProperties': False,
+    },
+}

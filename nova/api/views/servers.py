@@ -158,7 +158,8 @@ def _full(vc, inst, in_list):
         'updated': common.isotime(inst['updated_at'] or inst['created_at']),
         'addresses': {}, 'accessIPv4': inst['access_ip_v4'] or '',
         'accessIPv6': inst['access_ip_v6'] or '',
-        'OS-DCF:diskConfig': 'MANUAL',
+        # AUTO or MANUAL, as asked at create/rebuild/update (or as the image said).
+        'OS-DCF:diskConfig': (inst['system_metadata'] or {}).get('disk_config', 'MANUAL'),
         'key_name': inst['key_name'],
         'config_drive': 'True' if inst['config_drive'] else '',
         'OS-EXT-AZ:availability_zone': (inst['availability_zone']

@@ -122,6 +122,10 @@ def _without_rescue(xml, rescued=True, controllers=None):
             ctrl.getparent().remove(ctrl)
     for elem in root.iter('source', 'backingStore'):
         elem.attrib.pop('index', None)
+    # The VNC port is chosen at each start (autoport); another guest may
+    # take the old one in between.
+    for elem in root.iter('graphics'):
+        elem.attrib.pop('port', None)
     # Run-time details that differ between two starts of the same domain.
     return fx.canon_xml(etree.tostring(root), drop=('//seclabel', '//alias'))
 

@@ -23,7 +23,8 @@ def test_sighup_reloads_config_and_reopens_logs_then_sigterm_stops(tmp_path):
     log = tmp_path / 'nova.log'
     conf = tmp_path / 'nova.conf'
     base = ('[DEFAULT]\nstate_path = %s\nlog_file = %s\n[aio]\ncompute_port = 0\n'
-            'image_port = 0\nvolume_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
+            'image_port = 0\nvolume_port = 0\n[vnc]\nnovncproxy_port = 0\n'
+            '[libvirt]\nconnection_uri = test:///default\n'
             % (tmp_path / 'state', log))
     conf.write_text('[DEFAULT]\ndebug = false\n' + base)
     code = 'import sys; from nova.cmd import aio as m; sys.exit(m.main(sys.argv[1:]))'
@@ -59,7 +60,7 @@ def test_tells_systemd_it_is_ready(tmp_path):
     listener.settimeout(60)
     conf = tmp_path / 'nova.conf'
     conf.write_text('[DEFAULT]\nstate_path = %s\n[aio]\ncompute_port = 0\nimage_port = 0\n'
-                    'volume_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
+                    'volume_port = 0\n[vnc]\nnovncproxy_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
                     % (tmp_path / 'state'))
     code = 'import sys; from nova.cmd import aio as m; sys.exit(m.main(sys.argv[1:]))'
     proc = subprocess.Popen([sys.executable, '-c', code, '--config-file', str(conf)],

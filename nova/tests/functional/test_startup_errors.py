@@ -65,7 +65,7 @@ def test_unreachable_database(tmp_path):
 def _aio_conf(tmp_path):
     """The text of a working all-in-one configuration, for a test to spoil."""
     return ('[DEFAULT]\nstate_path = %s\n[aio]\ncompute_port = 0\nimage_port = 0\n'
-            'volume_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
+            'volume_port = 0\n[vnc]\nnovncproxy_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
             % (tmp_path / 'state'))
 
 

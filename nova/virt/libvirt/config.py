@@ -146,6 +146,10 @@ class GuestCharDevice(ConfigObject):
     type = 'pty'                # file | pty | unix | tcp | null
     source_path = None
     source_append = None        # file sources: True/False/None (default)
+    source_mode = None          # tcp sources: bind | connect
+    source_host = None
+    source_service = None       # tcp sources: the port
+    protocol_type = None        # tcp sources: raw | telnet
     target_type = None
     target_port = None
     log_file = None
@@ -158,6 +162,11 @@ class GuestCharDevice(ConfigObject):
             if self.source_append is not None:
                 append = 'on' if self.source_append else 'off'
             _sub(dev, 'source', path=self.source_path, append=append)
+        if self.source_service is not None:
+            _sub(dev, 'source', mode=self.source_mode, host=self.source_host,
+                 service=self.source_service)
+        if self.protocol_type is not None:
+            _sub(dev, 'protocol', type=self.protocol_type)
         if self.target_type is not None or self.target_port is not None:
             _sub(dev, 'target', type=self.target_type, port=self.target_port)
         if self.log_file is not None:
@@ -178,6 +187,21 @@ class GuestConsole(GuestCharDevice):
     """<console>: target_type 'serial' aliases serial port N."""
 
     root_name = 'console'
+
+
+class GuestChannel(ConfigObject):
+    """<channel>: a virtio-serial port, e.g. the QEMU guest agent's."""
+
+    root_name = 'channel'
+    type = 'unix'
+    target_type = 'virtio'
+    target_name = None
+
+    def format_dom(self):
+        dev = etree.Element('channel', type=self.type)
+        # No <source>: libvirt picks the socket path itself.
+        _sub(dev, 'target', type=self.target_type, name=self.target_name)
+        return dev
 
 
 class GuestVideo(ConfigObject):

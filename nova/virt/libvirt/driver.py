@@ -11,7 +11,16 @@ import time
 from nova import exception
 from nova.compute import power_state
 from nova.virt import configdrive, driver
-from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes, guestfeatures, imagebackend
+from nova.virt.libvirt import (
+    blockinfo,
+    consoles,
+    driver_consoles,
+    driver_password,
+    driver_rescue,
+    driver_volumes,
+    guestfeatures,
+    imagebackend,
+)
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import diagnostics as libvirt_diagnostics
 from nova.virt.libvirt import driver_lifecycle as libvirt_lifecycle
@@ -54,6 +63,7 @@ class GuestSettings:
     machine_types: tuple = ()   # (('x86_64', 'q35'), ...) from config
     config_drive_format: str = 'iso9660'    # iso9660 | vfat
     force_config_drive: bool = False
+    consoles: object = None     # consoles.ConsoleSettings; None: log file only
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,7 +249,8 @@ def kernel_cmdline(image_props, disk_mapping):
 
 
 def get_guest_config(settings, instance, image_meta, disk_mapping,
-                     boot_files=None, block_device_info=None, host_info=None):
+                     boot_files=None, block_device_info=None, host_info=None,
+                     serial_port=None):
     """The whole config.Guest for an instance; no I/O, no libvirt calls.
 
     ``block_device_info`` supplies the connection_info of the volumes the
@@ -260,14 +271,13 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     devices = guest_disks(settings, instance, disk_mapping,
                           block_device_info, scsi_model)
     devices.extend(disk_controllers(disk_mapping, scsi_model))
-    # A file-backed serial port: the console log survives the guest and
-    # needs no reader attached (libvirt adds the matching <console>).
-    # QEMU truncates the file on every start unless told to append; keep
-    # the history across power cycles, as a console log should.
-    devices.append(vconfig.GuestSerial(
-        type='file', target_port=0, source_append=True,
-        source_path=os.path.join(instance_dir(settings, instance),
-                                 CONSOLE_LOG)))
+    # The serial port's output lands in the console log, which survives the
+    # guest and needs no reader attached (libvirt adds the matching
+    # <console>); with serial consoles on, the port also listens on TCP.
+    devices.extend(consoles.console_devices(
+        settings.consoles, os.path.join(instance_dir(settings, instance), CONSOLE_LOG),
+        serial_port))
+    devices.extend(consoles.agent_devices(props))
     guest.devices = devices
     guestfeatures.apply(guest, settings, instance, image_meta,
                         host_info or getattr(settings, 'host_info', None))
@@ -320,7 +330,9 @@ def read_tail(path, max_bytes):
 
 class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                     libvirt_lifecycle.LifecycleMixin,
-                    libvirt_diagnostics.DiagnosticsMixin, driver.ComputeDriver):
+                    libvirt_diagnostics.DiagnosticsMixin, driver_consoles.ConsolesMixin,
+                    driver_password.PasswordMixin,
+                    driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
     ``conf`` is a ConfigOpts with the [DEFAULT] paths and [libvirt] groups
@@ -386,7 +398,8 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
             machine_types=parse_machine_types(
                 self.conf.libvirt.hw_machine_type),
             config_drive_format=self.conf.libvirt.config_drive_format,
-            force_config_drive=self.conf.libvirt.force_config_drive)
+            force_config_drive=self.conf.libvirt.force_config_drive,
+            consoles=consoles.ConsoleSettings.from_conf(self.conf))
 
     def init_host(self, host):
         if self.virt_type == 'lxc':
@@ -485,7 +498,8 @@ class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
                                                  block_device_info)
         return get_guest_config(self.settings, instance, image_meta,
                                 disk_mapping, boot_files,
-                                block_device_info, host_info).to_xml()
+                                block_device_info, host_info,
+                                serial_port=self.serial_port_for(instance)).to_xml()
 
     def _running_xmls(self):
         """Domain XML of running guests; one may vanish while we look (a

@@ -1,0 +1,47 @@
+"""changePassword (the guest agent sets it) and GET/DELETE /servers/{id}/os-server-password."""
+
+from nova.api import validation, wsgi
+from nova.api.handlers import server_actions
+from nova.policies import consoles as policies
+
+_change_password = {
+    'type': 'object',
+    'properties': {'changePassword': {
+        'type': 'object',
+        'properties': {'adminPass': {'type': 'string'}},
+        'required': ['adminPass'], 'additionalProperties': False}},
+    'required': ['changePassword'], 'additionalProperties': False,
+}
+
+
+def _instance(req, server_id, policy):
+    instance = req.app.compute_api.get(req.context, server_id)
+    req.context.can(policy, target={'project_id': instance['project_id'],
+                                    'user_id': instance['user_id']})
+    return instance
+
+
+def change_password(req, server_id, body):
+    validation.validate(_change_password, body)
+    instance = _instance(req, server_id, policies.ADMIN_PASSWORD)
+    try:
+        req.app.compute_api.set_admin_password(req.context, instance,
+                                               body['changePassword']['adminPass'])
+    except NotImplementedError:
+        raise wsgi.fault(501, 'Unable to set password on instance') from None
+    return wsgi.empty_response(202)
+
+
+def show(req, server_id):
+    instance = _instance(req, server_id, policies.SERVER_PASSWORD_SHOW)
+    return wsgi.json_response({'password': req.app.compute_api.get_server_password(
+        req.context, instance)})
+
+
+def clear(req, server_id):
+    instance = _instance(req, server_id, policies.SERVER_PASSWORD_CLEAR)
+    req.app.compute_api.clear_server_password(req.context, instance)
+    return wsgi.empty_response(204)
+
+
+server_actions.register('changePassword', change_password)

@@ -1,0 +1,12 @@
+"""nova-serialproxy: the websocket proxy to the guests' serial consoles."""
+
+from nova import wiring
+from nova.cmd import common
+from nova.console import service
+
+
+@common.clean_exit
+def main(argv=None):
+    conf = common.parse_args(argv)
+    server = service.start_serialproxy(conf, wiring.database(conf))
+    common.wait_for_signal(server.shutdown)

@@ -1,0 +1,38 @@
+"""Remote consoles in the compute API: ask the host where the console is, issue a token."""
+
+from nova import exception
+from nova.compute import vm_states as vs
+from nova.console import tokens
+from nova.objects import instance as instance_obj
+
+
+class ConsolesMixin:
+    """Mixed into compute.api.API."""
+
+    def _console_base_url(self, console_type):
+        if console_type == 'novnc':
+            if not self.conf.vnc.enabled:
+                raise exception.ConsoleTypeUnavailable(console_type=console_type)
+            return self.conf.vnc.novncproxy_base_url
+        if console_type == 'serial':
+            if not self.conf.serial_console.enabled:
+                raise exception.ConsoleTypeUnavailable(console_type=console_type)
+            return self.conf.serial_console.base_url
+        raise exception.ConsoleTypeUnavailable(console_type=console_type)
+
+    def get_console_url(self, context, instance, console_type):
+        """A fresh console URL for the instance; the token in it expires after
+        [consoleauth] token_ttl seconds."""
+        base_url = self._console_base_url(console_type)
+        if not instance['host'] or instance['vm_state'] == vs.BUILDING:
+            raise exception.InstanceNotReady(instance_id=instance['uuid'])
+        info = self.compute_rpcapi.get_console_connect_info(
+            context, instance_obj.Instance.from_db(instance), instance['host'],
+            console_type)
+        _token, url = tokens.issue(self.db, self.conf.consoleauth.token_ttl,
+                                   instance['uuid'], console_type, info, base_url)
+        return url
+
+    def console_token_show(self, context, token):
+        """The connection a valid token opens (admin view); InvalidToken otherwise."""
+        return tokens.validate(self.db, token)

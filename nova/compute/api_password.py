@@ -1,0 +1,40 @@
+"""changePassword and os-server-password in the compute API (the guest agent does the work)."""
+
+from nova import exception
+from nova.compute import api_actions
+from nova.compute import vm_states as vs
+
+UPDATING_PASSWORD = 'updating_password'
+CHANGE_PASSWORD = api_actions.ActionSpec('changePassword', (vs.ACTIVE,), (None,),
+                                         UPDATING_PASSWORD)
+# Upstream keeps the encrypted password in four system metadata chunks of 255.
+PASSWORD_KEYS = ['password_%d' % i for i in range(4)]
+
+
+class PasswordMixin:
+    """Mixed into compute.api.API."""
+
+    def set_admin_password(self, context, instance, password):
+        """Synchronous, as upstream: the answer says whether the agent took it."""
+        self.check_locked(context, instance)
+        api_actions.check_state(instance, CHANGE_PASSWORD)
+        try:
+            row = self.db.instance_update(instance['uuid'], {'task_state': UPDATING_PASSWORD},
+                                          expected_task_state=[None],
+                                          expected_vm_state=[vs.ACTIVE])
+        except exception.UnexpectedTaskStateError:
+            api_actions.check_state(self.db.instance_get(instance['uuid']), CHANGE_PASSWORD)
+            raise
+        self.db.action_start(context, instance['uuid'], CHANGE_PASSWORD.name)
+        from nova.objects import instance as instance_obj
+        self.compute_rpcapi.set_admin_password(
+            context, instance_obj.Instance.from_db(row), row['host'], password)
+
+    def get_server_password(self, context, instance):
+        sysmeta = instance['system_metadata'] or {}
+        return ''.join(sysmeta.get(key) or '' for key in PASSWORD_KEYS)
+
+    def clear_server_password(self, context, instance):
+        sysmeta = dict(instance['system_metadata'] or {})
+        sysmeta.update({key: '' for key in PASSWORD_KEYS})
+        self.db.instance_update(instance['uuid'], {'system_metadata': sysmeta})

@@ -1,0 +1,22 @@
+"""Compute manager: where a guest's remote console (VNC, serial) can be reached."""
+
+import oslo_messaging as messaging
+
+from nova import exception
+
+# console type -> driver method answering {'host', 'port', 'internal_access_path'}
+_DRIVER_METHODS = {'novnc': 'get_vnc_console', 'serial': 'get_serial_console'}
+
+
+class ConsolesMixin:
+    """Mixed into ComputeManager."""
+
+    # Refusals reach the API as 4xx without a traceback in this host's log.
+    @messaging.expected_exceptions(exception.Invalid, exception.Conflict,
+                                   exception.NotFound)
+    def get_console_connect_info(self, context, instance, console_type):
+        method = _DRIVER_METHODS.get(console_type)
+        getter = getattr(self.driver, method, None) if method else None
+        if getter is None:
+            raise exception.ConsoleTypeUnavailable(console_type=console_type)
+        return dict(getter(context, instance))

@@ -1,0 +1,1 @@
+"""Guest consoles: console auth tokens and the websocket proxies (noVNC, serial)."""

@@ -1,0 +1,344 @@
+"""Remote consoles end to end: real QEMU guests, the API, the token DB and both proxies."""
+
+import struct
+import time
+import urllib.request
+
+import libvirt
+import pytest
+
+from nova.console import tokens
+from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import libvirt as fx
+from nova.tests.functional import fixtures
+from nova.tests.functional.consoles_client import WebSocketClient
+
+pytestmark = fx.requires_libvirtd()
+ADMIN = 'admin:admin'
+
+# A boot sector that prints its message to COM1, then echoes every byte it
+# receives on COM1 (polling the UART's line status register), for ever.
+_PROLOGUE = bytes([0xFA, 0x31, 0xC0, 0x8E, 0xD8, 0x8E, 0xD0, 0xBC, 0x00, 0x7C, 0xFC])
+_PRINT = bytes([0xBA, 0xF8, 0x03,          # mov dx, 0x3F8
+                0xAC, 0x84, 0xC0,          # next: lodsb; test al, al
+                0x74, 0x03, 0xEE,          # jz echo; out dx, al
+                0xEB, 0xF8])               # jmp next
+_ECHO = bytes([0xBA, 0xFD, 0x03,           # echo: mov dx, 0x3FD (line status)
+               0xEC, 0xA8, 0x01,           # wait: in al, dx; test al, 1
+               0x74, 0xFB,                 # jz wait
+               0xBA, 0xF8, 0x03,           # mov dx, 0x3F8
+               0xEC, 0xEE,                 # in al, dx; out dx, al
+               0xEB, 0xF1])                # jmp echo
+
+
+def echo_sector(message):
+    code_len = len(_PROLOGUE) + 3 + len(_PRINT) + len(_ECHO)
+    code = (_PROLOGUE + bytes([0xBE]) + struct.pack('<H', 0x7C00 + code_len) + _PRINT
+            + _ECHO + message.encode() + b'\0')
+    return code.ljust(510, b'\0') + b'\x55\xAA'
+
+
+def write_echo_image(path, message):
+    with open(path, 'wb') as handle:
+        handle.write(echo_sector(message))
+        handle.truncate(bootimg.MiB)
+    return path
+
+
+@pytest.fixture(scope='module')
+def cloud(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('consoles')
+    c = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI, extra={
+        ('serial_console', 'enabled'): True, ('vnc', 'enabled'): True,
+        ('serial_console', 'port_range'): '24000:24999'})
+    c.image = c.upload_image(write_echo_image(str(tmp / 'echo.img'), 'ECHO-GUEST\r\n'))
+    c.rescue_image = c.upload_image(write_echo_image(str(tmp / 'rescue.img'),
+                                                     'RESCUE-GUEST\r\n'),
+                                    name='rescue', hw_rescue_bus='usb')
+    yield c
+    c.stop()
+
+
+@pytest.fixture(scope='module')
+def server(cloud):
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'console', 'flavorRef': '1', 'imageRef': cloud.image,
+        'networks': 'none'}}, version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    wait_output(cloud, sid, 'ECHO-GUEST')
+    return sid
+
+
+def wait_output(cloud, sid, text, timeout=30):
+    deadline = time.monotonic() + timeout
+    output = ''
+    while time.monotonic() < deadline:
+        _s, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'os-getConsoleOutput': {}})
+        output = body['output']
+        if text in output:
+            return output
+        time.sleep(0.1)
+    raise AssertionError('%r not in console output %r' % (text, output))
+
+
+def remote_console(cloud, sid, protocol, type_, version='2.6'):
+    status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % sid, {
+        'remote_console': {'protocol': protocol, 'type': type_}}, version=version)
+    assert status == 200, body
+    assert body['remote_console']['protocol'] == protocol
+    assert body['remote_console']['type'] == type_
+    return body['remote_console']['url']
+
+
+def serial_echo(url, payload=b'hello-serial'):
+    ws = WebSocketClient(url)
+    try:
+        assert ws.status == 101, ws.status_line
+        ws.send(payload)
+        got = b''
+        while payload not in got:
+            got += ws.recv_data()
+        return got
+    finally:
+        ws.close()
+
+
+def rfb_handshake(url):
+    """What tempest checks: RFB version, security type None, ServerInit."""
+    ws = WebSocketClient(url)
+    try:
+        assert ws.status == 101, ws.status_line
+        version = ws.recv_data()
+        assert version.startswith(b'RFB 003.'), version
+        ws.send(b'RFB 003.008\n')
+        types = ws.recv_data()
+        assert 1 in types[1:1 + types[0]], types
+        ws.send(bytes([1]))
+        assert ws.recv_data() == b'\0\0\0\0'
+        ws.send(bytes([1]))                      # ClientInit: shared
+        init = ws.recv_data()
+        assert len(init) == 24 + struct.unpack('>L', init[20:24])[0]
+        return version
+    finally:
+        ws.close()
+
+
+def test_serial_console_relays_both_ways(cloud, server):
+    url = remote_console(cloud, server, 'serial', 'serial')
+    assert url.startswith(cloud.conf.serial_console.base_url + '?token=')
+    assert b'hello-serial' in serial_echo(url)
+    # The console log still records what the guest prints (and echoes).
+    wait_output(cloud, server, 'hello-serial')
+
+
+def test_vnc_console_rfb_handshake_and_page(cloud, server):
+    url = remote_console(cloud, server, 'vnc', 'novnc')
+    assert url.startswith(cloud.conf.vnc.novncproxy_base_url + '?path=%3Ftoken%3D')
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        page = resp.read().decode()
+    assert resp.status == 200 and 'noVNC' in page and '<script' in page
+    rfb_handshake(url)
+
+
+def test_legacy_actions_before_2_6(cloud, server):
+    for action, type_ in (('os-getVNCConsole', 'novnc'), ('os-getSerialConsole', 'serial')):
+        status, _h, body = cloud.request('POST', '/servers/%s/action' % server,
+                                         {action: {'type': type_}}, version='2.5')
+        assert status == 200, body
+        assert body['console']['type'] == type_
+        status, _h, body = cloud.request('POST', '/servers/%s/action' % server,
+                                         {action: {'type': type_}}, version='2.6')
+        assert status == 404, body
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % server,
+                                     {'os-getVNCConsole': {'type': 'novnc'}})
+    rfb_handshake(body['console']['url'])
+
+
+def test_bad_requests(cloud, server):
+    path = '/servers/%s/remote-consoles' % server
+    for version, body in (('2.6', {'remote_console': {'protocol': 'mks', 'type': 'webmks'}}),
+                          ('2.8', {'remote_console': {'protocol': 'mks', 'type': 'webmks'}}),
+                          ('2.6', {'remote_console': {'protocol': 'spice',
+                                                      'type': 'spice-html5'}}),
+                          ('2.6', {'remote_console': {'protocol': 'vnc', 'type': 'serial'}}),
+                          ('2.6', {'remote_console': {'protocol': 'vnc'}})):
+        status, _h, resp = cloud.request('POST', path, body, version=version)
+        assert status == 400, (body, resp)
+    status, _h, _b = cloud.request('POST', path, {'remote_console': {
+        'protocol': 'vnc', 'type': 'novnc'}}, version='2.5')
+    assert status == 404
+    status, _h, _b = cloud.request('POST', '/servers/%s/remote-consoles' % (
+        '0' * 8 + '-0000-0000-0000-' + '0' * 12), {'remote_console': {
+            'protocol': 'vnc', 'type': 'novnc'}}, version='2.6')
+    assert status == 404
+
+
+def _token(url):
+    return url.split('token%3D')[-1].split('token=')[-1]
+
+
+def test_console_auth_tokens(cloud, server):
+    url = remote_console(cloud, server, 'serial', 'serial')
+    token = _token(url)
+    status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
+                                     version='2.31', token=ADMIN)
+    assert status == 200, body
+    console = body['console']
+    assert console['instance_uuid'] == server
+    assert console['host'] == '127.0.0.1' and 24000 <= console['port'] <= 24999
+    assert console['internal_access_path'] is None
+    assert cloud.request('GET', '/os-console-auth-tokens/' + token,
+                         version='2.99', token=ADMIN)[2]['console']['tls_port'] is None
+    # Only rdp-html5 tokens before 2.31; only administrators; unknown -> 404.
+    assert cloud.request('GET', '/os-console-auth-tokens/' + token, version='2.30',
+                         token=ADMIN)[0] == 401
+    assert cloud.request('GET', '/os-console-auth-tokens/' + token, version='2.31')[0] == 403
+    assert cloud.request('GET', '/os-console-auth-tokens/bad' + token, version='2.31',
+                         token=ADMIN)[0] == 404
+
+
+def test_bad_wrong_and_expired_tokens_are_refused(cloud, server):
+    url = remote_console(cloud, server, 'serial', 'serial')
+    token = _token(url)
+    ws = WebSocketClient(url.replace('token=', 'token=bad'))
+    assert ws.status == 403
+    ws.close()
+    # A serial token does not open the VNC proxy.
+    vnc = cloud.conf.vnc.novncproxy_base_url + '?path=%3Ftoken%3D' + token
+    ws = WebSocketClient(vnc)
+    assert ws.status == 403
+    ws.close()
+    # An expired token: the same connection details, a lifetime of 0 seconds.
+    row = tokens.validate(cloud.db, token)
+    expired, expired_url = tokens.issue(cloud.db, 0, server, 'serial', row,
+                                        cloud.conf.serial_console.base_url)
+    ws = WebSocketClient(expired_url)
+    assert ws.status == 403
+    ws.close()
+    assert cloud.request('GET', '/os-console-auth-tokens/' + expired, version='2.31',
+                         token=ADMIN)[0] == 404
+    # The good one still works.
+    assert b'still' in serial_echo(url, b'still')
+
+
+def _serial_port(sid):
+    conn = libvirt.open(fx.QEMU_URI)
+    try:
+        xml = conn.lookupByUUIDString(sid).XMLDesc(0)
+    finally:
+        conn.close()
+    from nova.virt.libvirt import consoles
+    return consoles.serial_tcp_endpoints(xml)
+
+
+def test_consoles_of_a_rescued_guest(cloud, server):
+    before = _serial_port(server)
+    assert len(before) == 1
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % server, {
+        'rescue': {'rescue_image_ref': cloud.rescue_image}}, version='2.87')
+    assert status == 200, body
+    cloud.wait_for_status(server, ['RESCUE'])
+    wait_output(cloud, server, 'RESCUE-GUEST')
+    assert _serial_port(server) == before
+    assert b'rescued' in serial_echo(remote_console(cloud, server, 'serial', 'serial'),
+                                     b'rescued')
+    rfb_handshake(remote_console(cloud, server, 'vnc', 'novnc'))
+    assert cloud.request('POST', '/servers/%s/action' % server, {'unrescue': None})[0] == 202
+    cloud.wait_for_status(server, ['ACTIVE'])
+    assert _serial_port(server) == before
+
+
+def _domain_xml(sid):
+    conn = libvirt.open(fx.QEMU_URI)
+    try:
+        return conn.lookupByUUIDString(sid).XMLDesc(0)
+    finally:
+        conn.close()
+
+
+def test_change_password_needs_the_guest_agent(cloud, server):
+    path = '/servers/%s/action' % server
+    # No hw_qemu_guest_agent on the image: no agent channel, 409 as upstream.
+    assert 'org.qemu.guest_agent.0' not in _domain_xml(server)
+    status, _h, body = cloud.request('POST', path, {'changePassword': {'adminPass': 'x1'}})
+    assert status == 409, body
+    assert 'agent' in body['conflictingRequest']['message']
+    assert cloud.wait_for_status(server, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+    assert cloud.request('POST', path, {'changePassword': {}})[0] == 400
+    # The image asks for the agent: the channel is there, but nothing in this
+    # guest answers on it -> 501, and the server is usable again.
+    image = cloud.upload_image(write_echo_image(str(cloud.conf.state_path + '/agent.img'),
+                                                'AGENT-GUEST\r\n'),
+                               name='agent', hw_qemu_guest_agent='yes')
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'agent', 'flavorRef': '1', 'imageRef': image, 'networks': 'none'}},
+        version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    assert "name='org.qemu.guest_agent.0'" in _domain_xml(sid)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'changePassword': {'adminPass': 'x1'}})
+    assert status == 501, body
+    assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+    # Deleting a server revokes its console tokens.
+    url = remote_console(cloud, sid, 'serial', 'serial')
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    ws = WebSocketClient(url)
+    assert ws.status == 403
+    ws.close()
+
+
+def test_server_password_show_and_clear(cloud, server):
+    path = '/servers/%s/os-server-password' % server
+    status, _h, body = cloud.request('GET', path)
+    assert status == 200 and body == {'password': ''}, body
+    assert cloud.request('DELETE', path)[0] == 204
+
+
+def test_tempest_websocket_client_against_the_novnc_proxy(cloud, server):
+    """tempest's own websocket client and checks (test_novnc), not ours."""
+    compute = pytest.importorskip('tempest.common.compute')
+    url = remote_console(cloud, server, 'vnc', 'novnc')
+    check = compute.NoVNCValidateMixin('validate_novnc_html')
+    check.validate_novnc_html(url)
+    check.websocket = compute.create_websocket(url)
+    try:
+        check.validate_websocket_upgrade()
+        check.validate_rfb_negotiation()
+    finally:
+        check.websocket.close()
+    bad = compute.create_websocket(url.replace('token%3D', 'token%3Dbad'))
+    try:
+        data = bad.receive_frame()
+        assert data is None or not data
+    finally:
+        bad.close()
+
+
+def test_responses_match_tempest_schemas(cloud, server):
+    jsonschema = pytest.importorskip('jsonschema')
+    from tempest.lib.api_schema.response.compute.v2_1 import servers as v2_1
+    from tempest.lib.api_schema.response.compute.v2_6 import servers as v2_6
+    from tempest.lib.api_schema.response.compute.v2_99 import servers as v2_99
+
+    def check(schema, status, body):
+        assert status in schema['status_code']
+        jsonschema.validate(body, schema['response_body'])
+    for protocol, type_ in (('vnc', 'novnc'), ('serial', 'serial')):
+        status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % server, {
+            'remote_console': {'protocol': protocol, 'type': type_}}, version='2.6')
+        check(v2_6.get_remote_consoles, status, body)
+        status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % server, {
+            'remote_console': {'protocol': protocol, 'type': type_}}, version='2.99')
+        check(v2_99.get_remote_consoles, status, body)
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % server,
+                                     {'os-getVNCConsole': {'type': 'novnc'}})
+    check(v2_1.get_vnc_console, status, body)
+    token = _token(body['console']['url'])
+    status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
+                                     version='2.99', token=ADMIN)
+    check(v2_99.console_auth_tokens, status, body)

@@ -1,0 +1,129 @@
+"""Guest consoles in the domain XML: VNC graphics and the serial port (file or TCP)."""
+
+import dataclasses
+import errno
+import socket
+
+from lxml import etree
+
+from nova import exception
+from nova.virt.libvirt import config as vconfig
+
+
+@dataclasses.dataclass(frozen=True)
+class ConsoleSettings:
+    """[vnc] and [serial_console] as the XML builder needs them."""
+
+    vnc_enabled: bool = False
+    vnc_listen: str = '127.0.0.1'
+    serial_enabled: bool = False
+    serial_host: str = '127.0.0.1'
+    serial_port_range: tuple = (10000, 20000)
+
+    @classmethod
+    def from_conf(cls, conf):
+        low, high = parse_port_range(conf.serial_console.port_range)
+        return cls(vnc_enabled=conf.vnc.enabled, vnc_listen=conf.vnc.server_listen,
+                   serial_enabled=conf.serial_console.enabled,
+                   serial_host=conf.serial_console.proxyclient_address,
+                   serial_port_range=(low, high))
+
+
+def parse_port_range(text):
+    low, high = (int(part) for part in text.split(':'))
+    if not 0 < low <= high < 65536:
+        raise ValueError('invalid [serial_console] port_range %r' % text)
+    return low, high
+
+
+AGENT_CHANNEL = 'org.qemu.guest_agent.0'
+
+
+def agent_devices(image_props):
+    """The QEMU guest agent's channel when the image sets hw_qemu_guest_agent."""
+    if agent_enabled(image_props):
+        return [vconfig.GuestChannel(target_name=AGENT_CHANNEL)]
+    return []
+
+
+def agent_enabled(image_props):
+    if image_props is None:
+        return False
+    getter = getattr(image_props, 'get', None)
+    value = getter('hw_qemu_guest_agent', False) if getter else False
+    if isinstance(value, str):
+        return value.strip().lower() in ('1', 'yes', 'true', 'on', 'y')
+    return bool(value)
+
+
+def console_devices(consoles, log_path, serial_port=None):
+    """The serial port (+ its log) and, with VNC on, the graphics device.
+
+    Without a serial console the port writes straight to the log file. With
+    one, it listens on ``serial_port`` and QEMU still copies everything the
+    guest prints into the same log, so the console output API keeps working.
+    """
+    if consoles is not None and consoles.serial_enabled and serial_port is not None:
+        serial = vconfig.GuestSerial(
+            type='tcp', source_mode='bind', source_host=consoles.serial_host,
+            source_service=serial_port, protocol_type='raw', target_port=0,
+            log_file=log_path, log_append=True)
+    else:
+        # QEMU truncates the file on every start unless told to append; keep
+        # the history across power cycles, as a console log should.
+        serial = vconfig.GuestSerial(type='file', target_port=0, source_append=True,
+                                     source_path=log_path)
+    devices = [serial]
+    if consoles is not None and consoles.vnc_enabled:
+        devices.append(vconfig.GuestGraphics(type='vnc', autoport=True,
+                                             listen=consoles.vnc_listen))
+    return devices
+
+
+# ------------------------------------------------------------ live domain XML
+
+def _root(domain_xml):
+    return etree.fromstring(domain_xml.encode() if isinstance(domain_xml, str)
+                            else domain_xml)
+
+
+def vnc_port(domain_xml):
+    """The VNC port libvirt gave a running guest, or None."""
+    for graphics in _root(domain_xml).findall('./devices/graphics'):
+        if graphics.get('type') == 'vnc':
+            port = graphics.get('port')
+            if port and int(port) > 0:
+                return int(port)
+    return None
+
+
+def serial_tcp_endpoints(domain_xml):
+    """(host, port) of every TCP serial port the guest listens on."""
+    found = []
+    for serial in _root(domain_xml).findall('./devices/serial'):
+        source = serial.find('source')
+        if serial.get('type') == 'tcp' and source is not None \
+                and source.get('mode') == 'bind' and source.get('service'):
+            found.append((source.get('host'), int(source.get('service'))))
+    return found
+
+
+def _port_free(host, port):
+    family = socket.AF_INET6 if ':' in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                return False
+            raise
+    return True
+
+
+def pick_serial_port(consoles, used_ports):
+    """The first port of the range that no guest holds and nothing listens on."""
+    low, high = consoles.serial_port_range
+    for port in range(low, high + 1):
+        if port not in used_ports and _port_free(consoles.serial_host, port):
+            return port
+    raise exception.SocketPortRangeExhausted(host=consoles.serial_host)
