@@ -82,6 +82,9 @@ def rebuild(req, server_id, body):
         server = servers_handlers.trim_before_2_75(server)
         if req.is_at_least(mv.REBUILD_KEY_NAME):
             server['key_name'] = key_name
+    # Upstream's rebuild view leaves out OS-EXT-SRV-ATTR:user_data at every microversion
+    # (show_user_data=False); from 2.57 the plain user_data below stands in for it.
+    server.pop('OS-EXT-SRV-ATTR:user_data', None)
     if req.is_at_least(mv.PERSONALITY_REMOVED):
         # 2.57 replaced personality files with user_data, which rebuild echoes
         # to every caller (tempest's rebuild schema requires it).
