@@ -22,6 +22,7 @@ from nova.api.handlers import (
     quota_classes,
     quota_sets,
     rescue,  # noqa: F401 - registers its actions
+    security_groups,  # noqa: F401 - registers its actions
     server_actions,
     server_external_events,
     server_groups,
