@@ -44,7 +44,8 @@ def ensure_image(sess, name, message):
         'name': name, 'disk_format': 'raw', 'container_format': 'bare',
         'visibility': 'public'}).json()
     with tempfile.TemporaryDirectory() as tmp:
-        path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), message)
+        path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), message,
+                                           ack_unplug=True)
         with open(path, 'rb') as handle:
             sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=image_ep,
                      data=handle.read(),

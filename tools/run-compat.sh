@@ -9,6 +9,11 @@
 # what it started. NOVA_COMPAT_REGEX narrows the run; NOVA_COMPAT_KEEP=1 keeps the workspace.
 # Then tools/run-plugin.sh runs python-novaextclient's and novaext-tempest-plugin's tests
 # against the same nova-aio (NOVA_COMPAT_PLUGIN=0 skips that).
+# NOVA_COMPAT_TOPOLOGY=split runs the same tests against the split services instead of
+# nova-aio: nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ
+# (NOVA_COMPAT_RABBIT_URL) and a throwaway PostgreSQL database (NOVA_COMPAT_PG_URL), with
+# the embedded image and volume endpoints served by tools/compat_endpoints.py. Not part of
+# the default test command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -21,13 +26,31 @@ CONCURRENCY=${NOVA_COMPAT_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat.XXXXXX")
 AIO_PID=""
 STARTED_KEYSTONE=0
+TOPOLOGY=${NOVA_COMPAT_TOPOLOGY:-aio}
+SPLIT_PIDS=""
+SPLIT_DB=""
+PG_URL=${NOVA_COMPAT_PG_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/postgres}
+RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
+case "$TOPOLOGY" in
+  aio|split) ;;
+  *) echo "compat: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2; exit 2 ;;
+esac
 
 cleanup() {
-  local rc=$?
-  if [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; then
-    kill "$AIO_PID"
-    for _ in $(seq 100); do kill -0 "$AIO_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$AIO_PID" 2>/dev/null || true
+  local rc=$? pid
+  # nova-api first, the endpoints last (in-flight builds still call them).
+  for pid in $SPLIT_PIDS; do
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  [ -n "$SPLIT_DB" ] && "$PY" tools/compat_db.py drop "$PG_URL" "$SPLIT_DB" || true
+  if [ -n "$SPLIT_PIDS" ] || { [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; }; then
+    if [ -n "$AIO_PID" ]; then
+      kill "$AIO_PID" 2>/dev/null || true
+      for _ in $(seq 100); do kill -0 "$AIO_PID" 2>/dev/null || break; sleep 0.2; done
+      kill -9 "$AIO_PID" 2>/dev/null || true
+    fi
     # Guests outlive nova-aio in libvirt: remove this run's (named compat-*).
     for dom in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep '^compat-'); do
       virsh -c qemu:///system destroy "$dom" >/dev/null 2>&1 || true
@@ -61,18 +84,84 @@ for port in 8774 9292 8776 6080 6083; do
   port_free "$port" || { echo "compat: port $port is taken; stop what uses it" >&2; exit 1; }
 done
 mkdir -p "$WORK/state"
-printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
-"$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
-  --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
-  >"$WORK/nova-aio.log" 2>&1 &
-AIO_PID=$!
-for _ in $(seq 120); do
-  grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
-  kill -0 "$AIO_PID" 2>/dev/null || { tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
-  sleep 1
-done
-grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
-  || { echo "compat: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+if [ "$TOPOLOGY" = aio ]; then
+  printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
+  "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
+    --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
+    >"$WORK/nova-aio.log" 2>&1 &
+  AIO_PID=$!
+  for _ in $(seq 120); do
+    grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
+    kill -0 "$AIO_PID" 2>/dev/null || { tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+    sleep 1
+  done
+  grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
+    || { echo "compat: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+else
+  # 2'. The split services: a throwaway database, the endpoints, conductor, compute, API.
+  SPLIT_DB=nova_compat_$(date +%s)_$$
+  DB_URL=$("$PY" tools/compat_db.py create "$PG_URL" "$SPLIT_DB")
+  # etc/nova/aio-keystone.conf's choices, for separate processes.
+  cat > "$WORK/split.conf" <<EOF
+[DEFAULT]
+state_path = $WORK/state
+transport_url = $RABBIT_URL
+control_exchange = nova-compat-$$
+host = compat-split
+instance_name_template = compat-%08x
+cpu_allocation_ratio = 16.0
+api_listen = 127.0.0.1
+api_listen_port = 8774
+report_interval = 2
+
+[database]
+connection = $DB_URL
+
+[api]
+auth_strategy = keystone
+
+[aio]
+listen = 127.0.0.1
+image_port = 9292
+volume_port = 8776
+
+[glance]
+endpoint_override = http://127.0.0.1:9292
+auth_section = keystone_authtoken
+
+[cinder]
+endpoint_override = http://127.0.0.1:8776
+auth_section = keystone_authtoken
+
+[libvirt]
+connection_uri = qemu:///system
+EOF
+  SPLIT_CONF=(--config-file "$WORK/split.conf" --config-file "$COMPAT_DIR/keystone_authtoken.conf")
+  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
+  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
+  "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
+  SPLIT_PIDS="$!"
+  for binary in nova-conductor nova-compute nova-api; do
+    "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
+    SPLIT_PIDS="$! $SPLIT_PIDS"
+  done
+  up=0
+  for _ in $(seq 120); do
+    for pid in $SPLIT_PIDS; do
+      kill -0 "$pid" 2>/dev/null \
+        || { echo "compat: a split service exited" >&2; tail -n 20 "$WORK"/*.log >&2; exit 1; }
+    done
+    if grep -q 'compat endpoints ready' "$WORK/endpoints.log" \
+        && curl -fsS -o /dev/null --max-time 3 http://127.0.0.1:8774/ \
+        && "$PY" tools/compat_db.py has-compute "$DB_URL"; then
+      up=1; break
+    fi
+    sleep 1
+  done
+  [ "$up" = 1 ] || { echo "compat: the split services did not start" >&2;
+                     tail -n 20 "$WORK"/*.log >&2; exit 1; }
+  echo "compat: split services up (nova-api, nova-conductor, nova-compute, endpoints)"
+fi
 
 # 3. Images, flavors and tempest.conf.
 "$PY" tools/compat_resources.py > "$WORK/resources.env"

@@ -18,10 +18,12 @@ from nova.api.handlers import (
     keypairs,
     limits,
     migrations,
+    networks_proxy,
     quota_classes,
     quota_sets,
     remote_consoles,
     rescue,  # noqa: F401 - registers its actions
+    security_groups,  # noqa: F401 - registers its actions
     server_actions,
     server_external_events,
     server_groups,
@@ -163,6 +165,11 @@ ROUTES = [
     ('/os-snapshots/detail', {'GET': proxy(volumes_proxy.snapshot_detail)}),
     ('/os-snapshots/{snapshot_id}', {'GET': proxy(volumes_proxy.snapshot_show),
                                      'DELETE': proxy(volumes_proxy.snapshot_delete)}),
+    ('/os-networks', {'GET': proxy(networks_proxy.index), 'POST': m(networks_proxy.gone)}),
+    ('/os-networks/add', {'POST': m(networks_proxy.gone)}),
+    ('/os-networks/{network_id}', {'GET': proxy(networks_proxy.show),
+                                   'DELETE': m(networks_proxy.gone)}),
+    ('/os-networks/{network_id}/action', {'POST': m(networks_proxy.gone)}),
     ('/os-server-external-events', {'POST': m(server_external_events.create)}),
     ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
     ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),
@@ -192,6 +199,8 @@ def dispatch(req, path):
         method = served.get(req.method)
         if method is None and req.method == 'HEAD':
             method = served.get('GET')
+        if method is None and req.method in methods:
+            break  # Served at other microversions only: 404, as upstream.
         if method is None:
             allow = ', '.join(sorted(served))
             raise wsgi.fault(405, 'The method %s is not allowed for this resource.' % req.method,

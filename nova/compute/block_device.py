@@ -86,13 +86,17 @@ def normalize(bdms, image_ref, flavor):
     _check_local_sizes(rows, flavor)
     if roots:
         root = roots[0]
-        if root['source_type'] == 'blank':
-            raise _invalid('A blank block device mapping cannot be the boot device.')
+        if root['source_type'] == 'blank' and root['destination_type'] == 'local':
+            raise _invalid('A blank local disk cannot be the boot device.')
         if root['destination_type'] == 'local':
             if image_ref and root['image_id'] != image_ref:
                 raise _invalid('imageRef %s does not match the root block device mapping '
                                'image %s.' % (image_ref, root['image_id']))
             return rows, {'kind': 'image', 'image_id': root['image_id']}
+        if root['source_type'] == 'blank':
+            # Upstream boots from a new empty volume; imageRef, if any, only
+            # lends the instance its image properties.
+            return rows, {'kind': 'volume', 'bdm': root, 'image_id': image_ref or None}
         if image_ref and root['source_type'] != 'image':
             raise _invalid('imageRef and a volume root cannot be combined.')
         return rows, {'kind': 'volume', 'bdm': root,

@@ -11,6 +11,7 @@ from nova.policies import (
     flavors,
     keypairs,
     limits,
+    networks_proxy,
     quota_class_sets,
     quota_sets,
     server_actions,
@@ -30,4 +31,5 @@ def list_rules():
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
-                                volumes_proxy.list_rules(), consoles.list_rules()))
+                                volumes_proxy.list_rules(), consoles.list_rules(),
+                                networks_proxy.list_rules()))

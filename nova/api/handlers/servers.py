@@ -163,7 +163,11 @@ def create(req):
     first = instances[0]
     resp_server = {'id': first['uuid'], 'links': common.links(req, 'servers', first['uuid']),
                    'OS-DCF:diskConfig': (first['system_metadata'] or {}).get('disk_config',
-                                                                             'MANUAL')}
+                                                                             'MANUAL'),
+                   # The requested groups, as upstream's create answer (it shows them
+                   # before any port exists); later views list a server's ports' groups.
+                   'security_groups': [{'name': g['name']} for g in
+                                       server.get('security_groups') or [{'name': 'default'}]]}
     if admin_password is not None:
         resp_server['adminPass'] = admin_password
     return wsgi.json_response({'server': resp_server}, status=202,

@@ -24,6 +24,7 @@ ROUTES = (
                             'DELETE': h.delete_image}),
     (r'/v2/images/' + _ID + '/file', {'GET': h.download_data,
                                       'PUT': h.upload_data}),
+    (r'/v2/images/' + _ID + '/tasks', {'GET': h.show_image_tasks}),
     (r'/v2/images/' + _ID + '/members', {'GET': m.list_members,
                                          'POST': m.create_member}),
     (r'/v2/images/' + _ID + '/members/(?P<member_id>[^/]+)',

@@ -157,6 +157,12 @@ def show_image(api, req, image_id):
     return json_response(views.image(api.store.get(image_id, _seen_by(who))))
 
 
+def show_image_tasks(api, req, image_id):
+    """GET /v2/images/{id}/tasks (Glance API 2.12): this store runs no import tasks."""
+    api.store.get(image_id, _seen_by(access.caller(req)))
+    return json_response({'tasks': []})
+
+
 def _check_changes(record, who, changes):
     """Glance's per-change checks: owner is admin-only, visibility has its
     own policy, and everything needs modify_image."""

@@ -254,6 +254,45 @@ def test_volume_backed_rescue_needs_2_87_and_a_stable_image(cloud):
     cloud.request('DELETE', '/servers/' + sid)
 
 
+def test_blank_volume_as_the_boot_device_then_rescue(cloud):
+    """As tempest's BFV rescue: imageRef plus a blank volume at boot_index 0.
+    The guest boots an empty disk; a stable rescue then boots the rescue media."""
+    server = {'name': 'blank', 'flavorRef': '1', 'networks': 'none', 'imageRef': cloud.root,
+              'block_device_mapping_v2': [{
+                  'boot_index': '0', 'delete_on_termination': 'true', 'source_type': 'blank',
+                  'volume_size': 1, 'destination_type': 'volume'}]}
+    status, _h, body = cloud.request('POST', '/servers', {'server': server}, version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    status, _h, body = cloud.request('GET', '/servers/%s/os-volume_attachments' % sid,
+                                     version='2.89')
+    [att] = body['volumeAttachments']
+    assert att['device'] == '/dev/vda' and att['volumeId'] and att['delete_on_termination']
+    disks = _disks(live_xml(sid))
+    assert [d[:2] for d in disks] == [('vda', 'virtio')]
+    assert ROOT not in console(cloud, sid)
+    status, body = act(cloud, sid, {'rescue': {
+        'rescue_image_ref': cloud.images[('virtio', 'disk')]}}, version='2.87')
+    assert status == 200, body
+    cloud.wait_for_status(sid, ['RESCUE'])
+    wait_console(cloud, sid, RESCUE, 1)
+    assert act(cloud, sid, {'unrescue': None})[0] == 202
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    cloud.request('DELETE', '/servers/' + sid)
+
+
+@pytest.mark.parametrize('bdm,words', [
+    ({'source_type': 'blank', 'destination_type': 'local'},
+     'blank local disk cannot be the boot device'),
+])
+def test_blank_local_boot_device_is_400(cloud, bdm, words):
+    server = {'name': 'x', 'flavorRef': '1', 'networks': 'none', 'imageRef': cloud.root,
+              'block_device_mapping_v2': [dict(bdm, boot_index=0)]}
+    status, _h, body = cloud.request('POST', '/servers', {'server': server}, version=V)
+    assert status == 400 and words in body['badRequest']['message'], body
+
+
 def test_plain_image_in_a_cdrom_is_media_not_a_boot_device(cloud):
     """As upstream: the image goes in the drive; firmware boots only El Torito,
     so the guest boots its own disk and the rescue image is readable media."""

@@ -214,3 +214,40 @@ def test_failed_attach_leaves_the_volume_available_and_the_guest_unchanged(cloud
     assert targets(sid) == before
     assert cloud.request('GET', '/servers/' + sid)[2]['server']['status'] == 'ACTIVE'
     cloud.request('DELETE', '/servers/' + sid)
+
+
+def test_a_guest_that_acknowledges_unplug_releases_the_volume(cloud, tmp_path):
+    """The compat guests eject on request (as an OS does): a running detach completes,
+    after a rebuild too, and the disk is gone from the live and persistent domain."""
+    image = cloud.upload_image(bootimg.write_boot_image(
+        str(tmp_path / 'ack.img'), 'ACK-OK\r\n', ack_unplug=True))
+    vol = volume(cloud)
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'ack', 'imageRef': image, 'flavorRef': 'full', 'networks': 'none'}},
+        version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    path = '/servers/%s/os-volume_attachments' % sid
+    for rebuild in (False, True):
+        status, _h, body = cloud.request('POST', path, {'volumeAttachment': {
+            'volumeId': vol['id']}}, version=V)
+        assert status == 200, body
+        dev = body['volumeAttachment']['device'][len('/dev/'):]
+        wait_volume(cloud, vol['id'], 'in-use')
+        if rebuild:
+            status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                             {'rebuild': {'imageRef': image}}, version=V)
+            assert status == 202, body
+            cloud.wait_for_status(sid, ['ACTIVE'])
+            assert wait_volume(cloud, vol['id'], 'in-use')['attachments'][0][
+                'server_id'] == sid
+        live, persistent = targets(sid)
+        assert dev in live and dev in persistent
+        assert cloud.request('DELETE', '%s/%s' % (path, vol['id']), version=V)[0] == 202
+        wait_volume(cloud, vol['id'], 'available', timeout=20)
+        live, persistent = targets(sid)
+        assert dev not in live and dev not in persistent
+        assert not cloud.db.faults_latest([sid])
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    cloud.wait_for_status(sid, ['DELETED'])

@@ -24,6 +24,19 @@ def test_rebuild_response_matches_tempest(aio, image, server, version):
     aio.wait_for_status(server['id'], ['ACTIVE'])
 
 
+@pytest.mark.parametrize('version', ['2.3', '2.75', '2.100'])
+def test_rebuild_as_admin_leaves_out_extended_user_data(aio, image, server, version):
+    # The admin's view carries OS-EXT-SRV-ATTR:*; the rebuild answer never has its user_data.
+    status, _h, body = aio.request('POST', '/servers/%s/action' % server['id'],
+                                   {'rebuild': {'imageRef': image}}, version=version,
+                                   token='admin:admin')
+    ts.validate('servers', 'rebuild_server_with_admin_pass', version, status, body)
+    assert 'OS-EXT-SRV-ATTR:user_data' not in body['server']
+    if version != '2.3':
+        assert 'OS-EXT-SRV-ATTR:host' in body['server']
+    aio.wait_for_status(server['id'], ['ACTIVE'])
+
+
 @pytest.mark.parametrize('unrescue', [None, {}])
 def test_unrescue_takes_null_or_an_empty_object(aio, server, unrescue):
     path = '/servers/%s/action' % server['id']

@@ -1,0 +1,40 @@
+"""Block device mapping v2 validation: what may be the boot device."""
+
+import pytest
+
+from nova import exception
+from nova.compute import block_device
+
+FLAVOR = {'root_gb': 1, 'ephemeral_gb': 0, 'swap': 0}
+IMAGE = '6f0e4a8e-2d5c-4b1a-9d7e-1c2b3a4d5e6f'
+
+
+def _blank(dest, **extra):
+    return dict({'source_type': 'blank', 'destination_type': dest, 'boot_index': '0'},
+                **extra)
+
+
+@pytest.mark.parametrize('image_ref', [IMAGE, ''])
+def test_blank_volume_can_be_the_boot_device(image_ref):
+    rows, root = block_device.normalize([_blank('volume', volume_size=1)], image_ref, FLAVOR)
+    assert root['kind'] == 'volume' and root['image_id'] == (image_ref or None)
+    assert [(r['source_type'], r['destination_type'], r['boot_index'], r['volume_size'])
+            for r in rows] == [('blank', 'volume', 0, 1)]
+    assert block_device.is_volume_backed(rows)
+
+
+def test_blank_boot_volume_needs_a_size():
+    with pytest.raises(exception.Invalid, match='volume_size is required'):
+        block_device.normalize([_blank('volume')], IMAGE, FLAVOR)
+
+
+def test_blank_local_disk_cannot_be_the_boot_device():
+    with pytest.raises(exception.Invalid, match='blank local disk cannot be the boot'):
+        block_device.normalize([_blank('local')], IMAGE, FLAVOR)
+
+
+def test_existing_volume_root_and_image_ref_still_conflict():
+    bdm = {'source_type': 'volume', 'destination_type': 'volume', 'boot_index': 0,
+           'uuid': '0b5e2b0e-9c8e-4a51-a0a8-2b8d0b3c7e21'}
+    with pytest.raises(exception.Invalid, match='cannot be combined'):
+        block_device.normalize([bdm], IMAGE, FLAVOR)
