@@ -190,8 +190,8 @@ class AllInOne:
         from nova.embedded.image import app as image_app
         image = auth.protect(image_app.make_app(os.path.join(conf.state_path, 'images')),
                              conf, IMAGE_PUBLIC_PATHS)
-        server, _t, image_url = wsgi_server.serve_in_thread(image, conf.aio.listen,
-                                                            conf.aio.image_port)
+        server, _t, image_url = wsgi_server.serve_in_thread(
+            image, conf.aio.listen, conf.aio.image_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['image'] = image_url
         _point_client(conf, 'glance', image_url)
@@ -205,8 +205,8 @@ class AllInOne:
         endpoints = []
         if noauth:
             app = _with_identity(app, endpoints)
-        server, _t, url = wsgi_server.serve_in_thread(app, conf.aio.listen,
-                                                      conf.aio.compute_port)
+        server, _t, url = wsgi_server.serve_in_thread(
+            app, conf.aio.listen, conf.aio.compute_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
         if noauth:
@@ -233,19 +233,22 @@ class AllInOne:
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(
             auth.protect(volume, conf, VOLUME_PUBLIC_PATHS), conf.aio.listen,
-            conf.aio.volume_port)
+            conf.aio.volume_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['volume'] = url
         _point_client(conf, 'cinder', url)
 
     def stop(self):
-        # Services first: an in-flight build may still call the image or
+        # The compute API first (graceful: requests in flight finish), then
+        # the services: an in-flight build may still call the image or
         # volume endpoint, which must keep answering until it is done.
+        timeout = self.conf.graceful_shutdown_timeout
+        if 'compute' in self.urls:
+            self.servers[-1].stop(timeout)
         for svc in reversed(self.services):
             svc.stop()
         for server in self.servers:
-            server.shutdown()
-            server.server_close()
+            server.stop(timeout)
 
 
 @common.clean_exit

@@ -54,6 +54,7 @@ class ConductorManager:
             self.scheduler.release(node['host'], flavor)
             return
         instance.refresh_from(row)
+        LOG.info('Instance %s scheduled to host %s', instance.uuid, node['host'])
         self.compute_rpcapi.build_and_run_instance(context, instance, node['host'], image,
                                                    request_spec)
 
