@@ -172,15 +172,7 @@ class AllInOne:
 
     def _start(self):
         conf = self.conf
-        for path, option in ((conf.state_path, '[DEFAULT] state_path'),
-                             (conf.instances_path, '[DEFAULT] instances_path')):
-            try:
-                os.makedirs(path, exist_ok=True)
-                if not os.access(path, os.W_OK):
-                    raise PermissionError('not writable')
-            except OSError as exc:
-                raise common.StartupError('cannot use %s as %s: %s'
-                                          % (path, option, exc.strerror or exc)) from None
+        common.require_writable_paths(conf)
         db = wiring.database(conf)
         db.sync()
         if conf.aio.seed_flavors:
