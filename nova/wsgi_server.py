@@ -2,7 +2,6 @@
 
 import logging
 import socket
-import socketserver
 import threading
 import time
 from wsgiref import simple_server
@@ -58,10 +57,28 @@ def _bodiless(status, method):
     return method == 'HEAD' or code in ('204', '304') or code.startswith('1')
 
 
+def _short_body(handler, method):
+    declared = handler.headers.get('Content-Length') if handler.headers else None
+    if declared is None or not handler.status or _bodiless(handler.status, method):
+        return False
+    try:
+        return handler.bytes_sent != int(declared)
+    except ValueError:
+        return True
+
+
 class _ServerHandler(simple_server.ServerHandler):
     """wsgiref's handler speaking HTTP/1.1; says when the connection will close."""
 
     http_version = '1.1'
+
+    def close(self):
+        # Checked before wsgiref forgets the headers and the count.
+        if _short_body(self, self.request_handler.command):
+            # A body cut short (the application failed, or a file shrank):
+            # the client waits for the rest unless the connection closes.
+            self.request_handler.close_connection = True
+        super().close()
 
     def cleanup_headers(self):
         super().cleanup_headers()

@@ -10,6 +10,7 @@ from nova import exception
 from nova.api import access_log, auth, router, wsgi
 from nova.api import microversion as mv
 from nova.api.handlers import versions
+from nova.conf import wsgi as nova_wsgi_conf
 
 LOG = logging.getLogger(__name__)
 
@@ -139,21 +140,7 @@ def _drain(req, length):
         length -= len(chunk)
 
 
-# Headers a browser on another origin may send and read ([cors] defaults, as
-# upstream Nova sets them).
-CORS_ALLOW_HEADERS = ['X-Auth-Token', 'X-Openstack-Request-Id', 'X-Identity-Status',
-                      'X-Roles', 'X-Service-Catalog', 'X-User-Id', 'X-Tenant-Id',
-                      'X-OpenStack-Nova-API-Version', 'OpenStack-API-Version']
-CORS_EXPOSE_HEADERS = ['X-Auth-Token', 'X-Openstack-Request-Id', 'X-Subject-Token',
-                       'X-Service-Token', 'X-OpenStack-Nova-API-Version',
-                       'OpenStack-API-Version']
-CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
 HEALTHCHECK_PATH = '/healthcheck'
-
-
-def set_cors_defaults():
-    cors.set_defaults(allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS,
-                      allow_methods=CORS_ALLOW_METHODS)
 
 
 def with_healthcheck(app, conf):
@@ -183,7 +170,7 @@ def build_app(conf, compute_api, db):
     max_request_body_size``) before auth or any handler reads it; auth runs
     before any handler sees the request.
     """
-    set_cors_defaults()
+    nova_wsgi_conf.set_cors_defaults()
     app = ComputeApp(conf, compute_api, db)
     app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
     app = BodySizeLimit(app, conf)

@@ -29,6 +29,23 @@ shutdown_opts = [o for o in service_options.service_opts
                  if o.name == 'graceful_shutdown_timeout']
 
 
+# Headers a browser on another origin may send and read: the [cors] defaults
+# upstream Nova sets.
+CORS_ALLOW_HEADERS = ['X-Auth-Token', 'X-Openstack-Request-Id', 'X-Identity-Status',
+                      'X-Roles', 'X-Service-Catalog', 'X-User-Id', 'X-Tenant-Id',
+                      'X-OpenStack-Nova-API-Version', 'OpenStack-API-Version']
+CORS_EXPOSE_HEADERS = ['X-Auth-Token', 'X-Openstack-Request-Id', 'X-Subject-Token',
+                       'X-Service-Token', 'X-OpenStack-Nova-API-Version',
+                       'OpenStack-API-Version']
+CORS_ALLOW_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH']
+
+
+def set_cors_defaults():
+    from oslo_middleware import cors
+    cors.set_defaults(allow_headers=CORS_ALLOW_HEADERS, expose_headers=CORS_EXPOSE_HEADERS,
+                      allow_methods=CORS_ALLOW_METHODS)
+
+
 def register_opts(conf):
     conf.register_opts(opts, group=GROUP)
     conf.register_opts(shutdown_opts)

@@ -1,4 +1,4 @@
-"""The embedded image endpoint (Glance v2 subset) as a WSGI application, e.g. ``module = nova.wsgi.image:application``."""
+"""The embedded image endpoint (Glance v2 subset) for uWSGI, gunicorn or mod_wsgi."""
 
 from nova.wsgi import app
 

@@ -1,4 +1,4 @@
-"""The compute API as a WSGI application, e.g. ``module = nova.wsgi.osapi_compute:application``."""
+"""The compute API as a WSGI application: ``nova.wsgi.osapi_compute:application``."""
 
 from nova.wsgi import app
 

@@ -1,4 +1,4 @@
-"""The embedded volume endpoint (Cinder v3 subset) as a WSGI application, e.g. ``module = nova.wsgi.volume:application``."""
+"""The embedded volume endpoint (Cinder v3 subset) for uWSGI, gunicorn or mod_wsgi."""
 
 from nova.wsgi import app
 

@@ -56,8 +56,9 @@ def _boot_two_and_check(api, image_url, tmp_path, logs):
     ids = []
     for name in ('rid-a', 'rid-b'):
         global_id = 'req-%s' % uuid.uuid4()
-        server_id, local_id = mp._wait(lambda: _try_create(api, image_id, name, global_id),
-                                       40, 'an ACTIVE server')
+        server_id, local_id = mp._wait(
+            lambda name=name, global_id=global_id: _try_create(api, image_id, name, global_id),
+            40, 'an ACTIVE server')
         ids.append((server_id, global_id, local_id))
     text = ''.join(open(path).read() for path in logs)
     for server_id, global_id, local_id in ids:
