@@ -152,6 +152,14 @@ def _with_identity(app, endpoints):
     return dispatch
 
 
+def with_request_log(app):
+    """x-openstack-request-id on every response and one access-log line per request."""
+    from oslo_middleware import request_id
+
+    from nova.api import access_log
+    return access_log.AccessLog(request_id.RequestId(app))
+
+
 class AllInOne:
     """Owns every part of the all-in-one so tests can start and stop it in-process."""
 
@@ -180,8 +188,10 @@ class AllInOne:
         if _keystone_mode(conf):
             register_keystone_opts(conf)
         from nova.embedded.image import app as image_app
-        image = auth.protect(image_app.make_app(os.path.join(conf.state_path, 'images')),
-                             conf, IMAGE_PUBLIC_PATHS)
+        # Request ids and an access line per request, as the compute API.
+        image = with_request_log(auth.protect(
+            image_app.make_app(os.path.join(conf.state_path, 'images')), conf,
+            IMAGE_PUBLIC_PATHS))
         server, _t, image_url = wsgi_server.serve_in_thread(
             image, conf.aio.listen, conf.aio.image_port, **wsgi_server.options(conf))
         self.servers.append(server)
@@ -224,7 +234,7 @@ class AllInOne:
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(
-            auth.protect(volume, conf, VOLUME_PUBLIC_PATHS), conf.aio.listen,
+            with_request_log(auth.protect(volume, conf, VOLUME_PUBLIC_PATHS)), conf.aio.listen,
             conf.aio.volume_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['volume'] = url

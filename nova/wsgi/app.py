@@ -35,14 +35,6 @@ def _conf():
     return conf
 
 
-def _outer(app):
-    """Request ids and access log, as in front of the compute API."""
-    from oslo_middleware import request_id
-
-    from nova.api import access_log
-    return access_log.AccessLog(request_id.RequestId(app))
-
-
 def _build(name, conf):
     from nova import wiring
     from nova.api import auth
@@ -52,15 +44,15 @@ def _build(name, conf):
         return wiring.api_app(conf, wiring.database(conf))
     if name == 'image':
         from nova.embedded.image import app as image_app
-        return _outer(auth.protect(image_app.make_app(os.path.join(conf.state_path, 'images')),
-                                   conf, aio.IMAGE_PUBLIC_PATHS))
+        images = image_app.make_app(os.path.join(conf.state_path, 'images'))
+        return aio.with_request_log(auth.protect(images, conf, aio.IMAGE_PUBLIC_PATHS))
     if name == 'volume':
         from nova.embedded.volume import app as volume_app
         from nova.image import glance
         images = glance.GlanceClient(conf)
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=images.download)
-        return _outer(auth.protect(volume, conf, aio.VOLUME_PUBLIC_PATHS))
+        return aio.with_request_log(auth.protect(volume, conf, aio.VOLUME_PUBLIC_PATHS))
     raise ValueError('unknown application %r' % name)
 
 

@@ -115,3 +115,33 @@ def test_misconfigured_application_fails_to_load(tmp_path):
         'nova osapi_compute: error: [DEFAULT] transport_url is not set; a split service '
         'needs a message broker, e.g. rabbit://user:password@host:5672/')
     assert 'Traceback' not in proc.stderr
+
+
+@pytest.mark.parametrize('module', ['image', 'volume'])
+def test_embedded_endpoints_under_gunicorn(tmp_path, module):
+    port = api_server.free_port()
+    api_server.write_conf(tmp_path, port)
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.Popen([_tool('gunicorn'), '--bind', '127.0.0.1:%d' % port,
+                             'nova.wsgi.%s:application' % module], env=env,
+                            cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        api_server.wait_listening(port, proc, timeout=60)
+        conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+        resp, body = api_server.get(conn, '/v2/images' if module == 'image'
+                                    else '/v3/demo/volumes')
+        assert resp.status == 200, body
+        request_id = resp.getheader('x-openstack-request-id')
+        assert request_id.startswith('req-')
+        conn.close()
+        # The access line names the same request id the client got.
+        api_server._wait_log(tmp_path / 'nova-api.log',
+                             'status: 200 .*request_id: ' + request_id)
+        conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+        conn.request('GET', '/v2/images' if module == 'image' else '/v3/demo/volumes')
+        resp = conn.getresponse()
+        resp.read()
+        assert resp.status == 401
+    finally:
+        api_server.stop(proc)
