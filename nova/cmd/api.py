@@ -21,7 +21,8 @@ def main(argv=None):
 
     def stop():
         # New connections are refused at once; requests in flight finish.
-        LOG.info('nova-api stopping: finishing %d connection(s), at most %ss',
-                 server.in_flight(), conf.graceful_shutdown_timeout or 'unlimited ')
+        LOG.info('nova-api stopping: finishing %d connection(s) '
+                 '(graceful_shutdown_timeout %ss)', server.in_flight(),
+                 conf.graceful_shutdown_timeout)
         server.stop(conf.graceful_shutdown_timeout)
     common.wait_for_signal(stop, conf)
