@@ -55,6 +55,15 @@ def check_is_admin(ctx):
     return policy.check_is_admin(ctx)
 
 
+def clear_store():
+    """Forget this thread's current context (what log lines are tagged with).
+
+    Threads serve one request or RPC message after another; without this a
+    line logged before the next context exists names the previous one.
+    """
+    o_context._request_store.context = None
+
+
 def get_admin_context():
     return RequestContext(user_id=None, project_id=None, is_admin=True,
                           roles=['admin'], overwrite=False)

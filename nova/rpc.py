@@ -22,7 +22,13 @@ class RequestContextSerializer(messaging.Serializer):
         return context.to_dict()
 
     def deserialize_context(self, context):
-        return nova_context.RequestContext.from_dict(context)
+        # Called in the worker thread that handles this message: make its
+        # context the thread's current one, so every line logged while
+        # handling it carries this request's ids, not those of the first
+        # message the (reused) thread ever handled.
+        ctx = nova_context.RequestContext.from_dict(context)
+        ctx.update_store()
+        return ctx
 
 
 _TRANSPORTS = {}

@@ -85,7 +85,8 @@ class NoAuth2:
         roles = ['reader', 'member'] + (['admin'] if user == 'admin' else [])
         ctx = nova_context.RequestContext(
             user_id=user, project_id=project or user, roles=roles, auth_token=token,
-            request_id=req.environ.get('openstack.request_id'))
+            request_id=req.environ.get('openstack.request_id'),
+            global_request_id=req.environ.get('openstack.global_request_id'))
         _attach(req.environ, ctx)
         return self.app
 

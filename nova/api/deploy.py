@@ -4,12 +4,13 @@ import logging
 
 import webob.dec
 import webob.exc
-from oslo_middleware import http_proxy_to_wsgi, request_id, sizelimit
+from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi, request_id, sizelimit
 
 from nova import exception
-from nova.api import auth, router, wsgi
+from nova.api import access_log, auth, router, wsgi
 from nova.api import microversion as mv
 from nova.api.handlers import versions
+from nova.conf import wsgi as nova_wsgi_conf
 
 LOG = logging.getLogger(__name__)
 
@@ -139,18 +140,43 @@ def _drain(req, length):
         length -= len(chunk)
 
 
-def build_app(conf, compute_api, db):
-    """Outermost first: request id, proxy headers, size limit, auth, the core app.
+HEALTHCHECK_PATH = '/healthcheck'
 
-    RequestId wraps everything so even auth failures carry
-    x-openstack-request-id; the proxy middleware fixes host_url before links
-    are built; the size limit refuses an over-long body (413, as upstream's
-    ``[oslo_middleware] max_request_body_size``) before auth or any handler
-    reads it; auth runs before any handler sees the request.
+
+def with_healthcheck(app, conf):
+    """``GET /healthcheck`` answered by oslo.middleware, without credentials."""
+    check = healthcheck.Healthcheck(app, conf)
+
+    def dispatch(environ, start_response):
+        if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
+            return check(environ, start_response)
+        return app(environ, start_response)
+    return dispatch
+
+
+def build_app(conf, compute_api, db):
+    """Outermost first: access log, request id, CORS, health check, proxy
+    headers, size limit, auth, the core app.
+
+    The access log wraps everything so every request gets its one line,
+    with the request id RequestId chose (a valid inbound
+    X-OpenStack-Request-ID becomes the global request id). RequestId sits
+    outside CORS and the health check so even preflight answers, health
+    checks and auth failures carry x-openstack-request-id. CORS answers
+    preflight requests before auth (browsers send no token with them); the
+    health check answers without credentials, as upstream's; the proxy
+    middleware fixes host_url before links are built; the size limit
+    refuses an over-long body (413, as upstream's ``[oslo_middleware]
+    max_request_body_size``) before auth or any handler reads it; auth runs
+    before any handler sees the request.
     """
+    nova_wsgi_conf.set_cors_defaults()
     app = ComputeApp(conf, compute_api, db)
     app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
     app = BodySizeLimit(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = with_healthcheck(app, conf)
+    app = cors.CORS(app, conf)
     app = request_id.RequestId(app)
+    app = access_log.AccessLog(app)
     return app

@@ -152,6 +152,14 @@ def _with_identity(app, endpoints):
     return dispatch
 
 
+def with_request_log(app):
+    """x-openstack-request-id on every response and one access-log line per request."""
+    from oslo_middleware import request_id
+
+    from nova.api import access_log
+    return access_log.AccessLog(request_id.RequestId(app))
+
+
 class AllInOne:
     """Owns every part of the all-in-one so tests can start and stop it in-process."""
 
@@ -175,15 +183,7 @@ class AllInOne:
 
     def _start(self):
         conf = self.conf
-        for path, option in ((conf.state_path, '[DEFAULT] state_path'),
-                             (conf.instances_path, '[DEFAULT] instances_path')):
-            try:
-                os.makedirs(path, exist_ok=True)
-                if not os.access(path, os.W_OK):
-                    raise PermissionError('not writable')
-            except OSError as exc:
-                raise common.StartupError('cannot use %s as %s: %s'
-                                          % (path, option, exc.strerror or exc)) from None
+        common.require_writable_paths(conf)
         db = wiring.database(conf)
         if self.migrate_in_child:
             try:
@@ -197,10 +197,12 @@ class AllInOne:
         if _keystone_mode(conf):
             register_keystone_opts(conf)
         from nova.embedded.image import app as image_app
-        image = auth.protect(image_app.make_app(os.path.join(conf.state_path, 'images')),
-                             conf, IMAGE_PUBLIC_PATHS)
-        server, _t, image_url = wsgi_server.serve_in_thread(image, conf.aio.listen,
-                                                            conf.aio.image_port)
+        # Request ids and an access line per request, as the compute API.
+        image = with_request_log(auth.protect(
+            image_app.make_app(os.path.join(conf.state_path, 'images')), conf,
+            IMAGE_PUBLIC_PATHS))
+        server, _t, image_url = wsgi_server.serve_in_thread(
+            image, conf.aio.listen, conf.aio.image_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['image'] = image_url
         _point_client(conf, 'glance', image_url)
@@ -218,8 +220,8 @@ class AllInOne:
         endpoints = []
         if noauth:
             app = _with_identity(app, endpoints)
-        server, _t, url = wsgi_server.serve_in_thread(app, conf.aio.listen,
-                                                      conf.aio.compute_port)
+        server, _t, url = wsgi_server.serve_in_thread(
+            app, conf.aio.listen, conf.aio.compute_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['compute'] = url.rstrip('/') + '/v2.1'
         if noauth:
@@ -245,20 +247,23 @@ class AllInOne:
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=fetch)
         server, _t, url = wsgi_server.serve_in_thread(
-            auth.protect(volume, conf, VOLUME_PUBLIC_PATHS), conf.aio.listen,
-            conf.aio.volume_port)
+            with_request_log(auth.protect(volume, conf, VOLUME_PUBLIC_PATHS)), conf.aio.listen,
+            conf.aio.volume_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['volume'] = url
         _point_client(conf, 'cinder', url)
 
     def stop(self):
-        # Services first: an in-flight build may still call the image or
+        # The compute API first (graceful: requests in flight finish), then
+        # the services: an in-flight build may still call the image or
         # volume endpoint, which must keep answering until it is done.
+        timeout = self.conf.graceful_shutdown_timeout
+        if 'compute' in self.urls:
+            self.servers[-1].stop(timeout)
         for svc in reversed(self.services):
             svc.stop()
         for server in self.servers:
-            server.shutdown()
-            server.server_close()
+            server.stop(timeout)
 
 
 @common.clean_exit

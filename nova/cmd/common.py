@@ -98,7 +98,10 @@ def _one_line(exc):
     from oslo_db import exception as db_exc
     if isinstance(exc, StartupError):
         return str(exc)
-    if isinstance(exc, db_exc.DBConnectionError):
+    from sqlalchemy import exc as sa_exc
+    # oslo.db gives up with the driver's own error when max_retries is small.
+    if isinstance(exc, (db_exc.DBConnectionError, sa_exc.OperationalError,
+                        sa_exc.InterfaceError)):
         return 'cannot connect to the database ([database] connection): %s' % (
             str(exc).splitlines()[0][:200])
     if isinstance(exc, exception.HypervisorError):
@@ -127,6 +130,20 @@ def clean_exit(func):
             print('nova-%s: error: %s' % (prog, line), file=sys.stderr, flush=True)
             return 1
     return main
+
+
+def require_writable_paths(conf):
+    """state_path and instances_path exist (created if need be) and are writable."""
+    import os
+    for path, option in ((conf.state_path, '[DEFAULT] state_path'),
+                         (conf.instances_path, '[DEFAULT] instances_path')):
+        try:
+            os.makedirs(path, exist_ok=True)
+            if not os.access(path, os.W_OK):
+                raise PermissionError('not writable')
+        except OSError as exc:
+            raise StartupError('cannot use %s as %s: %s'
+                               % (path, option, exc.strerror or exc)) from None
 
 
 def require_broker(conf):

@@ -109,6 +109,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             LOG.info('Instance %s went away before the build started', instance.uuid)
             return
         instance.refresh_from(row)
+        LOG.info('Building instance %s', instance.uuid)
         try:
             with actions.event(self.db, context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
@@ -141,6 +142,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                 'vm_state': vs.ACTIVE, 'task_state': None, 'launched_at': now,
                 'power_state': self.driver.get_info(instance).state},
                 expected_task_state=[vs.SPAWNING])
+            LOG.info('Instance %s built and running', instance.uuid)
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             # Deleted while spawning; the delete path cleans up the guest.
             LOG.info('Instance %s was deleted during spawn', instance.uuid)

@@ -57,6 +57,7 @@ class ConductorManager(reconcile.LostBuildsMixin):
             self.scheduler.release(node['host'], flavor)
             return
         instance.refresh_from(row)
+        LOG.info('Instance %s scheduled to host %s', instance.uuid, node['host'])
         self.compute_rpcapi.build_and_run_instance(context, instance, node['host'], image,
                                                    request_spec)
 

@@ -20,6 +20,7 @@ _MODULES = (
     'quota',
     'notifications',
     'consoles',
+    'wsgi',
 )
 
 

@@ -20,4 +20,6 @@ def list_opts():
 
 def set_defaults(conf=None):
     import nova.conf
+    from nova.conf import wsgi
+    wsgi.set_cors_defaults()
     nova.conf.modules()[nova.conf._MODULES.index('database')].register_opts(conf or cfg.CONF)

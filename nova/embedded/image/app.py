@@ -74,7 +74,8 @@ class ImageAPI:
 
     @webob.dec.wsgify
     def __call__(self, req):
-        request_id = 'req-' + str(uuid.uuid4())
+        # The request id middleware's, when it runs in front (all-in-one).
+        request_id = req.environ.get('openstack.request_id') or 'req-' + str(uuid.uuid4())
         try:
             handler, kwargs = self._route(req)
             resp = handler(self, req, **kwargs)

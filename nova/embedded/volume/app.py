@@ -121,7 +121,9 @@ class VolumeAPI:
 
     @webob.dec.wsgify(RequestClass=common.VolumeRequest)
     def __call__(self, req):
-        headers = {'x-openstack-request-id': 'req-' + str(uuid.uuid4())}
+        # The request id middleware's, when it runs in front (all-in-one).
+        headers = {'x-openstack-request-id': req.environ.get('openstack.request_id')
+                   or 'req-' + str(uuid.uuid4())}
         try:
             resp = self._dispatch(req, headers)
         except errors.VolumeAPIError as exc:

@@ -1,0 +1,57 @@
+"""Split services misconfigured: one line naming the problem, exit 1, no traceback, no hang."""
+
+import socket
+
+import pytest
+
+from nova.tests.functional import services
+from nova.tests.functional.test_startup_errors import _assert_one_line, _conf, _run
+
+
+def _split_conf(tmp_path, extra=''):
+    return ('[DEFAULT]\nstate_path = %s\ntransport_url = %s\napi_listen = 127.0.0.1\n'
+            '[database]\nconnection = sqlite:///%s/nova.sqlite\n'
+            '[libvirt]\nconnection_uri = test:///default\n%s'
+            % (tmp_path / 'state', services.RABBIT_URL, tmp_path, extra))
+
+
+@pytest.fixture
+def rabbit():
+    services.require(services.RABBIT_URL, 'RabbitMQ')
+
+
+def test_api_port_in_use_is_named(tmp_path, rabbit):
+    with socket.socket() as busy:
+        busy.bind(('127.0.0.1', 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        conf = _split_conf(tmp_path).replace(
+            'api_listen = 127.0.0.1\n', 'api_listen = 127.0.0.1\napi_listen_port = %d\n' % port)
+        rc, _out, err = _run('api', '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port,
+                     'Address already in use')
+
+
+@pytest.mark.parametrize('module', ['api', 'conductor'])
+def test_unreachable_database(tmp_path, rabbit, module):
+    conf = _split_conf(tmp_path).replace(
+        'sqlite:///%s/nova.sqlite' % tmp_path,
+        'postgresql+psycopg2://postgres@127.0.0.1:1/nova\nmax_retries = 1\nretry_interval = 1')
+    rc, _out, err = _run(module, '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'cannot connect to the database ([database] connection)')
+
+
+def test_compute_unreachable_libvirtd(tmp_path, rabbit):
+    conf = _split_conf(tmp_path).replace(
+        'test:///default', 'qemu+unix:///system?socket=%s/no-such.sock' % tmp_path)
+    rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'is libvirtd running?')
+
+
+def test_compute_unwritable_instances_path(tmp_path, rabbit):
+    blocker = tmp_path / 'file'
+    blocker.write_text('')
+    conf = _split_conf(tmp_path).replace(
+        '[database]', 'instances_path = %s/instances\n[database]' % blocker)
+    rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'instances_path', str(blocker))

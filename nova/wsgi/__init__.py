@@ -1,0 +1,1 @@
+"""WSGI entry points (``application``) for uWSGI, gunicorn or mod_wsgi."""

@@ -1,0 +1,76 @@
+"""Build the WSGI applications for an external server from the configuration files."""
+
+import logging
+import os
+import threading
+
+import nova.conf
+from nova.cmd import common
+
+LOG = logging.getLogger(__name__)
+
+CONFIG_DIR = '/etc/nova'
+CONFIG_FILES = ['nova.conf']
+_lock = threading.Lock()
+_parsed = []
+
+
+def config_files(env=None):
+    """The files to read, as upstream: ``OS_NOVA_CONFIG_FILES`` (names separated
+    by ";") inside ``OS_NOVA_CONFIG_DIR`` (default /etc/nova); nova.conf if unset."""
+    env = os.environ if env is None else env
+    dirname = env.get('OS_NOVA_CONFIG_DIR', CONFIG_DIR).strip()
+    names = [n.strip() for n in env.get('OS_NOVA_CONFIG_FILES', '').split(';') if n.strip()]
+    return [os.path.join(dirname, name) for name in names or CONFIG_FILES]
+
+
+def _conf():
+    """Parse the configuration once per process (several apps may share it)."""
+    conf = nova.conf.CONF
+    with _lock:
+        if not _parsed:
+            # No command line: the server's own arguments are not ours.
+            common.parse_args([], default_config_files=config_files(), conf=conf)
+            _parsed.append(True)
+    return conf
+
+
+def _build(name, conf):
+    from nova import wiring
+    from nova.api import auth
+    from nova.cmd import aio
+    if name == 'osapi_compute':
+        common.require_broker(conf)
+        return wiring.api_app(conf, wiring.database(conf))
+    if name == 'image':
+        from nova.embedded.image import app as image_app
+        images = image_app.make_app(os.path.join(conf.state_path, 'images'))
+        return aio.with_request_log(auth.protect(images, conf, aio.IMAGE_PUBLIC_PATHS))
+    if name == 'volume':
+        from nova.embedded.volume import app as volume_app
+        from nova.image import glance
+        images = glance.GlanceClient(conf)
+        volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
+                                     image_fetcher=images.download)
+        return aio.with_request_log(auth.protect(volume, conf, aio.VOLUME_PUBLIC_PATHS))
+    raise ValueError('unknown application %r' % name)
+
+
+def init_application(name):
+    """The WSGI application ``name`` (osapi_compute, image or volume).
+
+    A misconfiguration is logged as the same one line the console scripts
+    print, then raised: the server reports that the application failed to load.
+    """
+    try:
+        conf = _conf()
+        app = _build(name, conf)
+    except Exception as exc:
+        line = common._one_line(exc)
+        if line is None:
+            raise
+        LOG.error('nova %s: %s', name, line)
+        raise SystemExit('nova %s: error: %s' % (name, line)) from None
+    LOG.info('nova %s WSGI application loaded (config: %s)', name,
+             ', '.join(config_files()))
+    return app
