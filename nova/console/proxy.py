@@ -233,6 +233,11 @@ class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     def port(self):
         return self.server_address[1]
 
+    def stop(self, timeout=None):
+        """Stop listening; open console sessions end with their connections."""
+        self.shutdown()
+        self.server_close()
+
 
 def serve_in_thread(db, console_type, host, port, allowed_origins=()):
     """Start a proxy; returns (server, thread). ``port`` 0 picks a free port."""
