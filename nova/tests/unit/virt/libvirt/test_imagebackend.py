@@ -159,3 +159,34 @@ def test_boot_sector_image_passes_the_format_inspector(tmp_path):
     assert imagebackend.inspect_untrusted('b', src, 'raw') == 'gpt'
     with pytest.raises(exception.ImageUnacceptable):
         imagebackend.inspect_untrusted('b', src, 'qcow2')
+
+
+def test_overlays_are_copied_from_one_template_per_base_and_size(tmp_path, raw_image,
+                                                                  monkeypatch):
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fx.file_fetcher({'i': raw_image}))
+    first = str(tmp_path / 'disk1')
+    base = imagebackend.create_root_disk(None, cache, 'i', first, root_gb=1)
+    # From now on no qemu-img is needed for this base and size.
+    path = os.environ['PATH']
+    monkeypatch.setenv('PATH', str(tmp_path / 'empty'))
+    second = str(tmp_path / 'disk2')
+    imagebackend.create_qcow2_overlay(base, second, imagebackend.GiB)
+    monkeypatch.setenv('PATH', path)
+    qemu_io(second, 'write -P 0x5a 2M 64k')
+    for disk, pattern in ((first, 0), (second, 0x5a)):
+        info = imagebackend.qemu_img_info(disk, 'qcow2')
+        assert info['backing-filename'] == base.path
+        assert info['virtual-size'] == imagebackend.GiB
+        # Each disk is its own file: a write to one never shows in another.
+        # (beyond the base image's data; qemu-io fails on a pattern mismatch)
+        qemu_io(disk, 'read -P 0x%x 2M 64k' % pattern)
+    template = imagebackend._overlay_template(base, imagebackend.GiB)
+    assert not os.access(template, os.W_OK) or os.geteuid() == 0
+    assert os.stat(template).st_mode & 0o777 == 0o444
+    assert os.stat(second).st_mode & 0o200
+
+
+def qemu_io(path, command):
+    proc = subprocess.run(['qemu-io', '-f', 'qcow2', '-c', command, path],
+                          capture_output=True, text=True, check=True)
+    return proc.stdout + proc.stderr
