@@ -21,6 +21,7 @@ from nova.api.handlers import (
     quota_classes,
     quota_sets,
     rescue,  # noqa: F401 - registers its actions
+    resize_shelve,  # noqa: F401 - registers its actions
     server_actions,
     server_external_events,
     server_groups,

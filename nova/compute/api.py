@@ -19,7 +19,9 @@ from nova.compute import (
     api_keypairs,
     api_proxy,
     api_rescue,
+    api_resize,
     api_server_groups,
+    api_shelve,
     api_usage,
     block_device,
     host_rules,
@@ -84,7 +86,8 @@ def image_id_from_ref(ref):
 class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.KeypairsMixin,
           api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
-          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin):
+          api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
+          api_resize.ResizeMixin, api_shelve.ShelveMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

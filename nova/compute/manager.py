@@ -14,6 +14,8 @@ from nova.compute import (
     manager_image,
     manager_power,
     manager_rescue,
+    manager_resize,
+    manager_shelve,
     manager_volumes,
     power_state,
 )
@@ -33,8 +35,9 @@ _RESET_ON_START = {
 
 class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
-                     manager_admin.AdminMixin):
-    target = messaging.Target(version='1.1')
+                     manager_admin.AdminMixin, manager_resize.ResizeMixin,
+                     manager_shelve.ShelveMixin):
+    target = messaging.Target(version='1.2')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
         self.conf = conf
@@ -84,6 +87,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             if row['flavor']:
                 for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
                     used[i] += amount
+        for flavor in self.resize_usage_flavors():
+            for i, amount in enumerate(scheduler_mod.requested_resources(flavor)):
+                used[i] += amount
         self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
@@ -244,6 +250,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
 
     def _terminate(self, context, row):
         instance = _obj(row)
+        self.drop_resize_on_delete(context, row)
         self.driver.destroy(context, instance, destroy_disks=True,
                             block_device_info=self.block_device_info(context, instance))
         self.disconnect_volumes(context, instance, delete_volumes=True)

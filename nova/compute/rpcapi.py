@@ -1,11 +1,12 @@
 """Client side of the compute RPC API: calls go to the instance's host."""
 
 from nova import rpc
+from nova.compute import rpcapi_resize
 
 TOPIC = 'compute'
 
 
-class ComputeAPI:
+class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
     """Version history:
 
     * 1.0 - Initial version: build_and_run_instance, terminate_instance,
@@ -15,9 +16,11 @@ class ComputeAPI:
             restore_instance, external_instance_event added while 1.x is
             unreleased.
     * 1.1 - get_host_uptime (os-hypervisors uptime).
+    * 1.2 - prep_resize, confirm_resize, revert_resize, shelve_instance,
+            shelve_offload_instance, unshelve_instance (rpcapi_resize).
     """
 
-    VERSION = '1.1'
+    VERSION = '1.2'
 
     def __init__(self, conf):
         self.conf = conf

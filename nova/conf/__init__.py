@@ -17,6 +17,7 @@ _MODULES = (
     'rpc',
     'aio',
     'quota',
+    'resize_shelve',
 )
 
 

@@ -12,6 +12,7 @@ from nova.policies import (
     limits,
     quota_class_sets,
     quota_sets,
+    resize_shelve,
     server_actions,
     server_external_events,
     server_groups,
@@ -29,4 +30,4 @@ def list_rules():
                                 quota_class_sets.list_rules(), limits.list_rules(),
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
-                                volumes_proxy.list_rules()))
+                                volumes_proxy.list_rules(), resize_shelve.list_rules()))

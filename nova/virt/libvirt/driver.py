@@ -11,7 +11,14 @@ import time
 from nova import exception
 from nova.compute import power_state
 from nova.virt import configdrive, driver
-from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes, guestfeatures, imagebackend
+from nova.virt.libvirt import (
+    blockinfo,
+    driver_rescue,
+    driver_resize,
+    driver_volumes,
+    guestfeatures,
+    imagebackend,
+)
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import diagnostics as libvirt_diagnostics
 from nova.virt.libvirt import host as libvirt_host
@@ -317,8 +324,9 @@ def read_tail(path, max_bytes):
 
 # ----------------------------------------------------------------- the driver
 
-class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
-                    libvirt_diagnostics.DiagnosticsMixin, driver.ComputeDriver):
+class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
+                    driver_rescue.RescueMixin, libvirt_diagnostics.DiagnosticsMixin,
+                    driver.ComputeDriver):
     """ComputeDriver on libvirt (qemu:///system, or test:///default).
 
     ``conf`` is a ConfigOpts with the [DEFAULT] paths and [libvirt] groups

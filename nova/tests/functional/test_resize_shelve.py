@@ -1,0 +1,278 @@
+"""Resize, cold migrate and shelve through the API on test:///default: states, claims, records."""
+
+import time
+
+import pytest
+
+from nova.tests.functional import fixtures
+
+V = '2.100'
+ADMIN = 'admin:admin'
+
+
+@pytest.fixture(scope='module')
+def aio(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('resize')
+    running = fixtures.RunningAio(tmp, extra={('DEFAULT', 'shelved_offload_time'): -1})
+    running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'))
+    for fid, ram, disk in (('r64', 64, 2), ('r96', 96, 2), ('r128d1', 128, 1),
+                           ('r128d0', 128, 0)):
+        status, _h, body = running.request('POST', '/flavors', {'flavor': {
+            'name': fid, 'id': fid, 'ram': ram, 'vcpus': 1, 'disk': disk}}, token=ADMIN)
+        assert status == 200, body
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def server(aio):
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'rs', 'imageRef': aio.image_id, 'flavorRef': 'r64', 'networks': 'none'}},
+        version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    yield sid
+    aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+
+
+def act(aio, sid, body, version=V, token='demo:demo'):
+    status, _h, resp = aio.request('POST', '/servers/%s/action' % sid, body, version=version,
+                                   token=token)
+    return status, resp
+
+
+def usage(aio):
+    node = aio.db.compute_node_get('testhost')
+    return node['vcpus_used'], node['memory_mb_used'], node['local_gb_used']
+
+
+def show(aio, sid):
+    return aio.request('GET', '/servers/' + sid, version=V, token=ADMIN)[2]['server']
+
+
+def migrations(aio, sid, version='2.80'):
+    status, _h, body = aio.request('GET', '/os-migrations?instance_uuid=' + sid,
+                                   version=version, token=ADMIN)
+    assert status == 200, body
+    return body['migrations']
+
+
+def events(aio, sid):
+    acts = aio.request('GET', '/servers/%s/os-instance-actions' % sid, version='2.51',
+                       token=ADMIN)[2]['instanceActions']
+    out = {}
+    for a in acts:
+        detail = aio.request('GET', '/servers/%s/os-instance-actions/%s' % (
+            sid, a['request_id']), version='2.51', token=ADMIN)[2]['instanceAction']
+        out.setdefault(a['action'], []).extend(
+            (e['event'], e['result']) for e in detail.get('events', []))
+    return out
+
+
+def test_resize_confirm_moves_the_claim_and_records_everything(aio, server):
+    before = usage(aio)
+    assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 202
+    shown = aio.wait_for_status(server, ['VERIFY_RESIZE'], version=V)
+    assert shown['flavor']['original_name'] == 'r96'
+    assert shown['OS-EXT-STS:task_state'] is None
+    # Both flavors are held on the host until the resize is confirmed.
+    assert usage(aio) == (before[0] + 1, before[1] + 96, before[2] + 2)
+    [mig] = migrations(aio, server)
+    assert mig['status'] == 'finished' and mig['migration_type'] == 'resize'
+    assert mig['source_compute'] == mig['dest_compute'] == 'testhost'
+    assert mig['user_id'] and mig['project_id'] and mig['uuid']
+    assert set(migrations(aio, server, '2.1')[0]) == {
+        'id', 'status', 'instance_uuid', 'source_node', 'source_compute', 'dest_node',
+        'dest_compute', 'dest_host', 'old_instance_type_id', 'new_instance_type_id',
+        'created_at', 'updated_at'}
+    code, _ = act(aio, server, {'confirmResize': None})
+    assert code == 204
+    shown = aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert shown['flavor']['original_name'] == 'r96'
+    assert usage(aio) == (before[0], before[1] - 64 + 96, before[2])
+    assert migrations(aio, server)[0]['status'] == 'confirmed'
+    recorded = events(aio, server)
+    assert ('compute_finish_resize', 'Success') in recorded['resize']
+    assert ('compute_confirm_resize', 'Success') in recorded['confirmResize']
+    # Confirmed: nothing left to confirm or revert.
+    assert act(aio, server, {'confirmResize': None})[0] == 409
+    assert act(aio, server, {'revertResize': None})[0] == 409
+
+
+def test_resize_revert_restores_flavor_and_claim(aio, server):
+    before = usage(aio)
+    assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 202
+    aio.wait_for_status(server, ['VERIFY_RESIZE'], version=V)
+    assert act(aio, server, {'revertResize': None})[0] == 202
+    shown = aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert shown['flavor']['original_name'] == 'r64'
+    assert usage(aio) == before
+    assert migrations(aio, server)[0]['status'] == 'reverted'
+    assert ('compute_finish_revert_resize', 'Success') in events(aio, server)['revertResize']
+
+
+def test_resize_from_stopped_stays_stopped(aio, server):
+    assert act(aio, server, {'os-stop': None})[0] == 202
+    aio.wait_for_status(server, ['SHUTOFF'])
+    assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 202
+    assert aio.wait_for_status(server, ['VERIFY_RESIZE'])['OS-EXT-STS:power_state'] != 1
+    assert act(aio, server, {'confirmResize': {}})[0] == 204
+    aio.wait_for_status(server, ['SHUTOFF'])
+
+
+@pytest.mark.parametrize('body,message', [
+    ({'resize': {'flavorRef': 'r64'}}, 'instances must change flavor'),
+    ({'resize': {'flavorRef': 'nope'}}, 'Unable to locate requested flavor'),
+    ({'resize': {'flavorRef': None}}, None),
+    ({'resize': {}}, None),
+    ({'resize': {'flavorRef': 'r128d1'}}, 'Unable to resize disk down'),
+    ({'resize': {'flavorRef': 'r128d0'}}, 'Resize to zero disk flavor is not allowed'),
+    ({'unshelve': {'availability_zone': 'nova'}}, None),
+])
+def test_bad_resize_requests_are_400_and_change_nothing(aio, server, body, message):
+    before = usage(aio)
+    code, resp = act(aio, server, body, version='2.77' if 'unshelve' in body else V)
+    if 'unshelve' in body:
+        # An active server cannot be unshelved at all.
+        assert code == 409, resp
+        return
+    assert code == 400, resp
+    if message:
+        assert message in resp['badRequest']['message']
+    assert show(aio, server)['status'] == 'ACTIVE'
+    assert usage(aio) == before
+    assert migrations(aio, server) == []
+
+
+def test_locked_and_wrong_state_are_409(aio, server):
+    assert act(aio, server, {'confirmResize': None})[0] == 409
+    assert act(aio, server, {'revertResize': None})[0] == 409
+    assert act(aio, server, {'lock': None})[0] == 202
+    code, resp = act(aio, server, {'resize': {'flavorRef': 'r96'}})
+    assert code == 409 and 'is locked' in resp['conflictingRequest']['message']
+    assert act(aio, server, {'shelve': None})[0] == 409
+    assert act(aio, server, {'unlock': None})[0] == 202
+    assert act(aio, server, {'pause': None})[0] == 202
+    aio.wait_for_status(server, ['PAUSED'])
+    assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 409
+    assert act(aio, server, {'migrate': None}, token=ADMIN)[0] == 409
+
+
+def test_resize_over_quota_is_403(aio, server):
+    aio.conf.set_override('ram', 64, group='quota')
+    try:
+        code, resp = act(aio, server, {'resize': {'flavorRef': 'r96'}})
+    finally:
+        aio.conf.set_override('ram', -1, group='quota')
+    assert code == 403, resp
+    assert 'Quota exceeded for ram' in resp['forbidden']['message']
+
+
+def test_cold_migrate_on_one_host_fails_like_upstream(aio, server):
+    assert act(aio, server, {'migrate': None})[0] == 403
+    assert act(aio, server, {'migrate': None}, token=ADMIN)[0] == 202
+    shown = show(aio, server)
+    assert shown['status'] == 'ACTIVE'
+    [mig] = migrations(aio, server)
+    assert mig['status'] == 'error' and mig['migration_type'] == 'migration'
+    assert ('conductor_migrate_server', 'Error') in events(aio, server)['migrate']
+
+
+def test_os_migrations_paging_and_marker(aio, server):
+    act(aio, server, {'migrate': None}, token=ADMIN)
+    act(aio, server, {'migrate': None}, token=ADMIN)
+    status, _h, body = aio.request('GET', '/os-migrations?limit=1', version='2.59',
+                                   token=ADMIN)
+    assert status == 200 and len(body['migrations']) == 1
+    assert 'marker=' in body['migrations_links'][0]['href']
+    marker = body['migrations'][0]['uuid']
+    status, _h, page = aio.request('GET', '/os-migrations?limit=1&marker=' + marker,
+                                   version='2.59', token=ADMIN)
+    assert status == 200 and page['migrations'][0]['uuid'] != marker
+    status, _h, body = aio.request('GET', '/os-migrations?marker=nope', version='2.59',
+                                   token=ADMIN)
+    assert status == 400
+
+
+def _image_named(aio, name):
+    status, _h, body = aio.request('GET', '/v2/images?name=' + name, url=aio.image_url)
+    assert status == 200, body
+    return body['images']
+
+
+def test_shelve_offload_unshelve(aio, server):
+    before = usage(aio)
+    assert act(aio, server, {'shelve': None})[0] == 202
+    aio.wait_for_status(server, ['SHELVED'])
+    [image] = _image_named(aio, 'rs-shelved')
+    assert usage(aio) == before   # SHELVED keeps its resources
+    assert act(aio, server, {'shelveOffload': None})[0] == 403
+    assert act(aio, server, {'shelveOffload': None}, token=ADMIN)[0] == 202
+    aio.wait_for_status(server, ['SHELVED_OFFLOADED'], version=V)
+    assert show(aio, server)['OS-EXT-SRV-ATTR:host'] is None
+    assert usage(aio)[1] == before[1] - 64
+    assert act(aio, server, {'shelve': None})[0] == 409
+    assert act(aio, server, {'unshelve': {'availability_zone': 'nowhere'}},
+               version='2.77')[0] == 400
+    assert act(aio, server, {'unshelve': None})[0] == 202
+    aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert show(aio, server)['OS-EXT-SRV-ATTR:host'] == 'testhost'
+    assert usage(aio) == before
+    assert _image_named(aio, 'rs-shelved') == [] or \
+        _image_named(aio, 'rs-shelved')[0]['id'] != image['id']
+    recorded = events(aio, server)
+    assert ('compute_shelve_instance', 'Success') in recorded['shelve']
+    assert ('compute_unshelve_instance', 'Success') in recorded['unshelve']
+
+
+def test_shelve_offloads_at_once_with_offload_time_zero(aio, server):
+    aio.conf.set_override('shelved_offload_time', 0)
+    try:
+        assert act(aio, server, {'shelve': {}})[0] == 202
+        aio.wait_for_status(server, ['SHELVED_OFFLOADED'])
+    finally:
+        aio.conf.set_override('shelved_offload_time', -1)
+    assert act(aio, server, {'unshelve': None})[0] == 202
+    aio.wait_for_status(server, ['ACTIVE'])
+
+
+def test_unshelve_of_shelved_server_powers_on_and_deletes_image(aio, server):
+    assert act(aio, server, {'pause': None})[0] == 202
+    aio.wait_for_status(server, ['PAUSED'])
+    assert act(aio, server, {'shelve': None})[0] == 202
+    aio.wait_for_status(server, ['SHELVED'])
+    assert _image_named(aio, 'rs-shelved')
+    code, _ = act(aio, server, {'unshelve': {'availability_zone': 'nova'}}, version='2.77')
+    assert code == 409   # a zone only applies to an offloaded server
+    assert act(aio, server, {'unshelve': None})[0] == 202
+    assert aio.wait_for_status(server, ['ACTIVE'])['OS-EXT-STS:power_state'] == 1
+    deadline = time.monotonic() + 10
+    while _image_named(aio, 'rs-shelved') and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _image_named(aio, 'rs-shelved') == []
+
+
+def test_periodic_auto_confirm_and_offload(aio, server):
+    mgr = aio.aio.services[1].manager
+    assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 202
+    aio.wait_for_status(server, ['VERIFY_RESIZE'])
+    mgr.poll_unconfirmed_resizes()   # window 0: off
+    assert show(aio, server)['status'] == 'VERIFY_RESIZE'
+    aio.conf.set_override('resize_confirm_window', 1)
+    time.sleep(2.1)
+    try:
+        mgr.poll_unconfirmed_resizes()
+    finally:
+        aio.conf.clear_override('resize_confirm_window')
+    aio.wait_for_status(server, ['ACTIVE'])
+    assert migrations(aio, server)[0]['status'] == 'confirmed'
+    assert act(aio, server, {'shelve': None})[0] == 202
+    aio.wait_for_status(server, ['SHELVED'])
+    aio.conf.set_override('shelved_offload_time', 1)
+    time.sleep(2.1)
+    try:
+        mgr.offload_shelved_instances()
+    finally:
+        aio.conf.set_override('shelved_offload_time', -1)
+    aio.wait_for_status(server, ['SHELVED_OFFLOADED'])
