@@ -363,6 +363,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
     def hard_delete(self, context, instance):
         self.db.action_start(context, instance['uuid'], 'delete')
+        self.delete_shelved_image(context, instance)
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record, as
             # long as no host claimed it since we read it (then that host

@@ -1,10 +1,13 @@
 """Shelve, shelve offload and unshelve in the compute API: upstream's states and checks."""
 
+import logging
+
 from nova import exception
 from nova.compute import api_actions, block_device
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
+LOG = logging.getLogger(__name__)
 SHELVING = 'shelving'
 SHELVING_OFFLOADING = 'shelving_offloading'
 UNSHELVING = 'unshelving'
@@ -110,6 +113,18 @@ class ShelveMixin:
             self.conductor_api.unshelve_instance(context, inst, request_spec)
         else:
             self.compute_rpcapi.unshelve_instance(context, inst, inst.host)
+
+    def delete_shelved_image(self, context, instance):
+        """A shelved server's image goes with the server, as upstream."""
+        if instance['vm_state'] not in (vs.SHELVED, vs.SHELVED_OFFLOADED):
+            return
+        image_id = (instance['system_metadata'] or {}).get('shelved_image_id')
+        if not image_id:
+            return
+        try:
+            self.image_api.delete(context, image_id)
+        except Exception:  # noqa: BLE001 - a leftover image must not block the delete.
+            LOG.warning('Could not delete shelve image %s of %s', image_id, instance['uuid'])
 
     def _shelved_zone(self, instance):
         requested = (instance['system_metadata'] or {}).get('requested_availability_zone')

@@ -69,10 +69,12 @@ class ShelveMixin:
                                     destroy_disks=True)
                 self.disconnect_volumes(context, instance)
                 row = self.db.instance_get(instance.uuid)
+                # Released before the state says so: whoever sees SHELVED_OFFLOADED
+                # finds the room free.
+                self._release(row['flavor'])
                 self.db.instance_update(instance.uuid, {
                     'vm_state': vs.SHELVED_OFFLOADED, 'task_state': None, 'host': None,
                     'node': None, 'power_state': power_state.SHUTDOWN})
-                self._release(row['flavor'])
         except exception.InstanceNotFound:
             return
         except Exception as exc:  # noqa: BLE001 - still SHELVED, recorded.

@@ -34,6 +34,10 @@ def server(aio):
     aio.wait_for_status(sid, ['ACTIVE'])
     yield sid
     aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+    # The next test compares host usage: let this delete release its claim first
+    # (the host releases it just after the server is gone).
+    aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
+    wait_usage(aio, lambda used: used == (0, 0, 0) or bool(aio.db.instance_get_all({})))
 
 
 def act(aio, sid, body, version=V, token='demo:demo'):
@@ -45,6 +49,15 @@ def act(aio, sid, body, version=V, token='demo:demo'):
 def usage(aio):
     node = aio.db.compute_node_get('testhost')
     return node['vcpus_used'], node['memory_mb_used'], node['local_gb_used']
+
+
+def wait_usage(aio, ok, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        time.sleep(0.1)
+        used = usage(aio)
+        if ok(used) or time.monotonic() > deadline:
+            return used
 
 
 def show(aio, sid):
@@ -251,6 +264,37 @@ def test_unshelve_of_shelved_server_powers_on_and_deletes_image(aio, server):
     while _image_named(aio, 'rs-shelved') and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _image_named(aio, 'rs-shelved') == []
+
+
+def test_deleting_a_shelved_server_deletes_its_image(aio):
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'gone', 'imageRef': aio.image_id, 'flavorRef': 'r64', 'networks': 'none'}},
+        version=V)
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    assert act(aio, sid, {'shelve': None})[0] == 202
+    aio.wait_for_status(sid, ['SHELVED'])
+    assert act(aio, sid, {'shelveOffload': None}, token=ADMIN)[0] == 202
+    aio.wait_for_status(sid, ['SHELVED_OFFLOADED'])
+    assert _image_named(aio, 'gone-shelved')
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+    aio.wait_for_status(sid, ['DELETED'])
+    assert _image_named(aio, 'gone-shelved') == []
+
+
+def test_deleting_a_resized_server_releases_both_flavors(aio):
+    before = usage(aio)
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'vr', 'imageRef': aio.image_id, 'flavorRef': 'r64', 'networks': 'none'}},
+        version=V)
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    assert act(aio, sid, {'resize': {'flavorRef': 'r96'}})[0] == 202
+    aio.wait_for_status(sid, ['VERIFY_RESIZE'])
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+    aio.wait_for_status(sid, ['DELETED'])
+    assert wait_usage(aio, lambda used: used == before) == before
+    assert migrations(aio, sid)[0]['status'] == 'confirmed'
 
 
 def test_periodic_auto_confirm_and_offload(aio, server):
