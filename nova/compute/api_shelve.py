@@ -126,6 +126,52 @@ class ShelveMixin:
         except Exception:  # noqa: BLE001 - a leftover image must not block the delete.
             LOG.warning('Could not delete shelve image %s of %s', image_id, instance['uuid'])
 
+    # -- volumes of an offloaded server (no host: the API does the work) -------
+    def attach_volume_offloaded(self, context, instance, volume_id, tag=None,
+                                delete_on_termination=False):
+        """Reserve the volume and record the BDM; unshelve connects it, as upstream."""
+        try:
+            volume = self.volume_api.get(context, volume_id)
+        except exception.VolumeNotFound:
+            raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
+        if volume['status'] != 'available':
+            raise exception.Invalid(reason='Volume %s status must be available, but it is '
+                                           '%s.' % (volume_id, volume['status']))
+        if any(b['volume_id'] == volume_id
+               for b in self.db.bdm_get_by_instance(instance['uuid'])):
+            raise exception.Invalid(reason='Volume %s is already attached to the '
+                                           'server.' % volume_id)
+        inst = instance_obj.Instance.from_db(instance)
+        volume_context = self.volume_api.context_for(context, inst)
+        attachment = self.volume_api.attachment_create(volume_context, volume_id,
+                                                       instance['uuid'])
+        try:
+            bdm = self.db.bdm_create({
+                'instance_uuid': instance['uuid'], 'source_type': 'volume',
+                'destination_type': 'volume', 'volume_id': volume_id,
+                'device_type': 'disk', 'attachment_id': attachment['id'],
+                'delete_on_termination': bool(delete_on_termination), 'tag': tag,
+                'boot_index': None})
+            self.volume_api.attachment_complete(volume_context, attachment['id'])
+        except Exception:
+            self.volume_api.attachment_delete(volume_context, attachment['id'])
+            raise
+        self.db.action_start(context, instance['uuid'], 'attach_volume')
+        return bdm
+
+    def detach_volume_offloaded(self, context, instance, bdm):
+        if bdm['boot_index'] == 0:
+            raise exception.Invalid(reason="Can't detach root device volume")
+        inst = instance_obj.Instance.from_db(instance)
+        if bdm['attachment_id']:
+            try:
+                self.volume_api.attachment_delete(self.volume_api.context_for(context, inst),
+                                                  bdm['attachment_id'])
+            except exception.NotFound:
+                pass
+        self.db.bdm_destroy(bdm['uuid'])
+        self.db.action_start(context, instance['uuid'], 'detach_volume')
+
     def _shelved_zone(self, instance):
         requested = (instance['system_metadata'] or {}).get('requested_availability_zone')
         return requested or None

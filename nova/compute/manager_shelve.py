@@ -67,7 +67,7 @@ class ShelveMixin:
                 bdi = self.block_device_info(context, instance)
                 self.driver.destroy(context, instance, block_device_info=bdi,
                                     destroy_disks=True)
-                self.disconnect_volumes(context, instance)
+                self._park_volumes(context, instance)
                 row = self.db.instance_get(instance.uuid)
                 # Released before the state says so: whoever sees SHELVED_OFFLOADED
                 # finds the room free.
@@ -81,6 +81,24 @@ class ShelveMixin:
             LOG.exception('Shelve offload of %s failed', instance.uuid)
             actions.record_fault(self.db, instance.uuid, exc, host=self.host)
             self._finish_task(instance, vs.SHELVED)
+
+    def _park_volumes(self, context, instance):
+        """Disconnect the volumes from this host but keep them reserved, as upstream:
+        a new attachment without a connector replaces the connected one, so no
+        other server can take a volume while this one is offloaded."""
+        volume_context = self.volume_api.context_for(context, instance)
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume' or not bdm['volume_id']:
+                continue
+            parked = self.volume_api.attachment_create(volume_context, bdm['volume_id'],
+                                                       instance.uuid)
+            if bdm['attachment_id']:
+                try:
+                    self.volume_api.attachment_delete(volume_context, bdm['attachment_id'])
+                except exception.NotFound:
+                    pass
+            self.db.bdm_update(bdm['uuid'], {'attachment_id': parked['id'],
+                                             'connection_info': None})
 
     def unshelve_instance(self, context, instance):
         with self._lock(instance.uuid):
@@ -117,6 +135,13 @@ class ShelveMixin:
             image_meta.id = image_id
             image_meta.disk_format = 'qcow2'
         self.prepare_volumes(context, instance)
+        for bdm in self.bdms(instance.uuid):
+            # Attached while offloaded: reserved, connected only now.
+            if bdm['destination_type'] == 'volume' and bdm['attachment_id'] and \
+                    not bdm['connection_info']:
+                self.connect_volume(context, instance, bdm)
+        bdi = self.block_device_info(context, instance)
+        self._record_devices(instance, image_meta, bdi)
         bdi = self.block_device_info(context, instance)
         self.driver.spawn(context, instance, image_meta, injected_files=[],
                           admin_password=None, allocations=None, block_device_info=bdi)
@@ -127,8 +152,9 @@ class ShelveMixin:
             self._finish_task(instance, vs.SHELVED)
             return
         try:
-            self.driver.destroy(context, instance, destroy_disks=True)
-            self.disconnect_volumes(context, instance)
+            self.driver.destroy(context, instance, destroy_disks=True,
+                                block_device_info=self.block_device_info(context, instance))
+            self._park_volumes(context, instance)
         except Exception:  # noqa: BLE001
             LOG.exception('Cleanup after the failed unshelve of %s failed', instance.uuid)
         self._release(instance.flavor.to_dict())

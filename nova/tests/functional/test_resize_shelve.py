@@ -320,3 +320,65 @@ def test_periodic_auto_confirm_and_offload(aio, server):
     finally:
         aio.conf.set_override('shelved_offload_time', -1)
     aio.wait_for_status(server, ['SHELVED_OFFLOADED'])
+
+
+CINDER = {'OpenStack-API-Version': 'volume 3.44'}
+
+
+def _volume_status(aio, vid, wanted=None, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        body = aio.request('GET', '/v3/demo/volumes/' + vid, url=aio.aio.urls['volume'],
+                           headers=CINDER)[2]
+        status = body['volume']['status']
+        if wanted is None or status == wanted or time.monotonic() > deadline:
+            return status
+        time.sleep(0.1)
+
+
+def _new_volume(aio):
+    status, _h, body = aio.request('POST', '/v3/demo/volumes', {'volume': {'size': 1}},
+                                   url=aio.aio.urls['volume'], headers=CINDER)
+    assert status == 202, body
+    vid = body['volume']['id']
+    assert _volume_status(aio, vid, 'available') == 'available'
+    return vid
+
+
+def test_volumes_stay_reserved_while_offloaded_and_attach_on_unshelve(aio):
+    kept, added, dropped = _new_volume(aio), _new_volume(aio), _new_volume(aio)
+    # test:///default cannot hot-plug: the first volume is attached at boot.
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'vols', 'imageRef': aio.image_id, 'flavorRef': 'r64', 'networks': 'none',
+        'block_device_mapping_v2': [
+            {'source_type': 'image', 'destination_type': 'local', 'boot_index': 0,
+             'uuid': aio.image_id},
+            {'source_type': 'volume', 'destination_type': 'volume', 'uuid': kept}]}},
+        version=V)
+    assert status == 202, body
+    server = body['server']['id']
+    aio.wait_for_status(server, ['ACTIVE'])
+    path = '/servers/%s/os-volume_attachments' % server
+    assert _volume_status(aio, kept, 'in-use') == 'in-use'
+    assert act(aio, server, {'shelve': None})[0] == 202
+    aio.wait_for_status(server, ['SHELVED'])
+    assert act(aio, server, {'shelveOffload': None}, token=ADMIN)[0] == 202
+    aio.wait_for_status(server, ['SHELVED_OFFLOADED'])
+    # Disconnected from the host, still held for this server.
+    assert _volume_status(aio, kept) != 'available'
+    for vid in (added, dropped):
+        status, _h, body = aio.request('POST', path, {'volumeAttachment': {'volumeId': vid}},
+                                       version=V)
+        assert status == 200, body
+        assert _volume_status(aio, vid, 'in-use') == 'in-use'
+    assert aio.request('DELETE', '%s/%s' % (path, dropped), version=V)[0] == 202
+    assert _volume_status(aio, dropped, 'available') == 'available'
+    assert act(aio, server, {'unshelve': None})[0] == 202
+    aio.wait_for_status(server, ['ACTIVE'])
+    listed = aio.request('GET', path, version=V)[2]['volumeAttachments']
+    assert sorted(a['volumeId'] for a in listed) == sorted([kept, added])
+    assert all(a['device'] for a in listed)
+    for vid in (kept, added):
+        assert _volume_status(aio, vid, 'in-use') == 'in-use'
+    assert aio.request('DELETE', '/servers/' + server)[0] == 204
+    aio.wait_for_status(server, ['DELETED'])
