@@ -99,6 +99,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             try:
                 if row['task_state'] == vs.DELETING:
                     self._terminate(ctx, row)
+                elif self.reconcile_resize_shelve(ctx, row):
+                    pass
                 elif row['vm_state'] == vs.BUILDING:
                     exc = exception.InstanceDeployFailure(
                         reason='compute service restarted during the build')

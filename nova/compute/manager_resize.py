@@ -15,6 +15,7 @@ from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
 OLD_VM_STATE = 'old_vm_state'
+RESIZE_TASKS = ('resize_prep', 'resize_migrating', 'resize_migrated', 'resize_finish')
 
 
 def flavor_values(flavor):
@@ -152,6 +153,34 @@ class ResizeMixin:
         self.db.compute_node_release(
             self.host, *scheduler_mod.requested_resources(migration['old_flavor']))
         self.db.migration_update(migration['id'], {'status': 'confirmed'})
+
+    def reconcile_resize_shelve(self, context, row):
+        """After a restart: finish or undo a resize or shelve the crash interrupted.
+
+        Returns True when ``row`` was one of those (handled here).
+        """
+        task = row['task_state']
+        if task in RESIZE_TASKS or task == 'resize_reverting':
+            migration = self.db.migration_get_by_instance_and_status(
+                row['uuid'], ('pre-migrating', 'migrating', 'post-migrating', 'reverting'))
+            instance = instance_obj.Instance.from_db(row)
+            old_vm_state = (row['system_metadata'] or {}).get(OLD_VM_STATE) or (
+                row['vm_state'] if row['vm_state'] != vs.RESIZED else vs.ACTIVE)
+            if migration is None or migration['status'] == 'pre-migrating':
+                if migration is not None:
+                    self.db.migration_update(migration['id'], {'status': 'error'})
+                self._finish_task(instance, None)
+            else:
+                done = 'reverted' if migration['status'] == 'reverting' else 'error'
+                self._undo_resize(context, instance, migration, old_vm_state, done)
+            return True
+        if task in ('shelving', 'shelving_image_pending_upload', 'shelving_image_uploading'):
+            self._finish_task(instance_obj.Instance.from_db(row), None)
+            return True
+        if task == 'shelving_offloading':
+            self._shelve_offload(context, instance_obj.Instance.from_db(row))
+            return True
+        return False
 
     def resize_usage_flavors(self):
         """Old flavors still claimed by resizes awaiting confirmation on this host."""

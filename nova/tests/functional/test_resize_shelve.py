@@ -382,3 +382,24 @@ def test_volumes_stay_reserved_while_offloaded_and_attach_on_unshelve(aio):
         assert _volume_status(aio, vid, 'in-use') == 'in-use'
     assert aio.request('DELETE', '/servers/' + server)[0] == 204
     aio.wait_for_status(server, ['DELETED'])
+
+
+def test_restart_during_resize_puts_the_old_flavor_back(aio, server):
+    from nova.compute import api_resize
+    from nova.conductor import scheduler
+    mgr = aio.aio.services[1].manager
+    before = usage(aio)
+    row = aio.db.instance_get(server)
+    new = api_resize.flavor_snapshot(aio.db.flavor_get('r96'))
+    migration = aio.db.migration_create({
+        'instance_uuid': server, 'status': 'migrating', 'migration_type': 'resize',
+        'source_compute': 'testhost', 'dest_compute': 'testhost',
+        'old_flavor': row['flavor'], 'new_flavor': new})
+    assert aio.db.compute_node_claim('testhost', *scheduler.requested_resources(new))
+    aio.db.instance_update(server, {'task_state': 'resize_migrating'})
+    mgr._reconcile_on_start()   # what a compute restart runs first
+    shown = show(aio, server)
+    assert shown['status'] == 'ACTIVE' and shown['OS-EXT-STS:task_state'] is None
+    assert shown['flavor']['original_name'] == 'r64'
+    assert aio.db.migration_get(migration['id'])['status'] == 'error'
+    assert usage(aio) == before
