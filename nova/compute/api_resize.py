@@ -112,9 +112,10 @@ class ResizeMixin:
             'project_id': context.project_id})
         self.db.action_start(context, instance['uuid'], 'migrate')
         exc = exception.NoValidHost(reason='No valid host found for cold migrate')
-        event_id = self.db.event_start(instance['uuid'], context.request_id,
-                                       'conductor_migrate_server')
-        self.db.event_finish(event_id, 'Error', traceback=exc.format_message())
+        # Upstream's conductor records both events of the failed attempt.
+        for name in ('cold_migrate', 'conductor_migrate_server'):
+            event_id = self.db.event_start(instance['uuid'], context.request_id, name)
+            self.db.event_finish(event_id, 'Error', traceback=exc.format_message())
         self.db.fault_create(instance['uuid'], 500, exc.format_message(),
                              details=exc.format_message())
         return migration

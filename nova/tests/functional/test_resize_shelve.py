@@ -189,7 +189,11 @@ def test_cold_migrate_on_one_host_fails_like_upstream(aio, server):
     assert shown['status'] == 'ACTIVE'
     [mig] = migrations(aio, server)
     assert mig['status'] == 'error' and mig['migration_type'] == 'migration'
-    assert ('conductor_migrate_server', 'Error') in events(aio, server)['migrate']
+    recorded = events(aio, server)['migrate']
+    assert ('conductor_migrate_server', 'Error') in recorded
+    assert ('cold_migrate', 'Error') in recorded
+    fault = aio.db.faults_latest([server])[server]
+    assert fault['message'] == 'No valid host was found. No valid host found for cold migrate'
 
 
 def test_os_migrations_paging_and_marker(aio, server):
