@@ -5,6 +5,7 @@ import time
 import pytest
 
 from nova.tests.functional import fixtures
+from nova.tests.functional.api import tempest_schemas as ts
 
 V = '2.100'
 ADMIN = 'admin:admin'
@@ -99,6 +100,11 @@ def test_resize_confirm_moves_the_claim_and_records_everything(aio, server):
         'id', 'status', 'instance_uuid', 'source_node', 'source_compute', 'dest_node',
         'dest_compute', 'dest_host', 'old_instance_type_id', 'new_instance_type_id',
         'created_at', 'updated_at'}
+    for version in ('2.1', '2.23', '2.59', '2.80', '2.104'):
+        # Upstream's response schemas (tempest's) at each microversion.
+        status, _h, body = aio.request('GET', '/os-migrations', version=version, token=ADMIN)
+        ts.validate('migrations', 'list_migrations', version, status, body)
+        assert body['migrations']
     code, _ = act(aio, server, {'confirmResize': None})
     assert code == 204
     shown = aio.wait_for_status(server, ['ACTIVE'], version=V)
