@@ -52,6 +52,11 @@ class ResizeMixin:
                 # Upstream's libvirt driver refuses this on the host; here the
                 # answer comes before anything changes.
                 raise exception.Invalid(reason='Resize error: Unable to resize disk down.')
+        # The new flavor must agree with the server's image (NUMA, CPU topology...),
+        # as at boot.
+        from nova.image import sysmeta
+        self.validate_image_for_flavor(
+            new, sysmeta.sysmeta_to_image(instance['system_metadata'] or {}))
         self._check_resize_quota(context, instance, current, new)
         return self._start_migration(context, instance, current, new)
 

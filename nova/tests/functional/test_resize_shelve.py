@@ -21,6 +21,12 @@ def aio(tmp_path_factory):
         status, _h, body = running.request('POST', '/flavors', {'flavor': {
             'name': fid, 'id': fid, 'ram': ram, 'vcpus': 1, 'disk': disk}}, token=ADMIN)
         assert status == 200, body
+    status, _h, body = running.request('POST', '/flavors', {'flavor': {
+        'name': 'numa3', 'id': 'numa3', 'ram': 128, 'vcpus': 1, 'disk': 2}}, token=ADMIN)
+    assert status == 200, body
+    status, _h, body = running.request('POST', '/flavors/numa3/os-extra_specs', {
+        'extra_specs': {'hw:numa_nodes': '3'}}, token=ADMIN)
+    assert status == 200, body
     yield running
     running.stop()
 
@@ -147,6 +153,7 @@ def test_resize_from_stopped_stays_stopped(aio, server):
     ({'resize': {}}, None),
     ({'resize': {'flavorRef': 'r128d1'}}, 'Unable to resize disk down'),
     ({'resize': {'flavorRef': 'r128d0'}}, 'Resize to zero disk flavor is not allowed'),
+    ({'resize': {'flavorRef': 'numa3'}}, '3 NUMA nodes requested'),
     ({'unshelve': {'availability_zone': 'nova'}}, None),
 ])
 def test_bad_resize_requests_are_400_and_change_nothing(aio, server, body, message):
