@@ -420,3 +420,11 @@ def test_restart_during_resize_puts_the_old_flavor_back(aio, server):
     assert shown['flavor']['original_name'] == 'r64'
     assert aio.db.migration_get(migration['id'])['status'] == 'error'
     assert usage(aio) == before
+
+
+@pytest.mark.parametrize('body', [
+    {'resize': {'flavorRef': 'r96'}}, {'confirmResize': None}, {'revertResize': None},
+    {'shelve': None}, {'shelveOffload': None}, {'unshelve': None}, {'migrate': None}])
+def test_actions_on_an_absent_server_are_404(aio, body):
+    code, resp = act(aio, '8c3c6b0b-3a07-4b35-a8a3-2b6d2c4a3f59', body, token=ADMIN)
+    assert code == 404, resp
