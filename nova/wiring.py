@@ -35,6 +35,14 @@ def conductor_service(conf, db):
                            periodic=periodic)
 
 
+def _resize_shelve_interval(conf):
+    """Poll at most as rarely as the shortest of the windows that are on."""
+    if conf.shelved_poll_interval <= 0:
+        return 0
+    windows = [w for w in (conf.resize_confirm_window, conf.shelved_offload_time) if w > 0]
+    return min([conf.shelved_poll_interval] + windows)
+
+
 def compute_service(conf, db):
     from nova import service
     from nova.compute import manager
@@ -51,6 +59,9 @@ def compute_service(conf, db):
                 (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
                  'rescue-timeout'),
                 # The interval doubles as the polling period, as upstream.
-                (mgr.reclaim_queued_deletes, conf.reclaim_instance_interval, 'reclaim')]
+                (mgr.reclaim_queued_deletes, conf.reclaim_instance_interval, 'reclaim'),
+                (mgr.poll_unconfirmed_resizes, _resize_shelve_interval(conf), 'resize-confirm'),
+                (mgr.offload_shelved_instances, _resize_shelve_interval(conf),
+                 'shelve-offload')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,
                            periodic=periodic)

@@ -23,6 +23,7 @@ from nova.api.handlers import (
     quota_sets,
     remote_consoles,
     rescue,  # noqa: F401 - registers its actions
+    resize_shelve,  # noqa: F401 - registers its actions
     security_groups,  # noqa: F401 - registers its actions
     server_actions,
     server_external_events,

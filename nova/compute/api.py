@@ -21,7 +21,9 @@ from nova.compute import (
     api_password,
     api_proxy,
     api_rescue,
+    api_resize,
     api_server_groups,
+    api_shelve,
     api_usage,
     block_device,
     host_rules,
@@ -88,7 +90,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
           api_flavors.FlavorsMixin, api_admin.AdminMixin, api_aggregates.AggregatesMixin,
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
-          api_consoles.ConsolesMixin, api_password.PasswordMixin):
+          api_consoles.ConsolesMixin, api_password.PasswordMixin,
+          api_resize.ResizeMixin, api_shelve.ShelveMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -372,6 +375,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         self.db.action_start(context, instance['uuid'], 'delete')
         # Console URLs of a deleted server open nothing any more.
         self.db.console_token_destroy_for_instance(instance['uuid'])
+        self.delete_shelved_image(context, instance)
         if not instance['host']:
             # Never reached a host: nothing to clean up but the record, as
             # long as no host claimed it since we read it (then that host

@@ -201,6 +201,9 @@ class ServerActionsMixin:
                       delete_on_termination=False):
         """Check everything, reserve a device name, record the BDM, then cast."""
         self.check_locked(context, instance)
+        if instance['vm_state'] == vs.SHELVED_OFFLOADED and instance['task_state'] is None:
+            return self.attach_volume_offloaded(context, instance, volume_id, tag=tag,
+                                                delete_on_termination=delete_on_termination)
         check_state(instance, VOLUME_SPEC)
         try:
             volume = self.volume_api.get(context, volume_id)
@@ -241,6 +244,8 @@ class ServerActionsMixin:
 
     def detach_volume(self, context, instance, bdm):
         self.check_locked(context, instance)
+        if instance['vm_state'] == vs.SHELVED_OFFLOADED and instance['task_state'] is None:
+            return self.detach_volume_offloaded(context, instance, bdm)
         check_state(instance, VOLUME_SPEC)
         if bdm['boot_index'] == 0:
             raise exception.Invalid(reason="Can't detach root device volume")

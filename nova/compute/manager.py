@@ -16,6 +16,8 @@ from nova.compute import (
     manager_power,
     manager_reconcile,
     manager_rescue,
+    manager_resize,
+    manager_shelve,
     manager_volumes,
     personality,
     power_state,
@@ -32,8 +34,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_volumes.VolumesMixin, manager_rescue.RescueMixin,
                      manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
                      lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
-                     manager_password.PasswordMixin):
-    target = messaging.Target(version='1.1')
+                     manager_password.PasswordMixin, manager_resize.ResizeMixin,
+                     manager_shelve.ShelveMixin):
+    target = messaging.Target(version='1.2')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
         self.conf = conf
@@ -85,6 +88,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             if row['flavor']:
                 for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
                     used[i] += amount
+        for flavor in self.resize_usage_flavors():
+            for i, amount in enumerate(scheduler_mod.requested_resources(flavor)):
+                used[i] += amount
         self.db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
@@ -215,6 +221,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
 
     def _terminate(self, context, row):
         instance = _obj(row)
+        self.drop_resize_on_delete(context, row)
         self.driver.destroy(context, instance, destroy_disks=True,
                             block_device_info=self.block_device_info(context, instance))
         failpoint.hit('delete.after_destroy')

@@ -70,8 +70,12 @@ class ReconcileMixin:
 
     # -- one instance ----------------------------------------------------------
     def _reconcile_one(self, ctx, row, now, min_age):
-        plan = decide.instance_plan(row['vm_state'], row['task_state'])
         stale = decide.stale(row['updated_at'], now, min_age)
+        # Resize and shelve keep their own records (migration rows, shelve
+        # images): manager_resize knows how to finish or undo them.
+        if stale and self.reconcile_resize_shelve(ctx, row):
+            return 1
+        plan = decide.instance_plan(row['vm_state'], row['task_state'])
         if plan is not None and stale:
             LOG.warning('Reconciling %s (%s/%s): %s', row['uuid'], row['vm_state'],
                         row['task_state'], plan)

@@ -1,11 +1,12 @@
 """Client side of the compute RPC API: calls go to the instance's host."""
 
 from nova import rpc
+from nova.compute import rpcapi_resize
 
 TOPIC = 'compute'
 
 
-class ComputeAPI:
+class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
     """Version history:
 
     * 1.0 - Initial version: build_and_run_instance, terminate_instance,
@@ -17,9 +18,11 @@ class ComputeAPI:
     * 1.1 - get_host_uptime (os-hypervisors uptime).
     * 1.1 - (same minor) get_console_connect_info (remote consoles),
             set_admin_password (changePassword).
+    * 1.2 - prep_resize, confirm_resize, revert_resize, shelve_instance,
+            shelve_offload_instance, unshelve_instance (rpcapi_resize).
     """
 
-    VERSION = '1.1'
+    VERSION = '1.2'
 
     def __init__(self, conf):
         self.conf = conf

@@ -7,14 +7,14 @@ import oslo_messaging as messaging
 from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
-from nova.conductor import reconcile
+from nova.conductor import manager_shelve, reconcile
 from nova.conductor import scheduler as scheduler_mod
 
 LOG = logging.getLogger(__name__)
 
 
-class ConductorManager(reconcile.LostBuildsMixin):
-    target = messaging.Target(version='1.0')
+class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin):
+    target = messaging.Target(version='1.1')
 
     def __init__(self, conf, db, compute_rpcapi):
         self.conf = conf

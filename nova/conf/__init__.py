@@ -21,6 +21,7 @@ _MODULES = (
     'notifications',
     'consoles',
     'wsgi',
+    'resize_shelve',
 )
 
 

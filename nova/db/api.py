@@ -11,7 +11,16 @@ from oslo_utils import timeutils, uuidutils
 from sqlalchemy.dialects import postgresql
 
 from nova import exception
-from nova.db import aggregates, claims, console_tokens, flavor_access, keypairs, migration, models
+from nova.db import (
+    aggregates,
+    claims,
+    console_tokens,
+    flavor_access,
+    keypairs,
+    migration,
+    migrations_db,
+    models,
+)
 from nova.db import quotas as quota_db
 from nova.db import server_groups as server_groups_db
 from nova.db import usage as usage_db
@@ -115,7 +124,8 @@ def _replace_oslo_sqlite_begin(engine):
 class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
                server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin,
-               claims.ClaimsMixin, console_tokens.ConsoleTokensMixin):
+               claims.ClaimsMixin, console_tokens.ConsoleTokensMixin,
+               migrations_db.MigrationsDBMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):

@@ -368,5 +368,36 @@ class ConsoleAuthToken(BASE):
     updated_at = Column(DateTime)
 
 
+
+class Migration(BASE):
+    """A resize or migration of one instance (upstream's migrations table, flavors inline)."""
+
+    __tablename__ = 'migrations'
+    __table_args__ = (Index('migrations_instance_uuid_and_status_idx', 'deleted',
+                            'instance_uuid', 'status'),)
+    id = Column(Integer, primary_key=True, autoincrement=True)
+    uuid = Column(String(36), nullable=False, unique=True)
+    instance_uuid = Column(String(36), nullable=False)
+    source_compute = Column(String(255))
+    dest_compute = Column(String(255))
+    source_node = Column(String(255))
+    dest_node = Column(String(255))
+    dest_host = Column(String(255))
+    status = Column(String(255))
+    migration_type = Column(String(255))
+    hidden = Column(Boolean, nullable=False, default=False)
+    old_instance_type_id = Column(Integer)
+    new_instance_type_id = Column(Integer)
+    # The flavors themselves (JSON): a revert needs the old one even if deleted since.
+    old_flavor = Column(Text)
+    new_flavor = Column(Text)
+    user_id = Column(String(255))
+    project_id = Column(String(255))
+    created_at = Column(DateTime)
+    updated_at = Column(DateTime)
+    deleted_at = Column(DateTime)
+    deleted = Column(Integer, nullable=False, default=0)
+
+
 # The shadow_* tables are derived from the tables above (same columns).
 from nova.db import shadow  # noqa: E402,F401

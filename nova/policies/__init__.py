@@ -14,6 +14,7 @@ from nova.policies import (
     networks_proxy,
     quota_class_sets,
     quota_sets,
+    resize_shelve,
     server_actions,
     server_external_events,
     server_groups,
@@ -32,4 +33,4 @@ def list_rules():
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
                                 volumes_proxy.list_rules(), consoles.list_rules(),
-                                networks_proxy.list_rules()))
+                                networks_proxy.list_rules(), resize_shelve.list_rules()))

@@ -528,6 +528,15 @@ def _server_actions(w, image_id):
         resp_name='v2.106/server-action-rescue-resp.json')
     act({'unrescue': None}, 'v2.106/server-action-unrescue-req.json', 'ACTIVE',
         version='2.106')
+    act({'resize': {'flavorRef': '2'}}, 'server-action-resize-req.json', 'VERIFY_RESIZE')
+    act({'revertResize': None}, 'server-action-revert-resize-req.json', 'ACTIVE')
+    act({'resize': {'flavorRef': '2'}}, 'server-action-resize-req.json', 'VERIFY_RESIZE')
+    act({'confirmResize': None}, 'server-action-confirm-resize-req.json', 'ACTIVE',
+        expect=204)
+    act({'shelve': None}, 'server-action-shelve-req.json', 'SHELVED_OFFLOADED')
+    act({'unshelve': None}, 'server-action-unshelve-req.json', 'ACTIVE')
+    act({'unshelve': {'availability_zone': 'nova'}}, 'v2.77/server-action-unshelve-req.json',
+        'ACTIVE', version='2.77', expect=409)
     _delete(w, server_id)
 
 

@@ -1,4 +1,4 @@
-"""Handlers of GET /os-migrations and /servers/{id}/migrations: this service never migrates."""
+"""Handlers of GET /os-migrations (resizes and migrations) and /servers/{id}/migrations."""
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
@@ -26,11 +26,55 @@ _query_v2_80 = {'type': 'object', 'properties': dict(
 @validation.query_schema(_query_v2_80, (2, 80), strict_from=(2, 80))
 def index(req, params):
     req.context.can(policies.MIGRATIONS, target={})
-    marker = params.get('marker')
-    if marker is not None and req.is_at_least(mv.MIGRATIONS_PAGINATION):
-        # No migration exists, so no marker can name one.
-        raise wsgi.fault(400, 'Marker %s could not be found.' % marker)
-    return wsgi.json_response({'migrations': []})
+    filters = {k: params[k] for k in ('host', 'instance_uuid', 'source_compute', 'status',
+                                      'migration_type', 'user_id', 'project_id',
+                                      'changes-since', 'changes-before') if k in params}
+    if 'hidden' in params:
+        filters['hidden'] = params['hidden'].lower() in ('1', 'true', 'yes', 'on')
+    else:
+        filters['hidden'] = False
+    paged = req.is_at_least(mv.MIGRATIONS_PAGINATION)
+    limit = int(params['limit']) if paged and 'limit' in params else None
+    marker = params.get('marker') if paged else None
+    for key in ('changes-since', 'changes-before'):
+        if key in filters:
+            filters[key] = _naive(filters[key])
+    migrations = req.app.compute_api.migration_list(req.context, filters, limit=limit,
+                                                    marker=marker)
+    body = {'migrations': [_view(req, m) for m in migrations]}
+    if paged and limit is not None and migrations and len(migrations) == limit:
+        body['migrations_links'] = [{
+            'rel': 'next',
+            'href': req.url_for('os-migrations') + '?limit=%d&marker=%s' % (
+                limit, migrations[-1]['uuid'])}]
+    return wsgi.json_response(body)
+
+
+def _naive(text):
+    from oslo_utils import timeutils
+    return timeutils.normalize_time(timeutils.parse_isotime(text))
+
+
+def _time(value):
+    return value.strftime('%Y-%m-%dT%H:%M:%S.%f') if value is not None else None
+
+
+def _view(req, migration):
+    """One migration as upstream shows it at the request's microversion."""
+    view = {k: migration[k] for k in (
+        'id', 'status', 'instance_uuid', 'source_node', 'source_compute', 'dest_node',
+        'dest_compute', 'dest_host', 'old_instance_type_id', 'new_instance_type_id')}
+    view['created_at'] = _time(migration['created_at'])
+    view['updated_at'] = _time(migration['updated_at'])
+    if req.is_at_least((2, 23)):
+        # links only name in-progress live migrations, which this service never runs.
+        view['migration_type'] = migration['migration_type']
+    if req.is_at_least(mv.MIGRATIONS_PAGINATION):
+        view['uuid'] = migration['uuid']
+    if req.is_at_least((2, 80)):
+        view['user_id'] = migration['user_id']
+        view['project_id'] = migration['project_id']
+    return view
 
 
 def server_index(req, server_id):

@@ -17,6 +17,7 @@ from nova.virt.libvirt import (
     driver_consoles,
     driver_password,
     driver_rescue,
+    driver_resize,
     driver_volumes,
     guestfeatures,
     imagebackend,
@@ -328,8 +329,8 @@ def read_tail(path, max_bytes):
 
 # ----------------------------------------------------------------- the driver
 
-class LibvirtDriver(driver_volumes.VolumeMixin, driver_rescue.RescueMixin,
-                    libvirt_lifecycle.LifecycleMixin,
+class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
+                    driver_rescue.RescueMixin, libvirt_lifecycle.LifecycleMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver_consoles.ConsolesMixin,
                     driver_password.PasswordMixin,
                     driver.ComputeDriver):

@@ -1,0 +1,156 @@
+"""Resize, confirm/revert and cold migrate in the compute API: upstream's checks, then a cast."""
+
+from nova import exception
+from nova.compute import api_actions, block_device
+from nova.compute import vm_states as vs
+from nova.objects import instance as instance_obj
+
+RESIZE_PREP = 'resize_prep'
+RESIZE_REVERTING = 'resize_reverting'
+_FLAVOR_KEYS = ('id', 'flavorid', 'name', 'vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb',
+                'swap', 'rxtx_factor', 'is_public', 'disabled', 'description', 'extra_specs')
+
+# Upstream's states: resize and migrate from ACTIVE or STOPPED, no task running.
+api_actions.SPECS.update({
+    'resize': api_actions.ActionSpec('resize', (vs.ACTIVE, vs.STOPPED), (None,),
+                                     RESIZE_PREP),
+    'migrate': api_actions.ActionSpec('migrate', (vs.ACTIVE, vs.STOPPED), (None,), None),
+    'confirmResize': api_actions.ActionSpec('confirmResize', (vs.RESIZED,), (None,), None),
+    'revertResize': api_actions.ActionSpec('revertResize', (vs.RESIZED,), (None,),
+                                           RESIZE_REVERTING),
+})
+
+
+def flavor_snapshot(flavor):
+    """The flavor as an instance keeps it (the same keys server create stores)."""
+    return {k: flavor.get(k) for k in _FLAVOR_KEYS}
+
+
+class ResizeMixin:
+    """Mixed into compute.api.API."""
+
+    def resize(self, context, instance, flavor_id):
+        """Validate, record the migration, claim the task and cast prep_resize to the host."""
+        self.check_locked(context, instance)
+        api_actions.check_state(instance, api_actions.SPECS['resize'])
+        current = instance['flavor']
+        try:
+            new = self.flavor_get(context, str(flavor_id))
+        except exception.FlavorNotFound:
+            raise exception.Invalid(reason='Unable to locate requested flavor.')
+        if new['disabled']:
+            raise exception.Invalid(reason='Unable to locate requested flavor.')
+        if new['flavorid'] == current['flavorid']:
+            raise exception.Invalid(reason='When resizing, instances must change flavor!')
+        volume_backed = block_device.is_volume_backed(
+            self.db.bdm_get_by_instance(instance['uuid']))
+        if not volume_backed:
+            if new['root_gb'] == 0 and current['root_gb'] != 0:
+                raise exception.Invalid(reason='Server disk was unable to be resized because: '
+                                               'Resize to zero disk flavor is not allowed.')
+            if new['root_gb'] < current['root_gb']:
+                # Upstream's libvirt driver refuses this on the host; here the
+                # answer comes before anything changes.
+                raise exception.Invalid(reason='Resize error: Unable to resize disk down.')
+        # The new flavor must agree with the server's image (NUMA, CPU topology...),
+        # as at boot.
+        from nova.image import sysmeta
+        self.validate_image_for_flavor(
+            new, sysmeta.sysmeta_to_image(instance['system_metadata'] or {}))
+        self._check_resize_quota(context, instance, current, new)
+        return self._start_migration(context, instance, current, new)
+
+    def _check_resize_quota(self, context, instance, current, new):
+        deltas = {k: max(0, new[f] - current[f])
+                  for k, f in (('cores', 'vcpus'), ('ram', 'memory_mb'))}
+        deltas = {k: v for k, v in deltas.items() if v}
+        if not deltas:
+            return
+        try:
+            self.quota.check_deltas(context, deltas, instance['project_id'],
+                                    instance['user_id'])
+        except exception.OverQuota as exc:
+            overs, quotas, usages = (exc.kwargs[k] for k in ('overs', 'quotas', 'usages'))
+            raise exception.TooManyInstances(
+                overs=', '.join(overs), req=', '.join(str(deltas[r]) for r in overs),
+                used=', '.join(str(usages[r]) for r in overs),
+                allowed=', '.join(str(quotas[r]) for r in overs))
+
+    def _start_migration(self, context, instance, current, new):
+        migration = self.db.migration_create({
+            'instance_uuid': instance['uuid'], 'status': 'pre-migrating',
+            'migration_type': 'resize',
+            'source_compute': instance['host'], 'source_node': instance['node'],
+            'dest_compute': instance['host'], 'dest_node': instance['node'],
+            'old_instance_type_id': current.get('id'), 'new_instance_type_id': new.get('id'),
+            'old_flavor': flavor_snapshot(current), 'new_flavor': flavor_snapshot(new),
+            'user_id': context.user_id, 'project_id': context.project_id})
+        try:
+            inst = self.begin_action(context, instance, 'resize')
+        except Exception:
+            self.db.migration_update(migration['id'], {'status': 'error'})
+            raise
+        self.compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
+        return migration
+
+    def migrate(self, context, instance, host=None):
+        """Cold migrate: upstream never places it on the server's own host.
+
+        With one compute host (or a named host that is the server's own) no
+        host fits: the answer is 202 and the migration fails as upstream's
+        scheduler fails it (migration 'error', a fault, the server unchanged).
+        """
+        self.check_locked(context, instance)
+        api_actions.check_state(instance, api_actions.SPECS['migrate'])
+        if host is not None:
+            if self.db.compute_node_get(host) is None:
+                raise exception.Invalid(reason='Compute host %s could not be found.' % host)
+            if host == instance['host']:
+                raise exception.Invalid(reason='The target host can\'t be the same one.')
+        flavor = instance['flavor']
+        migration = self.db.migration_create({
+            'instance_uuid': instance['uuid'], 'status': 'error',
+            'migration_type': 'migration', 'source_compute': instance['host'],
+            'source_node': instance['node'], 'old_instance_type_id': flavor.get('id'),
+            'new_instance_type_id': flavor.get('id'), 'old_flavor': flavor_snapshot(flavor),
+            'new_flavor': flavor_snapshot(flavor), 'user_id': context.user_id,
+            'project_id': context.project_id})
+        self.db.action_start(context, instance['uuid'], 'migrate')
+        exc = exception.NoValidHost(reason='No valid host found for cold migrate')
+        # Upstream's conductor records both events of the failed attempt.
+        for name in ('cold_migrate', 'conductor_migrate_server'):
+            event_id = self.db.event_start(instance['uuid'], context.request_id, name)
+            self.db.event_finish(event_id, 'Error', traceback=exc.format_message())
+        self.db.fault_create(instance['uuid'], 500, exc.format_message(),
+                             details=exc.format_message())
+        return migration
+
+    def confirm_resize(self, context, instance):
+        self.check_locked(context, instance)
+        api_actions.check_state(instance, api_actions.SPECS['confirmResize'])
+        migration = self.db.migration_get_by_instance_and_status(instance['uuid'],
+                                                                 ('finished',))
+        if migration is None:
+            raise exception.Invalid(reason='Instance has not been resized.')
+        self.db.migration_update(migration['id'], {'status': 'confirming'},
+                                 expected_status=('finished',))
+        self.db.action_start(context, instance['uuid'], 'confirmResize')
+        self.compute_rpcapi.confirm_resize(
+            context, instance_obj.Instance.from_db(instance), instance['host'],
+            migration['id'])
+
+    def revert_resize(self, context, instance):
+        self.check_locked(context, instance)
+        api_actions.check_state(instance, api_actions.SPECS['revertResize'])
+        migration = self.db.migration_get_by_instance_and_status(instance['uuid'],
+                                                                 ('finished',))
+        if migration is None:
+            raise exception.Invalid(reason='Instance has not been resized.')
+        self.db.migration_update(migration['id'], {'status': 'reverting'},
+                                 expected_status=('finished',))
+        inst = self.begin_action(context, instance, 'revertResize')
+        self.compute_rpcapi.revert_resize(context, inst, inst.host, migration['id'])
+
+    # -- os-migrations -------------------------------------------------------
+    def migration_list(self, context, filters=None, limit=None, marker=None):
+        return self.db.migration_list(filters, limit=limit, marker=marker)

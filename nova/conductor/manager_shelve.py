@@ -1,0 +1,44 @@
+"""Conductor: place a shelved-offloaded server on a host again, then cast its unshelve."""
+
+import logging
+
+from nova import exception
+from nova.compute import actions
+from nova.compute import vm_states as vs
+
+LOG = logging.getLogger(__name__)
+
+
+class ShelveMixin:
+    """Mixed into ConductorManager."""
+
+    def unshelve_instance(self, context, instance, request_spec):
+        flavor = instance.flavor.to_dict()
+        try:
+            with actions.event(self.db, context, instance.uuid,
+                               'conductor_unshelve_instance'):
+                node = self.scheduler.select_and_claim(
+                    flavor, force_host=request_spec.get('force_host'),
+                    zone=request_spec.get('availability_zone'))
+        except exception.NoValidHost as exc:
+            # Upstream leaves the server shelved offloaded, with a fault.
+            actions.record_fault(self.db, instance.uuid, exc)
+            self._unshelve_failed(instance)
+            return
+        try:
+            row = self.db.instance_update(
+                instance.uuid, {'host': node['host'], 'node': node['hypervisor_hostname'],
+                                'availability_zone': self.scheduler.host_zone(node['host'])},
+                expected_task_state=['unshelving'])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            self.scheduler.release(node['host'], flavor)
+            return
+        instance.refresh_from(row)
+        self.compute_rpcapi.unshelve_instance(context, instance, node['host'])
+
+    def _unshelve_failed(self, instance):
+        try:
+            self.db.instance_update(instance.uuid, {'task_state': None,
+                                                    'vm_state': vs.SHELVED_OFFLOADED})
+        except exception.InstanceNotFound:
+            pass
