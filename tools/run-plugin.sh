@@ -165,8 +165,11 @@ run_plugin() {
     { echo; novaext_section; } >> "$ws/etc/tempest.conf"
   fi
   echo "== novaext-tempest-plugin: tempest run"
-  (cd "$ws" && "$venv/bin/tempest" run --regex "${NOVAEXT_REGEX:-^novaext_tempest_plugin\.}" \
-    --concurrency "${TEMPEST_CONCURRENCY:-2}")
+  # This workspace's file with its [novaext] group, not one a caller's TEMPEST_CONFIG_DIR
+  # and TEMPEST_CONFIG name (tempest's workers read those before --config-file).
+  (cd "$ws" && TEMPEST_CONFIG_DIR=$ws/etc TEMPEST_CONFIG=tempest.conf \
+    "$venv/bin/tempest" run --regex "${NOVAEXT_REGEX:-^novaext_tempest_plugin\.}" \
+    --config-file "$ws/etc/tempest.conf" --concurrency "${TEMPEST_CONCURRENCY:-2}")
 }
 
 case $WHAT in
