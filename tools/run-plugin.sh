@@ -158,8 +158,15 @@ run_plugin() {
   "$venv/bin/tempest" list-plugins > "$DIR/list-plugins.txt"
   grep -q novaext "$DIR/list-plugins.txt" \
     || { echo "run-plugin: tempest does not list the novaext plugin" >&2; return 1; }
-  rm -rf "$ws"
-  "$venv/bin/tempest" init "$ws" >/dev/null
+  rm -rf "$ws" "$DIR/workspace.yaml"
+  # Its own workspace registry: in tempest's default one (~/.tempest, shared by every run)
+  # the name is taken from the second run on, and init fails.
+  local out
+  if ! out=$("$venv/bin/tempest" init --workspace-path "$DIR/workspace.yaml" \
+      --name novaext "$ws" 2>&1); then
+    echo "run-plugin: tempest init failed: $out" >&2
+    return 1
+  fi
   cp "$TEMPEST_CONF" "$ws/etc/tempest.conf"
   if ! grep -q '^\[novaext\]' "$ws/etc/tempest.conf"; then
     { echo; novaext_section; } >> "$ws/etc/tempest.conf"

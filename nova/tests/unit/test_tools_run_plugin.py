@@ -14,7 +14,20 @@ FAKE_TEMPEST = """#!/bin/sh
 # Stands in for tempest in a virtualenv whose inputs are unchanged.
 case $1 in
   list-plugins) echo '| novaext | novaext_tempest_plugin.plugin:NovaExtTempestPlugin |' ;;
-  init) mkdir -p "$2/etc" ;;
+  init)
+    # As tempest: a name already in the registry (--workspace-path, else ~/.tempest) fails.
+    registry=$HOME/.tempest/workspace.yaml name=
+    shift
+    while [ $# -gt 1 ]; do
+      case $1 in --workspace-path) registry=$2; shift 2 ;; --name) name=$2; shift 2 ;;
+                 *) shift ;; esac
+    done
+    name=${name:-$(basename "$1")}
+    if grep -q "^$name:" "$registry" 2>/dev/null; then
+      echo "A workspace already exists with name: $name."; exit 1
+    fi
+    mkdir -p "$(dirname "$registry")" "$1/etc"
+    echo "$name: $1" >> "$registry" ;;
   run)
     echo "dir=$TEMPEST_CONFIG_DIR file=$TEMPEST_CONFIG args=$*" > "$FAKE_LOG"
     cp "$TEMPEST_CONFIG_DIR/$TEMPEST_CONFIG" "$FAKE_LOG.conf"
@@ -87,16 +100,25 @@ def _plugin_run(tmp_path, **extra_env):
                NOVA_TEST_KERNEL_CACHE=str(cache), NOVAEXT_LIBVIRT_URI='',
                # What run-compat.sh exports for upstream tempest's workers.
                TEMPEST_CONFIG_DIR=str(other), TEMPEST_CONFIG='other.conf',
-               FAKE_LOG=str(log), **extra_env)
+               FAKE_LOG=str(log), HOME=str(tmp_path / 'home'), **extra_env)
     env.pop('NOVAEXT_FRESH', None)
     env.pop('NOVAEXT_TEMPEST_VERSION', None)
     proc = subprocess.run(['bash', str(SCRIPT), 'plugin'], env=env, capture_output=True,
                           text=True, timeout=120)
-    return proc, novaext, log
+    return proc, novaext, log, env
+
+
+def test_plugin_runs_again_in_the_same_directory(tmp_path):
+    proc, _novaext, _log, env = _plugin_run(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    again = subprocess.run(['bash', str(SCRIPT), 'plugin'], env=env, capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not (tmp_path / 'home' / '.tempest').exists()
 
 
 def test_plugin_reuses_its_virtualenv_and_runs_with_its_own_config(tmp_path):
-    proc, novaext, log = _plugin_run(tmp_path)
+    proc, novaext, log, _env = _plugin_run(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'reused: its inputs are unchanged' in proc.stdout
     ws_etc = novaext / 'tempest-workspace' / 'etc'
@@ -110,7 +132,7 @@ def test_plugin_reuses_its_virtualenv_and_runs_with_its_own_config(tmp_path):
 
 
 def test_plugin_failure_fails_the_script(tmp_path):
-    proc, _novaext, _log = _plugin_run(tmp_path, FAKE_RC='1')
+    proc, _novaext, _log, _env = _plugin_run(tmp_path, FAKE_RC='1')
     assert proc.returncode != 0
 
 
