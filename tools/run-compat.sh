@@ -7,8 +7,11 @@
 #   tempest run --regex '^tempest\.api\.compute' --exclude-list etc/tempest/exclude-list.txt
 # and prints "compat: N passed, N failed, N skipped". Exits non-zero on any failure; stops
 # what it started. NOVA_COMPAT_REGEX narrows the run; NOVA_COMPAT_KEEP=1 keeps the workspace.
-# Then tools/run-plugin.sh runs python-novaextclient's and novaext-tempest-plugin's tests
-# against the same nova-aio (NOVA_COMPAT_PLUGIN=0 skips that).
+# Then, by default, tools/run-plugin.sh installs python-novaextclient and
+# novaext-tempest-plugin into clean virtualenvs of their own (under $COMPAT_DIR/novaext,
+# reused while their inputs are unchanged) and runs their tests (the client's unit and
+# CLI/SDK tests, the plugin's API and guest scenario tests) against the same nova-aio; any
+# failure there fails the stage. NOVA_COMPAT_PLUGIN=0 skips that part.
 # NOVA_COMPAT_TOPOLOGY=split runs the same tests against the split services instead of
 # nova-aio: nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ
 # (NOVA_COMPAT_RABBIT_URL) and a throwaway PostgreSQL database (NOVA_COMPAT_PG_URL), with
@@ -203,8 +206,9 @@ echo "compat: ${PASSED} passed, ${FAILED:-0} failed, ${SKIPPED:-0} skipped"
 # cloud, as the admin of keystone.env; NOVA_COMPAT_PLUGIN=0 skips them.
 PLUGIN_RC=0
 if [ "${NOVA_COMPAT_PLUGIN:-1}" = 1 ]; then
-  TEMPEST_CONF=$WORK/tempest/etc/tempest.conf NOVA_PYTHON=$PY tools/run-plugin.sh all \
-    || PLUGIN_RC=$?
-  echo "compat: client and plugin tests exit $PLUGIN_RC"
+  PLUGIN_START=$SECONDS
+  TEMPEST_CONF=$WORK/tempest/etc/tempest.conf NOVA_PYTHON=$PY \
+    NOVAEXT_DIR=${NOVAEXT_DIR:-$COMPAT_DIR/novaext} tools/run-plugin.sh all || PLUGIN_RC=$?
+  echo "compat: client and plugin tests exit $PLUGIN_RC ($((SECONDS - PLUGIN_START)) s)"
 fi
 [ "$RUN_RC" = 0 ] && [ "${FAILED:-0}" = 0 ] && [ "$PLUGIN_RC" = 0 ]

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Install python-novaextclient and novaext-tempest-plugin into fresh virtualenvs; run their tests.
+# Install python-novaextclient and novaext-tempest-plugin into clean virtualenvs; run their tests.
 #
 #   tools/run-plugin.sh [client|plugin|all]      (default: all)
 #
+# Each distribution gets a virtualenv of its own under NOVAEXT_DIR, made by this script from
+# nothing but the distribution and its pins; it is reused while those inputs (the sources,
+# the pins, the interpreter, PIP_ARGS) are unchanged, and made anew otherwise or with
+# NOVAEXT_FRESH=1.
 # client: a virtualenv with only python-novaextclient + python-openstackclient (the tested
 #   versions); its unit tests, then its functional tests (the real `openstack` CLI and
 #   openstacksdk) against the cloud of the caller's OS_CLOUD or OS_AUTH_URL (OS_* variables)
@@ -31,11 +35,39 @@ SDK_VERSION=4.22.0
 TEMPEST_VERSION=${NOVAEXT_TEMPEST_VERSION:-47.0.0}
 mkdir -p "$DIR"
 
-fresh_venv() {
-  # A new virtualenv each run: nothing from an earlier install can hide a missing dependency.
-  rm -rf "$1"
-  python3 -m venv "$1"
-  "$1/bin/pip" install -q ${PIP_ARGS:-} -U pip
+inputs_hash() {
+  # What a virtualenv is made from: the interpreter, the pins, pip's arguments and the
+  # sources of the distributions installed into it (not their build leftovers).
+  {
+    python3 --version
+    echo "$OSC_VERSION $SDK_VERSION $TEMPEST_VERSION ${PIP_ARGS:-}" "$@"
+    for src in "$@"; do
+      src=${src%%\[*}
+      [ -d "$src" ] || continue
+      (cd "$src" && find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' \
+         ! -path '*.egg-info/*' ! -path './build/*' ! -path './dist/*' -print0 \
+         | LC_ALL=C sort -z | xargs -0 sha256sum)
+    done
+  } | sha256sum | cut -d' ' -f1
+}
+
+venv_for() {
+  # venv_for VENV REQUIREMENT... : a virtualenv with exactly these requirements. Made anew
+  # (so nothing from an earlier install can hide a missing dependency) unless the one
+  # there was made from the same inputs; NOVAEXT_FRESH=1 always makes it anew.
+  local venv=$1 stamp
+  shift
+  stamp=$(inputs_hash "$@")
+  if [ "${NOVAEXT_FRESH:-0}" != 1 ] && [ -f "$venv/.novaext-inputs" ] \
+      && [ "$(cat "$venv/.novaext-inputs")" = "$stamp" ]; then
+    echo "   (reused: its inputs are unchanged)"
+    return 0
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q ${PIP_ARGS:-} -U pip
+  "$venv/bin/pip" install -q ${PIP_ARGS:-} "$@"
+  echo "$stamp" > "$venv/.novaext-inputs"
 }
 
 AIO_PID=
@@ -76,9 +108,8 @@ EOF
 
 run_client() {
   local venv=$DIR/client-venv
-  echo "== python-novaextclient: fresh virtualenv $venv"
-  fresh_venv "$venv"
-  "$venv/bin/pip" install -q ${PIP_ARGS:-} "$REPO/clients/python-novaextclient[test]" \
+  echo "== python-novaextclient: virtualenv $venv"
+  venv_for "$venv" "$REPO/clients/python-novaextclient[test]" \
     "python-openstackclient==$OSC_VERSION" "openstacksdk==$SDK_VERSION"
   # Run from outside the checkout so the installed distribution is what is tested.
   local tests
@@ -121,19 +152,31 @@ run_plugin() {
     return 2
   fi
   local venv=$DIR/tempest-venv ws=$DIR/tempest-workspace
-  echo "== novaext-tempest-plugin: fresh virtualenv $venv (tempest $TEMPEST_VERSION)"
-  fresh_venv "$venv"
-  "$venv/bin/pip" install -q ${PIP_ARGS:-} "tempest==$TEMPEST_VERSION" "$REPO/tempest-plugin"
-  "$venv/bin/tempest" list-plugins | grep -q novaext
-  rm -rf "$ws"
-  "$venv/bin/tempest" init "$ws" >/dev/null
+  echo "== novaext-tempest-plugin: virtualenv $venv (tempest $TEMPEST_VERSION)"
+  venv_for "$venv" "tempest==$TEMPEST_VERSION" "$REPO/tempest-plugin"
+  # Not "| grep -q": grep leaving early kills tempest with SIGPIPE (exit 141 under pipefail).
+  "$venv/bin/tempest" list-plugins > "$DIR/list-plugins.txt"
+  grep -q novaext "$DIR/list-plugins.txt" \
+    || { echo "run-plugin: tempest does not list the novaext plugin" >&2; return 1; }
+  rm -rf "$ws" "$DIR/workspace.yaml"
+  # Its own workspace registry: in tempest's default one (~/.tempest, shared by every run)
+  # the name is taken from the second run on, and init fails.
+  local out
+  if ! out=$("$venv/bin/tempest" init --workspace-path "$DIR/workspace.yaml" \
+      --name novaext "$ws" 2>&1); then
+    echo "run-plugin: tempest init failed: $out" >&2
+    return 1
+  fi
   cp "$TEMPEST_CONF" "$ws/etc/tempest.conf"
   if ! grep -q '^\[novaext\]' "$ws/etc/tempest.conf"; then
     { echo; novaext_section; } >> "$ws/etc/tempest.conf"
   fi
   echo "== novaext-tempest-plugin: tempest run"
-  (cd "$ws" && "$venv/bin/tempest" run --regex "${NOVAEXT_REGEX:-^novaext_tempest_plugin\.}" \
-    --concurrency "${TEMPEST_CONCURRENCY:-2}")
+  # This workspace's file with its [novaext] group, not one a caller's TEMPEST_CONFIG_DIR
+  # and TEMPEST_CONFIG name (tempest's workers read those before --config-file).
+  (cd "$ws" && TEMPEST_CONFIG_DIR=$ws/etc TEMPEST_CONFIG=tempest.conf \
+    "$venv/bin/tempest" run --regex "${NOVAEXT_REGEX:-^novaext_tempest_plugin\.}" \
+    --config-file "$ws/etc/tempest.conf" --concurrency "${TEMPEST_CONCURRENCY:-2}")
 }
 
 case $WHAT in
