@@ -31,9 +31,10 @@ def test_unsupported_action_on_a_server_is_400(aio, image, nano):
     assert status == 202, body
     sid = body['server']['id']
     status, _h, body = aio.request('POST', '/servers/%s/action' % sid,
-                                   {'changePassword': {'adminPass': 'x'}}, version='2.1')
+                                   {'os-migrateLive': {'host': None}}, version='2.30',
+                                   token=ADMIN)
     assert status == 400, body
-    assert 'not supported: changePassword' in body['badRequest']['message']
+    assert 'not supported: os-migrateLive' in body['badRequest']['message']
 
 
 @pytest.mark.parametrize('action', ['addSecurityGroup', 'removeSecurityGroup'])
