@@ -73,8 +73,10 @@ def _pooled_sqlite(url, **engine_args):
     connections may be shared between threads one at a time, as a pool does.
     """
     if url.get_backend_name() == 'sqlite' and url.database not in (None, '', ':memory:'):
-        engine_args.update(poolclass=sa.pool.QueuePool, pool_size=8, max_overflow=32,
-                           pool_timeout=60)
+        # No upper bound (max_overflow -1): a thread that needs a second
+        # connection while holding one never waits for a free slot, as with
+        # oslo.db's NullPool; up to pool_size connections stay open for reuse.
+        engine_args.update(poolclass=sa.pool.QueuePool, pool_size=8, max_overflow=-1)
         engine_args['connect_args'] = dict(engine_args.get('connect_args') or {},
                                            check_same_thread=False)
     engine = sa.create_engine(url, **engine_args)
