@@ -104,11 +104,19 @@ def _start_aio(tmp):
                      '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n'
                      % (tmp, ports['compute'], ports['image'], ports['volume']))
     binary = os.path.join(os.path.dirname(sys.executable), 'nova-aio')
-    proc = subprocess.Popen([binary, '--config-file', conf], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    while 'nova-aio ready' not in proc.stdout.readline():
+    # Its log (standard output) goes to a file: a pipe nobody reads would
+    # fill up and stall the service.
+    log_path = os.path.join(tmp, 'nova-aio.log')
+    with open(log_path, 'wb') as log:
+        proc = subprocess.Popen([binary, '--config-file', conf], stdout=log,
+                                stderr=subprocess.STDOUT)
+    while True:
+        with open(log_path, 'rb') as log:
+            if b'nova-aio ready' in log.read():
+                break
         if proc.poll() is not None:
             raise RuntimeError('nova-aio exited with %s' % proc.returncode)
+        time.sleep(0.1)
     return proc, Client('http://127.0.0.1:%d/v2.1' % ports['compute'],
                         'http://127.0.0.1:%d' % ports['image'])
 
@@ -145,7 +153,11 @@ def run(servers, rounds):
                       for sid in ids]
         finally:
             proc.terminate()
-            proc.wait(timeout=60)
+            try:
+                proc.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
     return {'create_to_active': _summary(create), 'detail_%d' % servers: _summary(detail),
             'rescue_to_rescue': _summary(rescue), 'unrescue_to_active': _summary(unrescue),
             'delete_to_404': _summary(delete),
