@@ -16,7 +16,13 @@ def aio(tmp_path_factory):
     running = fixtures.RunningAio(tmp, extra={('DEFAULT', 'reconcile_interval'): 1,
                                               ('DEFAULT', 'stuck_task_timeout'): 1,
                                               ('DEFAULT', 'ram_allocation_ratio'): 100.0,
-                                              ('DEFAULT', 'cpu_allocation_ratio'): 100.0})
+                                              ('DEFAULT', 'cpu_allocation_ratio'): 100.0,
+                                              # The tests destroy guests by hand to stage
+                                              # lost requests; the lifecycle events of those
+                                              # destroys (a stop path of their own, tested
+                                              # elsewhere) would race with the staged state.
+                                              ('DEFAULT', 'handle_virt_lifecycle_events'):
+                                                  False})
     running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'))
     running.compute = running.aio.services[1].manager
     yield running
