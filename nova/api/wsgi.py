@@ -1,6 +1,7 @@
 """Request/response helpers and upstream-shaped fault bodies for the compute API."""
 
 import json
+import urllib.parse
 
 import webob
 import webob.exc
@@ -51,7 +52,8 @@ class Request(webob.Request):
 
     def url_for(self, *parts, versioned=True):
         prefix = self.app.link_prefix(self)
-        path = '/'.join(str(p).strip('/') for p in parts)
+        path = '/'.join(urllib.parse.quote(str(p).strip('/'), safe="/:@!$&'()*+,;=~")
+                        for p in parts)
         return '%s/%s' % (prefix if versioned else prefix.rsplit('/v2.1', 1)[0], path)
 
 

@@ -1,5 +1,7 @@
 """Server actions through the API on test:///default: success, wrong state, bad input."""
 
+import urllib.parse
+
 import pytest
 
 from nova.tests.functional import fixtures
@@ -127,6 +129,15 @@ def test_tags_endpoints(aio, server):
     assert aio.request('DELETE', base + '/red', version='2.26')[0] == 404
     assert aio.request('DELETE', base, version='2.26')[0] == 204
     assert aio.request('GET', base, version='2.26')[2] == {'tags': []}
+
+
+def test_non_ascii_tag_location_header_is_percent_encoded(aio, server):
+    base = '/servers/%s/tags/' % server
+    status, headers, _ = aio.request('PUT', base + urllib.parse.quote('t\u0663'),
+                                     version='2.26')
+    assert status == 201
+    assert headers['Location'].endswith('/tags/t%D9%A3')
+    assert aio.request('GET', base + urllib.parse.quote('t\u0663'), version='2.26')[0] == 204
 
 
 def test_instance_actions_record_events(aio, server):
