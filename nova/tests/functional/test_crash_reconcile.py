@@ -49,6 +49,7 @@ class Process:
             'ram_allocation_ratio = 100.0\ncpu_allocation_ratio = 100.0\n'
             'shutdown_timeout = 0\n[quota]\ninstances = -1\ncores = -1\nram = -1\n'
             '[aio]\ncompute_port = 0\nimage_port = 0\nvolume_port = 0\n'
+            '[vnc]\nnovncproxy_port = 0\n[serial_console]\nserialproxy_port = 0\n'
             '[libvirt]\nconnection_uri = %s\n'
             % (self.state, HOST, self.prefix, fx.QEMU_URI))
         self.proc = None

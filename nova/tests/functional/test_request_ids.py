@@ -89,7 +89,8 @@ def test_request_id_reaches_compute_log_lines_all_in_one(tmp_path):
     log = tmp_path / 'nova.log'
     conf = tmp_path / 'nova.conf'
     conf.write_text('[DEFAULT]\nstate_path = %s\nlog_file = %s\n[aio]\ncompute_port = 0\n'
-                    'image_port = 0\nvolume_port = 0\n[libvirt]\n'
+                    'image_port = 0\nvolume_port = 0\n[vnc]\nnovncproxy_port = 0\n'
+                    '[serial_console]\nserialproxy_port = 0\n[libvirt]\n'
                     'connection_uri = test:///default\n' % (tmp_path / 'state', log))
     code = 'import sys; from nova.cmd import aio as m; sys.exit(m.main(sys.argv[1:]))'
     proc = subprocess.Popen([sys.executable, '-c', code, '--config-file', str(conf)],
