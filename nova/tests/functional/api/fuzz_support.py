@@ -1,5 +1,6 @@
 """Route lists, nasty values and a raw HTTP client for the API fuzz test."""
 
+import datetime
 import http.client
 import json
 import re
@@ -153,15 +154,22 @@ def row_counts(engine):
 
 
 def wait_quiet(engine, timeout=30):
-    """Wait until no instance has a task in flight (after an accepted request)."""
+    """Wait until no task or action event is in flight and the row counts hold still."""
     table = models.Instance.__table__
+    events = models.InstanceActionEvent.__table__
     deadline = time.monotonic() + timeout
+    last = None
     while time.monotonic() < deadline:
         with engine.connect() as conn:
             busy = conn.execute(sa.select(sa.func.count()).select_from(table).where(
                 table.c.deleted == 0, table.c.task_state.is_not(None))).scalar()
-        if not busy:
+            recent = datetime.datetime.utcnow() - datetime.timedelta(seconds=timeout)
+            busy += conn.execute(sa.select(sa.func.count()).select_from(events).where(
+                events.c.finish_time.is_(None), events.c.start_time > recent)).scalar()
+        counts = None if busy else row_counts(engine)
+        if counts is not None and counts == last:
             return True
+        last = counts
         time.sleep(0.05)
     return False
 
