@@ -13,6 +13,7 @@ from nova.virt.libvirt.config_base import (  # noqa: F401 - re-exported
     _bool_attr,
     _cpus,
     _int,
+    _reorder,
     _sub,
     _yes_no,
 )
@@ -193,6 +194,11 @@ class GuestVCPUPin(ConfigObject):
         return etree.Element('vcpupin', vcpu=str(self.vcpu),
                              cpuset=_cpus(self.cpuset))
 
+    def parse_dom(self, xmldoc):
+        self.vcpu = _int(xmldoc.get('vcpu'))
+        self.cpuset = xmldoc.get('cpuset')
+        return self
+
 
 class GuestCPUTune(ConfigObject):
     """<cputune>: shares, vcpu pins, emulator pin."""
@@ -201,6 +207,7 @@ class GuestCPUTune(ConfigObject):
     shares = None
     vcpupins = ()
     emulatorpin_cpuset = None
+    child_order = ()
 
     def format_dom(self):
         tune = etree.Element('cputune')
@@ -210,7 +217,23 @@ class GuestCPUTune(ConfigObject):
             tune.append(pin.format_dom())
         if self.emulatorpin_cpuset is not None:
             _sub(tune, 'emulatorpin', cpuset=_cpus(self.emulatorpin_cpuset))
-        return tune
+        return _reorder(self._append_extra(tune), self.child_order)
+
+    def parse_dom(self, xmldoc):
+        self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
+        self.vcpupins = []
+        for child in xmldoc:
+            if child.tag == 'shares' and not child.attrib:
+                self.shares = _int(child.text)
+            elif child.tag == 'vcpupin' and set(child.attrib) == {
+                    'vcpu', 'cpuset'}:
+                self.vcpupins.append(GuestVCPUPin().parse_dom(child))
+            elif child.tag == 'emulatorpin' and set(child.attrib) == {
+                    'cpuset'}:
+                self.emulatorpin_cpuset = child.get('cpuset')
+            else:
+                self._keep(child)
+        return self
 
 
 class GuestNUMATuneMemNode(ConfigObject):
@@ -391,13 +414,8 @@ class Guest(ConfigObject):
         devs = _sub(dom, 'devices')
         for dev in self.devices:
             devs.append(dev.format_dom())
-        self._append_extra(dom)
-        if self.child_order:
-            # A parsed domain keeps the order libvirt wrote its children in.
-            rank = {tag: i for i, tag in enumerate(self.child_order)}
-            children = sorted(dom, key=lambda e: rank.get(e.tag, len(rank)))
-            dom[:] = children
-        return dom
+        # A parsed domain keeps the order libvirt wrote its children in.
+        return _reorder(self._append_extra(dom), self.child_order)
 
     def parse_dom(self, xmldoc):
         self.extra_attrs = ExtraAttrs()
@@ -428,6 +446,9 @@ class Guest(ConfigObject):
     def _parse_os(self, elem):
         self.os = GuestOS().parse_dom(elem)
 
+    def _parse_cputune(self, elem):
+        self.cputune = GuestCPUTune().parse_dom(elem)
+
     def _parse_devices(self, elem):
         self.devices = [_DEVICE_PARSERS.get(dev.tag, RawElement)().parse_dom(
             dev) for dev in elem if isinstance(dev.tag, str)]
@@ -435,6 +456,7 @@ class Guest(ConfigObject):
     _PARSERS = {'name': _parse_text, 'uuid': _parse_text,
                 'description': _parse_text, 'memory': _parse_memory,
                 'vcpu': _parse_vcpu, 'os': _parse_os,
+                'cputune': _parse_cputune,
                 'on_poweroff': _parse_text, 'on_reboot': _parse_text,
                 'on_crash': _parse_text, 'devices': _parse_devices}
 

@@ -38,6 +38,17 @@ def _cpus(value):
     return hardware.format_cpu_spec(value)
 
 
+def _reorder(elem, order):
+    """Sort ``elem``'s children by the tag order a parsed element had
+    (tags it did not have go last, in place); returns ``elem``."""
+    if order:
+        rank = {}
+        for tag in order:
+            rank.setdefault(tag, len(rank))
+        elem[:] = sorted(elem, key=lambda e: rank.get(e.tag, len(rank)))
+    return elem
+
+
 class ConfigObject:
     """Base: subclasses set ``root_name``, extend ``format_dom`` and, when
     the driver reads that element back, ``parse_dom``.
