@@ -13,7 +13,6 @@ from nova.virt.libvirt.config_base import (  # noqa: F401 - re-exported
     _bool_attr,
     _cpus,
     _int,
-    _reorder,
     _sub,
     _yes_no,
 )
@@ -91,6 +90,7 @@ class GuestOS(ConfigObject):
 
     def parse_dom(self, xmldoc):
         more = self.extra_attrs = ExtraAttrs()
+        self._start_parse(xmldoc)
         self.firmware = xmldoc.get('firmware')
         more.take('', xmldoc, ('firmware',))
         self.boot_devs = []
@@ -207,7 +207,6 @@ class GuestCPUTune(ConfigObject):
     shares = None
     vcpupins = ()
     emulatorpin_cpuset = None
-    child_order = ()
 
     def format_dom(self):
         tune = etree.Element('cputune')
@@ -217,10 +216,10 @@ class GuestCPUTune(ConfigObject):
             tune.append(pin.format_dom())
         if self.emulatorpin_cpuset is not None:
             _sub(tune, 'emulatorpin', cpuset=_cpus(self.emulatorpin_cpuset))
-        return _reorder(self._append_extra(tune), self.child_order)
+        return self._append_extra(tune)
 
     def parse_dom(self, xmldoc):
-        self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
+        self._start_parse(xmldoc)
         self.vcpupins = []
         for child in xmldoc:
             if child.tag == 'shares' and not child.attrib:
@@ -379,7 +378,6 @@ class Guest(ConfigObject):
     on_crash = 'destroy'
     devices = ()
     extra_attrs = None
-    child_order = ()            # tags in the order a parsed domain had them
 
     def format_dom(self):
         dom = etree.Element('domain', type=self.virt_type)
@@ -414,8 +412,7 @@ class Guest(ConfigObject):
         devs = _sub(dom, 'devices')
         for dev in self.devices:
             devs.append(dev.format_dom())
-        # A parsed domain keeps the order libvirt wrote its children in.
-        return _reorder(self._append_extra(dom), self.child_order)
+        return self._append_extra(dom)
 
     def parse_dom(self, xmldoc):
         self.extra_attrs = ExtraAttrs()
@@ -423,7 +420,7 @@ class Guest(ConfigObject):
         self.extra_attrs.take('', xmldoc, ('type',))
         self.on_poweroff = self.on_reboot = self.on_crash = None
         self.uuid = self.memory_kib = self.vcpus = None
-        self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
+        self._start_parse(xmldoc)
         for child in xmldoc:
             parse = self._PARSERS.get(child.tag)
             if parse is None:

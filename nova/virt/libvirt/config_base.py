@@ -60,6 +60,7 @@ class ConfigObject:
 
     root_name = None
     extra = ()
+    child_order = ()            # child tags in the order a parsed element had
 
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
@@ -102,9 +103,14 @@ class ConfigObject:
         self.extra.append(copy.deepcopy(child))
 
     def _append_extra(self, elem):
+        """Append the kept children, then restore the parsed child order."""
         for child in self.extra:
             elem.append(copy.deepcopy(child))
-        return elem
+        return _reorder(elem, self.child_order)
+
+    def _start_parse(self, xmldoc):
+        self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
+        self.extra = []
 
 
 class RawElement(ConfigObject):

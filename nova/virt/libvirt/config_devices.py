@@ -157,6 +157,7 @@ class GuestDisk(ConfigObject):
 
     def parse_dom(self, xmldoc):
         more = self.extra_attrs = ExtraAttrs()
+        self._start_parse(xmldoc)
         self.source_type = xmldoc.get('type')
         self.source_device = xmldoc.get('device', 'disk')
         more.take('', xmldoc, ('type', 'device'))
@@ -334,6 +335,7 @@ class GuestController(ConfigObject):
         return self._append_extra(dev)
 
     def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
         self.type = xmldoc.get('type')
         self.index = _int(xmldoc.get('index'))
         self.model = xmldoc.get('model')
