@@ -1,4 +1,4 @@
-"""Real QEMU (TCG): the domains libvirtd stores and runs read back into config objects losslessly."""
+"""Real QEMU (TCG): stored and running domains read back into config objects losslessly."""
 
 import pytest
 
