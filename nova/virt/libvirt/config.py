@@ -352,8 +352,9 @@ class GuestClock(ConfigObject):
 class Guest(ConfigObject):
     """<domain>: the whole guest; children come from the classes above.
 
-    A parsed domain models its name, memory, vcpus, <os>, lifecycle actions
-    and, among the devices, disks and controllers; every other device is a
+    A parsed domain models its name, memory, vcpus, <os>, <cputune>,
+    lifecycle actions and, among the devices, disks, controllers, serial
+    ports, consoles, graphics and NICs; every other device is a
     RawElement and every other child of <domain> stays in ``extra``, so a
     domain read from libvirt formats back to the same definition.
     """
@@ -462,6 +463,10 @@ class Guest(ConfigObject):
         """The GuestDisk devices, in XML order."""
         return [dev for dev in self.devices if isinstance(dev, GuestDisk)]
 
+    def get_devices(self, cls):
+        """The devices of one config class, in XML order."""
+        return [dev for dev in self.devices if isinstance(dev, cls)]
+
     def get_controller(self, type_, index=0):
         for dev in self.devices:
             if (isinstance(dev, GuestController) and dev.type == type_ and
@@ -470,7 +475,9 @@ class Guest(ConfigObject):
         return None
 
 
-_DEVICE_PARSERS = {'disk': GuestDisk, 'controller': GuestController}
+_DEVICE_PARSERS = {'disk': GuestDisk, 'controller': GuestController,
+                   'serial': GuestSerial, 'console': GuestConsole,
+                   'graphics': GuestGraphics, 'interface': GuestInterface}
 
 _UNIT_KIB = {'b': 1 / 1024, 'bytes': 1 / 1024, 'KiB': 1, 'k': 1,
              'MiB': 1024, 'M': 1024, 'GiB': 1024 ** 2, 'G': 1024 ** 2,

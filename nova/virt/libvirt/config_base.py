@@ -108,6 +108,12 @@ class ConfigObject:
             elem.append(copy.deepcopy(child))
         return _reorder(elem, self.child_order)
 
+    @staticmethod
+    def _simple(child, attrs):
+        """True when ``child`` has no children and only ``attrs``: an
+        element the parser can model without losing anything."""
+        return not len(child) and set(child.attrib) <= set(attrs)
+
     def _start_parse(self, xmldoc):
         self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
         self.extra = []

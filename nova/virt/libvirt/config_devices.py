@@ -229,17 +229,21 @@ class GuestCharDevice(ConfigObject):
     target_port = None
     log_file = None
     log_append = None
+    extra_attrs = None
 
     def format_dom(self):
         dev = etree.Element(self.root_name, type=self.type)
+        more = self.extra_attrs or ExtraAttrs()
         if self.source_path is not None:
             append = None
             if self.source_append is not None:
                 append = 'on' if self.source_append else 'off'
-            _sub(dev, 'source', path=self.source_path, append=append)
+            more.put('source', _sub(dev, 'source', path=self.source_path,
+                                    append=append))
         if self.source_service is not None:
-            _sub(dev, 'source', mode=self.source_mode, host=self.source_host,
-                 service=self.source_service)
+            more.put('source', _sub(
+                dev, 'source', mode=self.source_mode, host=self.source_host,
+                service=self.source_service))
         if self.protocol_type is not None:
             _sub(dev, 'protocol', type=self.protocol_type)
         if self.target_type is not None or self.target_port is not None:
@@ -249,7 +253,42 @@ class GuestCharDevice(ConfigObject):
             if self.log_append is not None:
                 append = 'on' if self.log_append else 'off'
             _sub(dev, 'log', file=self.log_file, append=append)
-        return dev
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type',))
+        for child in xmldoc:
+            if child.tag == 'source' and not len(child) and (
+                    'path' in child.attrib) != ('service' in child.attrib):
+                self.source_path = child.get('path')
+                self.source_append = _on_off(child.get('append'))
+                self.source_mode = child.get('mode')
+                self.source_host = child.get('host')
+                self.source_service = child.get('service')
+                self.extra_attrs.take('source', child, (
+                    'path', 'append', 'mode', 'host', 'service'))
+            elif child.tag == 'protocol' and self._simple(child, ('type',)):
+                self.protocol_type = child.get('type')
+            elif child.tag == 'target' and self._simple(child, ('type',
+                                                              'port')):
+                self.target_type = child.get('type')
+                self.target_port = _int(child.get('port'))
+            elif child.tag == 'log' and self._simple(child, ('file',
+                                                           'append')):
+                self.log_file = child.get('file')
+                self.log_append = _on_off(child.get('append'))
+            else:
+                self._keep(child)
+        return self
+
+
+def _on_off(value):
+    return None if value is None else value == 'on'
 
 
 class GuestSerial(GuestCharDevice):
@@ -294,22 +333,49 @@ class GuestVideo(ConfigObject):
 
 
 class GuestGraphics(ConfigObject):
-    """<graphics> (vnc/spice) with an address listen."""
+    """<graphics> (vnc/spice) with an address listen; ``port`` is the one
+    libvirt chose (live XML of a running guest)."""
 
     root_name = 'graphics'
     type = 'vnc'
     autoport = True
+    port = None
     listen = None
     keymap = None
+    extra_attrs = None
 
     def format_dom(self):
-        dev = etree.Element('graphics', type=self.type,
-                            autoport=_yes_no(self.autoport))
+        dev = etree.Element('graphics', type=self.type)
+        if self.port is not None:
+            dev.set('port', str(self.port))
+        if self.autoport is not None:
+            dev.set('autoport', _yes_no(self.autoport))
         if self.keymap:
             dev.set('keymap', self.keymap)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
         if self.listen:
             _sub(dev, 'listen', type='address', address=self.listen)
-        return dev
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.port = _int(xmldoc.get('port'))
+        autoport = xmldoc.get('autoport')
+        self.autoport = None if autoport is None else autoport == 'yes'
+        self.keymap = xmldoc.get('keymap')
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type', 'port', 'autoport',
+                                           'keymap'))
+        for child in xmldoc:
+            if (child.tag == 'listen' and self.listen is None and
+                    self._simple(child, ('type', 'address')) and
+                    child.get('type') == 'address' and child.get('address')):
+                self.listen = child.get('address')
+            else:
+                self._keep(child)
+        return self
 
 
 class GuestController(ConfigObject):
@@ -398,9 +464,12 @@ class GuestInterface(ConfigObject):
     source_network = None
     target_dev = None
     mtu = None
+    extra_attrs = None
 
     def format_dom(self):
         dev = etree.Element('interface', type=self.type)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
         if self.mac_addr:
             _sub(dev, 'mac', address=self.mac_addr)
         if self.source_bridge:
@@ -413,4 +482,30 @@ class GuestInterface(ConfigObject):
             _sub(dev, 'model', type=self.model)
         if self.mtu:
             _sub(dev, 'mtu', size=self.mtu)
-        return dev
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.model = None
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type',))
+        for child in xmldoc:
+            one = dict(child.attrib)
+            if len(child) or len(one) != 1:
+                self._keep(child)
+            elif child.tag == 'mac' and 'address' in one:
+                self.mac_addr = one['address']
+            elif child.tag == 'source' and 'bridge' in one:
+                self.source_bridge = one['bridge']
+            elif child.tag == 'source' and 'network' in one:
+                self.source_network = one['network']
+            elif child.tag == 'target' and 'dev' in one:
+                self.target_dev = one['dev']
+            elif child.tag == 'model' and 'type' in one:
+                self.model = one['type']
+            elif child.tag == 'mtu' and 'size' in one:
+                self.mtu = int(one['size'])
+            else:
+                self._keep(child)
+        return self

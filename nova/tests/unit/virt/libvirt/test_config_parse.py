@@ -95,6 +95,16 @@ def test_saved_qemu_domains_round_trip(name):
     assert (disks[4].address.controller, disks[4].address.unit) == (0, 1)
     # usb addresses are carried along as they are
     assert disks[6].address.type == 'usb'
+    (serial,) = guest.get_devices(config.GuestSerial)
+    assert (serial.type, serial.source_path) == ('file',
+                                                 '/srv/i/console.log')
+    (graphics,) = guest.get_devices(config.GuestGraphics)
+    assert (graphics.type, graphics.autoport, graphics.listen) == (
+        'vnc', True, '127.0.0.1')
+    (nic,) = guest.get_devices(config.GuestInterface)
+    assert (nic.type, nic.mac_addr, nic.model) == ('user',
+                                                   '52:54:00:12:34:56',
+                                                   'virtio')
     # Every element of the domain is either modelled or kept verbatim.
     assert any(isinstance(d, config.RawElement) and d.root_name == 'rng'
                for d in guest.devices)
@@ -112,6 +122,14 @@ def test_each_parsed_element_round_trips_on_its_own(name):
         round_trip(config.GuestDisk, disk)
     for ctrl in root.findall('devices/controller'):
         round_trip(config.GuestController, ctrl)
+    for tag, cls in (('serial', config.GuestSerial),
+                     ('console', config.GuestConsole),
+                     ('graphics', config.GuestGraphics),
+                     ('interface', config.GuestInterface)):
+        elems = root.findall('devices/' + tag)
+        assert elems, tag
+        for elem in elems:
+            round_trip(cls, elem)
     addresses = root.findall('devices//address')
     assert {a.get('type') for a in addresses} >= {'pci', 'drive', 'usb'}
     for address in addresses:
@@ -173,6 +191,41 @@ def test_controller_and_raw_devices_round_trip():
     raw = config.RawElement.from_xml("<input type='tablet' bus='usb'/>")
     assert raw.root_name == 'input'
     assert canon(raw.format_dom()) == canon("<input type='tablet' bus='usb'/>")
+
+
+def test_live_char_devices_graphics_and_nics_parse():
+    live = """<domain type='qemu' id='3'><name>i</name><devices>
+      <serial type='tcp'><source mode='bind' host='127.0.0.1' service='10000'
+        tls='no'/><protocol type='raw'/><log file='/i/console.log'
+        append='off'/><target type='isa-serial' port='0'><model
+        name='isa-serial'/></target><alias name='serial0'/></serial>
+      <console type='tcp'><source mode='bind' host='127.0.0.1'
+        service='10000' tls='no'/><protocol type='raw'/><target type='serial'
+        port='0'/><alias name='serial0'/></console>
+      <graphics type='vnc' port='5901' autoport='yes' listen='0.0.0.0'>
+        <listen type='address' address='0.0.0.0'/></graphics>
+      <interface type='network'><mac address='52:54:00:aa:bb:cc'/><source
+        network='default' portid='p-1' bridge='virbr0'/><target
+        dev='vnet3'/><model type='virtio'/><alias name='net0'/><address
+        type='pci' domain='0x0000' bus='0x00' slot='0x03'
+        function='0x0'/></interface></devices></domain>"""
+    guest = round_trip(config.Guest, live)
+    (serial,) = guest.get_devices(config.GuestSerial)
+    assert (serial.type, serial.source_mode, serial.source_host,
+            serial.source_service, serial.protocol_type, serial.log_file,
+            serial.log_append) == ('tcp', 'bind', '127.0.0.1', '10000', 'raw',
+                                   '/i/console.log', False)
+    (console,) = guest.get_devices(config.GuestConsole)
+    assert (console.target_type, console.target_port) == ('serial', 0)
+    (graphics,) = guest.get_devices(config.GuestGraphics)
+    assert (graphics.port, graphics.listen) == (5901, '0.0.0.0')
+    (nic,) = guest.get_devices(config.GuestInterface)
+    assert (nic.target_dev, nic.mac_addr, nic.source_network) == (
+        'vnet3', '52:54:00:aa:bb:cc', None)   # the source is kept whole
+    from nova.virt.libvirt import consoles, diagnostics
+    assert consoles.vnc_port(live) == 5901
+    assert consoles.serial_tcp_endpoints(live) == [('127.0.0.1', 10000)]
+    assert diagnostics.devices(live) == ([], [('vnet3', '52:54:00:aa:bb:cc')])
 
 
 def test_a_domain_built_by_the_driver_parses_into_equal_objects():
