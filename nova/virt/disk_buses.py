@@ -3,7 +3,7 @@
 from nova import exception
 
 # Views of the driver's bus table (plain data, no libvirt import).
-from nova.virt.libvirt.bus_rules import (  # noqa: E402,F401 - re-exported
+from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
     VALID_BUSES,
     VALID_DEVICE_TYPES,
 )

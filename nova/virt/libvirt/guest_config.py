@@ -126,10 +126,6 @@ def local_disk_format(name):
     return fmt
 
 
-drive_address = blockinfo.drive_address
-scsi_model_for = blockinfo.scsi_model_for
-
-
 def guest_disk(info, path, fmt, cachemode, scsi_model=DEFAULT_SCSI_MODEL):
     """A file-backed <disk> for one disk mapping entry."""
     return vconfig.GuestDisk(
@@ -138,7 +134,7 @@ def guest_disk(info, path, fmt, cachemode, scsi_model=DEFAULT_SCSI_MODEL):
         source_path=path, target_dev=info['dev'], target_bus=info['bus'],
         boot_order=info['boot_index'],
         readonly=info['type'] == 'cdrom',
-        address=drive_address(info, scsi_model))
+        address=blockinfo.drive_address(info, scsi_model))
 
 
 def volume_connection_infos(block_device_info):
@@ -181,7 +177,7 @@ def guest_disks(settings, instance, disk_mapping, block_device_info=None,
                        % (info.get('volume_id'), info['dev']))
         disk = libvirt_volume.get_volume_driver(conn).get_config(
             conn, info, settings.disk_cachemode)
-        disk.address = drive_address(info, scsi_model)
+        disk.address = blockinfo.drive_address(info, scsi_model)
         disks.append(disk)
     return disks
 
@@ -237,7 +233,7 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     if settings.arch in _X86_ARCHES:
         guest.features = [vconfig.GuestFeatureACPI(),
                           vconfig.GuestFeatureAPIC()]
-    scsi_model = scsi_model_for(props)
+    scsi_model = blockinfo.scsi_model_for(props)
     devices = guest_disks(settings, instance, disk_mapping,
                           block_device_info, scsi_model)
     devices.extend(disk_controllers(disk_mapping, scsi_model))
