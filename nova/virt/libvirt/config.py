@@ -1,8 +1,7 @@
-"""libvirt domain XML: one small class per element; they format, never decide.
+"""libvirt domain XML: one small class per element; they format and parse, never decide."""
 
-Devices live in config_devices, the base class in config_base; both are
-re-exported here so callers name one module.
-"""
+# Devices live in config_devices, the base class in config_base; both are
+# re-exported here so callers name one module.
 
 from lxml import etree
 
