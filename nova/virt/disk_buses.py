@@ -2,24 +2,11 @@
 
 from nova import exception
 
-# Buses each virt type can attach disks to (upstream's list, minus Xen/UML).
-VALID_BUSES = {
-    'qemu': ('virtio', 'ide', 'sata', 'scsi', 'usb', 'fdc'),
-    'kvm': ('virtio', 'ide', 'sata', 'scsi', 'usb', 'fdc'),
-    'lxc': ('lxc',),
-}
-
-# Device types a bus can carry: QEMU has no virtio-blk CD-ROM, fdc is
-# floppy-only, and LUN passthrough needs SCSI.
-VALID_DEVICE_TYPES = {
-    'virtio': ('disk',),
-    'ide': ('disk', 'cdrom'),
-    'sata': ('disk', 'cdrom'),
-    'scsi': ('disk', 'cdrom', 'lun'),
-    'usb': ('disk', 'cdrom'),
-    'fdc': ('floppy',),
-    'lxc': ('disk',),
-}
+# Views of the driver's bus table (plain data, no libvirt import).
+from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
+    VALID_BUSES,
+    VALID_DEVICE_TYPES,
+)
 
 # Image property that names the bus of each device type.
 BUS_PROPERTY = {'disk': 'hw_disk_bus', 'cdrom': 'hw_cdrom_bus', 'floppy': 'hw_floppy_bus'}

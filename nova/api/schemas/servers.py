@@ -3,6 +3,7 @@
 import copy
 
 from nova.api.schemas import types
+from nova.objects.fields import DiskBus
 
 _bdm_v2 = {
     'type': 'object',
@@ -15,7 +16,7 @@ _bdm_v2 = {
         'device_name': {'type': 'string', 'minLength': 1, 'maxLength': 255,
                         'pattern': '^[a-zA-Z0-9._/-]*$'},
         'device_type': {'type': 'string', 'enum': ['disk', 'cdrom', 'floppy', 'lun']},
-        'disk_bus': {'type': 'string', 'enum': ['virtio', 'scsi', 'ide', 'usb', 'sata', 'fdc']},
+        'disk_bus': {'type': 'string', 'enum': list(DiskBus.BLOCK_DEVICE)},
         'guest_format': {'type': 'string', 'maxLength': 255},
         'boot_index': {'type': ['integer', 'string', 'null'], 'pattern': '^-?[0-9]+$',
                        'minimum': -types.MAX_INT, 'maximum': types.MAX_INT},

@@ -47,45 +47,27 @@ from nova import exception
 # The static bus rules live in a driver-neutral module so the API can apply
 # them before accepting a request; they are re-exported here for the driver.
 from nova.virt.disk_buses import (  # noqa: F401 - re-exported
+    BUS_PROPERTY,
     VALID_BUSES,
     VALID_DEVICE_TYPES,
     is_q35,
     validate_disk_bus,
 )
+from nova.virt.libvirt import config_devices
+from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
+    DEV_PREFIX,
+    MAX_DEVS,
+    PREFIX_BUS,
+)
 
-# Target name prefix per bus; scsi/sata/usb share 'sd', so names are
-# allocated across all buses, not per bus.
-DEV_PREFIX = {
-    'virtio': 'vd',
-    'ide': 'hd',
-    'sata': 'sd',
-    'scsi': 'sd',
-    'usb': 'sd',
-    'fdc': 'fd',
-    'lxc': 'lxc',
-}
-
-# The bus a requested name implies when the mapping does not give one.
-PREFIX_BUS = {'vd': 'virtio', 'hd': 'ide', 'sd': 'scsi', 'fd': 'fdc'}
-
-# libvirt derives IDE/SATA/fdc addresses from the name: an IDE controller
-# pair has 4 slots, one AHCI controller 6 ports and the fdc 2 drives.
-# Staying inside one controller keeps libvirt from adding more.  The rest
-# get the 26 single-letter names.
-MAX_DEVS = {'ide': 4, 'sata': 6, 'fdc': 2}
 DEFAULT_MAX_DEVS = 26
 
 # Architectures whose machines have no IDE/SATA and boot CDs from SCSI.
 _SCSI_CDROM_ARCHES = ('aarch64', 'armv7l', 'ppc64', 'ppc64le', 's390x')
 
-# Image property that overrides the bus for each device type.
-BUS_PROPERTY = {
-    'disk': 'hw_disk_bus',
-    'cdrom': 'hw_cdrom_bus',
-    'floppy': 'hw_floppy_bus',
-}
+DEFAULT_SCSI_MODEL = 'virtio-scsi'
 
-_DEV_RE = re.compile(r'^(vd|hd|sd|fd)([a-z]+)$')
+_DEV_RE = re.compile(r'^(%s)([a-z]+)$' % '|'.join(sorted(PREFIX_BUS)))
 
 
 def get_dev_name(prefix, index):
@@ -220,10 +202,12 @@ def get_root_info(virt_type, image_props, disk_format=None,
     return disk_info(bus, dev, device_type, boot_index=1)
 
 
-def _bdm_bus(virt_type, image_props, machine_type, arch, bus, dev,
-             device_type, what):
-    """Bus for a block device mapping entry: given, implied by its
-    requested name, or the image's bus for its device type."""
+def get_volume_bus(virt_type, image_props, dev=None, bus=None,
+                   device_type='disk', machine_type=None, arch=None,
+                   what='volume device'):
+    """Bus for a block device mapping entry or a hot-plugged volume: given,
+    implied by its requested name, or the image's bus for its device type
+    (for the guest's architecture).  Raises Invalid when they disagree."""
     default = get_disk_bus_for_device_type(virt_type, image_props,
                                            device_type, machine_type, arch)
     if not bus:
@@ -236,6 +220,12 @@ def _bdm_bus(virt_type, image_props, machine_type, arch, bus, dev,
     if dev:
         check_dev_on_bus(dev, bus, what)
     return bus
+
+
+def _bdm_bus(virt_type, image_props, machine_type, arch, bus, dev,
+             device_type, what):
+    return get_volume_bus(virt_type, image_props, dev, bus, device_type,
+                          machine_type, arch, what)
 
 
 def _reserve(reserved, dev, what):
@@ -433,6 +423,22 @@ def get_drive_unit(bus, dev):
     return parse_dev(dev)[1]
 
 
+def scsi_model_for(image_props):
+    """The SCSI controller model a guest gets (hw_scsi_model)."""
+    return image_props.get('hw_scsi_model') or DEFAULT_SCSI_MODEL
+
+
+def drive_address(info, scsi_model=DEFAULT_SCSI_MODEL):
+    """Explicit <address type='drive'> for a disk on the virtio-scsi
+    controller (unit = name index), so libvirt never adds controllers;
+    None for every other bus or controller model."""
+    unit = get_drive_unit(info['bus'], info['dev'])
+    if unit is None or scsi_model != DEFAULT_SCSI_MODEL:
+        return None
+    return config_devices.GuestDeviceAddressDrive(controller=0, bus=0,
+                                                  target=0, unit=unit)
+
+
 def get_next_device_name(used, bus):
     """First free name on ``bus`` given the names ``used`` in the guest
     (hot-plug: the persistent domain XML is the source of ``used``)."""
@@ -463,3 +469,63 @@ def get_legacy_rescue_mapping(root, config=None):
     if config is not None:
         mapping['disk.config'] = dict(config)
     return mapping
+
+
+# ------------------------------------------------------------------ rescue
+# The domain being rescued is the source of truth for its disks: the
+# caller reads the saved definition into config objects and passes each
+# <disk> as a disk info (disk_info_from_config), in XML order.
+
+def disk_info_from_config(disk):
+    """Disk info of a parsed config.GuestDisk."""
+    return disk_info(disk.target_bus, disk.target_dev, disk.source_device,
+                     disk.boot_order)
+
+
+def get_boot_disk(disks):
+    """The disk info that boots: boot order 1, else the first; or None."""
+    for info in disks:
+        if info['boot_index'] == 1:
+            return info
+    return disks[0] if disks else None
+
+
+def get_stable_rescue_mapping(disks, bus, device, other_boot_orders=False):
+    """Stable-device rescue: every disk keeps its name and bus (keyed by
+    its name); per-device boot orders move down by one (with none at all,
+    the first disk gets 2); the rescue media ('disk.rescue', also 'root')
+    takes the first free name of ``bus`` and boot order 1, and goes last.
+    ``other_boot_orders``: a non-disk device (a NIC) has a boot order, so
+    the guest already boots by per-device order.
+    """
+    mapping = {}
+    ordered = other_boot_orders or any(info['boot_index'] is not None
+                                       for info in disks)
+    for position, info in enumerate(disks):
+        new = dict(info)
+        if ordered and info['boot_index'] is not None:
+            new['boot_index'] = info['boot_index'] + 1
+        elif not ordered and position == 0:
+            new['boot_index'] = 2
+        mapping[info['dev']] = new
+    rescue = disk_info(bus, find_free_dev(mapping, bus), device,
+                       boot_index=1)
+    mapping['disk.rescue'] = rescue
+    mapping['root'] = rescue
+    return mapping
+
+
+def get_rescue_mapping(disks, rescue_device=None, config_dev=None):
+    """The rescue layout of a guest whose disks are ``disks``.
+
+    ``rescue_device`` is (bus, device) for stable-device rescue, None for
+    the legacy layout (where ``config_dev``, the config drive's name, is
+    the one other disk kept).  As upstream's get_disk_mapping(rescue=True).
+    """
+    if rescue_device is not None:
+        return get_stable_rescue_mapping(disks, *rescue_device)
+    config = None
+    for info in disks:
+        if config_dev and info['dev'] == config_dev:
+            config = info
+    return get_legacy_rescue_mapping(get_boot_disk(disks), config)

@@ -1,328 +1,38 @@
-"""libvirt domain XML: one small class per element; they format, never decide."""
+"""libvirt domain XML: one small class per element; they format and parse, never decide."""
+
+# Devices live in config_devices, the base class in config_base; both are
+# re-exported here so callers name one module.
 
 from lxml import etree
 
-from nova.virt import hardware
-
-
-def _yes_no(flag):
-    return 'yes' if flag else 'no'
-
-
-def _sub(parent, tag, text=None, **attrs):
-    """Append <tag> with the attributes that are not None."""
-    elem = etree.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()
-                                          if v is not None})
-    if text is not None:
-        elem.text = str(text)
-    return elem
-
-
-def _cpus(value):
-    """Accept '0-3' or {0, 1, 2, 3}; the XML wants the string form."""
-    if value is None or isinstance(value, str):
-        return value
-    return hardware.format_cpu_spec(value)
-
-
-class ConfigObject:
-    """Base: subclasses set ``root_name`` and extend ``format_dom``."""
-
-    root_name = None
-
-    def __init__(self, **kwargs):
-        for key, value in kwargs.items():
-            if not hasattr(self, key):
-                raise TypeError('%s has no attribute %r'
-                                % (type(self).__name__, key))
-            setattr(self, key, value)
-
-    def format_dom(self):
-        return etree.Element(self.root_name)
-
-    def to_xml(self, pretty_print=True):
-        return etree.tostring(self.format_dom(), encoding='unicode',
-                              pretty_print=pretty_print)
-
-
-# ---------------------------------------------------------------- addresses
-
-class GuestDeviceAddressDrive(ConfigObject):
-    """<address type='drive'>: where a disk sits on an IDE/SATA/SCSI bus."""
-
-    root_name = 'address'
-    controller = None
-    bus = None
-    target = None
-    unit = None
-
-    def format_dom(self):
-        return etree.Element('address', {k: str(v) for k, v in (
-            ('type', 'drive'), ('controller', self.controller),
-            ('bus', self.bus), ('target', self.target),
-            ('unit', self.unit)) if v is not None})
-
-
-class GuestDeviceAddressPCI(ConfigObject):
-    """<address type='pci'>: domain/bus/slot/function, hex strings."""
-
-    root_name = 'address'
-    domain = None
-    bus = None
-    slot = None
-    function = None
-
-    def format_dom(self):
-        return etree.Element('address', {k: str(v) for k, v in (
-            ('type', 'pci'), ('domain', self.domain), ('bus', self.bus),
-            ('slot', self.slot), ('function', self.function))
-            if v is not None})
-
-
-# -------------------------------------------------------------------- devices
-
-class GuestDisk(ConfigObject):
-    """<disk>: file/block source, target dev+bus, per-device boot order."""
-
-    root_name = 'disk'
-    source_type = 'file'        # file | block | network
-    source_device = 'disk'      # disk | cdrom | floppy | lun
-    driver_name = 'qemu'
-    driver_format = None        # qcow2 | raw
-    driver_cache = None         # none | writeback | ...
-    driver_discard = None
-    driver_io = None
-    source_path = None          # file path or block device path
-    source_protocol = None      # network disks: rbd, iscsi, ...
-    source_name = None
-    source_hosts = ()           # [(name, port)] for network disks
-    target_dev = None
-    target_bus = None
-    serial = None
-    readonly = False
-    shareable = False
-    boot_order = None
-    address = None              # a GuestDeviceAddress* or None
-    alias = None
-
-    def format_dom(self):
-        dev = etree.Element('disk', type=self.source_type,
-                            device=self.source_device)
-        if self.driver_name or self.driver_format or self.driver_cache:
-            _sub(dev, 'driver', name=self.driver_name,
-                 type=self.driver_format, cache=self.driver_cache,
-                 discard=self.driver_discard, io=self.driver_io)
-        self._format_source(dev)
-        _sub(dev, 'target', dev=self.target_dev, bus=self.target_bus)
-        if self.boot_order is not None:
-            _sub(dev, 'boot', order=self.boot_order)
-        if self.readonly:
-            _sub(dev, 'readonly')
-        if self.shareable:
-            _sub(dev, 'shareable')
-        if self.serial:
-            _sub(dev, 'serial', self.serial)
-        if self.alias:
-            _sub(dev, 'alias', name=self.alias)
-        if self.address is not None:
-            dev.append(self.address.format_dom())
-        return dev
-
-    def _format_source(self, dev):
-        if self.source_type == 'file' and self.source_path:
-            _sub(dev, 'source', file=self.source_path)
-        elif self.source_type == 'block' and self.source_path:
-            _sub(dev, 'source', dev=self.source_path)
-        elif self.source_type == 'network' and self.source_protocol:
-            src = _sub(dev, 'source', protocol=self.source_protocol,
-                       name=self.source_name)
-            for name, port in self.source_hosts:
-                _sub(src, 'host', name=name, port=port)
-
-
-class GuestCharDevice(ConfigObject):
-    """Shared shape of <serial> and <console>: a typed source + target."""
-
-    type = 'pty'                # file | pty | unix | tcp | null
-    source_path = None
-    source_append = None        # file sources: True/False/None (default)
-    source_mode = None          # tcp sources: bind | connect
-    source_host = None
-    source_service = None       # tcp sources: the port
-    protocol_type = None        # tcp sources: raw | telnet
-    target_type = None
-    target_port = None
-    log_file = None
-    log_append = None
-
-    def format_dom(self):
-        dev = etree.Element(self.root_name, type=self.type)
-        if self.source_path is not None:
-            append = None
-            if self.source_append is not None:
-                append = 'on' if self.source_append else 'off'
-            _sub(dev, 'source', path=self.source_path, append=append)
-        if self.source_service is not None:
-            _sub(dev, 'source', mode=self.source_mode, host=self.source_host,
-                 service=self.source_service)
-        if self.protocol_type is not None:
-            _sub(dev, 'protocol', type=self.protocol_type)
-        if self.target_type is not None or self.target_port is not None:
-            _sub(dev, 'target', type=self.target_type, port=self.target_port)
-        if self.log_file is not None:
-            append = None
-            if self.log_append is not None:
-                append = 'on' if self.log_append else 'off'
-            _sub(dev, 'log', file=self.log_file, append=append)
-        return dev
-
-
-class GuestSerial(GuestCharDevice):
-    """<serial>: COM ports; type='file' captures guest output to disk."""
-
-    root_name = 'serial'
-
-
-class GuestConsole(GuestCharDevice):
-    """<console>: target_type 'serial' aliases serial port N."""
-
-    root_name = 'console'
-
-
-class GuestChannel(ConfigObject):
-    """<channel>: a virtio-serial port, e.g. the QEMU guest agent's."""
-
-    root_name = 'channel'
-    type = 'unix'
-    target_type = 'virtio'
-    target_name = None
-
-    def format_dom(self):
-        dev = etree.Element('channel', type=self.type)
-        # No <source>: libvirt picks the socket path itself.
-        _sub(dev, 'target', type=self.target_type, name=self.target_name)
-        return dev
-
-
-class GuestVideo(ConfigObject):
-    """<video><model type=.../></video>."""
-
-    root_name = 'video'
-    model = 'virtio'            # virtio | vga | cirrus | qxl | bochs | none
-    vram = None
-    heads = None
-
-    def format_dom(self):
-        dev = etree.Element('video')
-        _sub(dev, 'model', type=self.model, vram=self.vram, heads=self.heads)
-        return dev
-
-
-class GuestGraphics(ConfigObject):
-    """<graphics> (vnc/spice) with an address listen."""
-
-    root_name = 'graphics'
-    type = 'vnc'
-    autoport = True
-    listen = None
-    keymap = None
-
-    def format_dom(self):
-        dev = etree.Element('graphics', type=self.type,
-                            autoport=_yes_no(self.autoport))
-        if self.keymap:
-            dev.set('keymap', self.keymap)
-        if self.listen:
-            _sub(dev, 'listen', type='address', address=self.listen)
-        return dev
-
-
-class GuestController(ConfigObject):
-    """<controller type=... index=... model=...> (virtio-scsi, usb, pci)."""
-
-    root_name = 'controller'
-    type = None                 # scsi | usb | pci | sata | ide | virtio-serial
-    index = None
-    model = None                # virtio-scsi | qemu-xhci | pcie-root | ...
-    address = None
-
-    def format_dom(self):
-        dev = etree.Element('controller', type=self.type)
-        if self.index is not None:
-            dev.set('index', str(self.index))
-        if self.model is not None:
-            dev.set('model', self.model)
-        if self.address is not None:
-            dev.append(self.address.format_dom())
-        return dev
-
-
-class GuestInput(ConfigObject):
-    """<input type='tablet' bus='usb'/>."""
-
-    root_name = 'input'
-    type = 'tablet'             # tablet | mouse | keyboard
-    bus = 'usb'                 # usb | virtio | ps2
-
-    def format_dom(self):
-        return etree.Element('input', type=self.type, bus=self.bus)
-
-
-class GuestMemBalloon(ConfigObject):
-    """<memballoon model=...> with an optional stats period (seconds)."""
-
-    root_name = 'memballoon'
-    model = 'virtio'            # virtio | none
-    period = None
-
-    def format_dom(self):
-        dev = etree.Element('memballoon', model=self.model)
-        if self.period is not None:
-            _sub(dev, 'stats', period=self.period)
-        return dev
-
-
-class GuestRng(ConfigObject):
-    """<rng model='virtio'> fed by a host random device."""
-
-    root_name = 'rng'
-    model = 'virtio'
-    backend = '/dev/urandom'
-
-    def format_dom(self):
-        dev = etree.Element('rng', model=self.model)
-        _sub(dev, 'backend', self.backend, model='random')
-        return dev
-
-
-class GuestInterface(ConfigObject):
-    """<interface>: bridge/network/ethernet NIC with a MAC and model."""
-
-    root_name = 'interface'
-    type = 'bridge'             # bridge | network | ethernet | user
-    mac_addr = None
-    model = 'virtio'
-    source_bridge = None
-    source_network = None
-    target_dev = None
-    mtu = None
-
-    def format_dom(self):
-        dev = etree.Element('interface', type=self.type)
-        if self.mac_addr:
-            _sub(dev, 'mac', address=self.mac_addr)
-        if self.source_bridge:
-            _sub(dev, 'source', bridge=self.source_bridge)
-        elif self.source_network:
-            _sub(dev, 'source', network=self.source_network)
-        if self.target_dev:
-            _sub(dev, 'target', dev=self.target_dev)
-        if self.model:
-            _sub(dev, 'model', type=self.model)
-        if self.mtu:
-            _sub(dev, 'mtu', size=self.mtu)
-        return dev
-
+from nova.virt.libvirt.config_base import (  # noqa: F401 - re-exported
+    ConfigObject,
+    ExtraAttrs,
+    RawElement,
+    _bool_attr,
+    _cpus,
+    _int,
+    _sub,
+    _yes_no,
+)
+from nova.virt.libvirt.config_devices import (  # noqa: F401 - re-exported
+    GuestChannel,
+    GuestCharDevice,
+    GuestConsole,
+    GuestController,
+    GuestDeviceAddress,
+    GuestDeviceAddressDrive,
+    GuestDeviceAddressPCI,
+    GuestDisk,
+    GuestGraphics,
+    GuestInput,
+    GuestInterface,
+    GuestMemBalloon,
+    GuestRng,
+    GuestSerial,
+    GuestVideo,
+    parse_address,
+)
 
 # ------------------------------------------------------------ os, cpu, memory
 
@@ -345,6 +55,7 @@ class GuestOS(ConfigObject):
     cmdline = None
     boot_devs = ()              # ['hd', 'cdrom']; never with <boot order>
     bootmenu = None             # True/False/None
+    extra_attrs = None          # ExtraAttrs of a parsed <os>
 
     def format_dom(self):
         os_ = etree.Element('os')
@@ -369,7 +80,44 @@ class GuestOS(ConfigObject):
             _sub(os_, 'boot', dev=dev)
         if self.bootmenu is not None:
             _sub(os_, 'bootmenu', enable=_yes_no(self.bootmenu))
-        return os_
+        if self.extra_attrs is not None:
+            for key in ('', 'type', 'loader', 'nvram'):
+                elem = os_ if not key else os_.find(key)
+                if elem is not None:
+                    self.extra_attrs.put(key, elem)
+        return self._append_extra(os_)
+
+    def parse_dom(self, xmldoc):
+        more = self.extra_attrs = ExtraAttrs()
+        self._start_parse(xmldoc)
+        self.firmware = xmldoc.get('firmware')
+        more.take('', xmldoc, ('firmware',))
+        self.boot_devs = []
+        for child in xmldoc:
+            if child.tag == 'type':
+                self.type = child.text
+                self.arch = child.get('arch')
+                self.machine = child.get('machine')
+                more.take('type', child, ('arch', 'machine'))
+            elif child.tag == 'loader':
+                self.loader_path = child.text
+                self.loader_type = child.get('type')
+                self.loader_readonly = _bool_attr(child.get('readonly'))
+                self.loader_secure = _bool_attr(child.get('secure'))
+                more.take('loader', child, ('type', 'readonly', 'secure'))
+            elif child.tag == 'nvram' and not len(child):
+                self.nvram_path = child.text
+                self.nvram_template = child.get('template')
+                more.take('nvram', child, ('template',))
+            elif child.tag in ('kernel', 'initrd', 'cmdline'):
+                setattr(self, child.tag, child.text)
+            elif child.tag == 'boot' and set(child.attrib) == {'dev'}:
+                self.boot_devs.append(child.get('dev'))
+            elif child.tag == 'bootmenu' and set(child.attrib) == {'enable'}:
+                self.bootmenu = _bool_attr(child.get('enable'))
+            else:
+                self._keep(child)
+        return self
 
 
 class GuestNUMACell(ConfigObject):
@@ -445,6 +193,11 @@ class GuestVCPUPin(ConfigObject):
         return etree.Element('vcpupin', vcpu=str(self.vcpu),
                              cpuset=_cpus(self.cpuset))
 
+    def parse_dom(self, xmldoc):
+        self.vcpu = _int(xmldoc.get('vcpu'))
+        self.cpuset = xmldoc.get('cpuset')
+        return self
+
 
 class GuestCPUTune(ConfigObject):
     """<cputune>: shares, vcpu pins, emulator pin."""
@@ -462,7 +215,23 @@ class GuestCPUTune(ConfigObject):
             tune.append(pin.format_dom())
         if self.emulatorpin_cpuset is not None:
             _sub(tune, 'emulatorpin', cpuset=_cpus(self.emulatorpin_cpuset))
-        return tune
+        return self._append_extra(tune)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.vcpupins = []
+        for child in xmldoc:
+            if child.tag == 'shares' and not child.attrib:
+                self.shares = _int(child.text)
+            elif child.tag == 'vcpupin' and set(child.attrib) == {
+                    'vcpu', 'cpuset'}:
+                self.vcpupins.append(GuestVCPUPin().parse_dom(child))
+            elif child.tag == 'emulatorpin' and set(child.attrib) == {
+                    'cpuset'}:
+                self.emulatorpin_cpuset = child.get('cpuset')
+            else:
+                self._keep(child)
+        return self
 
 
 class GuestNUMATuneMemNode(ConfigObject):
@@ -580,7 +349,14 @@ class GuestClock(ConfigObject):
 # --------------------------------------------------------------------- domain
 
 class Guest(ConfigObject):
-    """<domain>: the whole guest; children come from the classes above."""
+    """<domain>: the whole guest; children come from the classes above.
+
+    A parsed domain models its name, memory, vcpus, <os>, <cputune>,
+    lifecycle actions and, among the devices, disks, controllers, serial
+    ports, consoles, graphics and NICs; every other device is a
+    RawElement and every other child of <domain> stays in ``extra``, so a
+    domain read from libvirt formats back to the same definition.
+    """
 
     root_name = 'domain'
     virt_type = 'qemu'          # qemu | kvm | lxc | test
@@ -601,15 +377,23 @@ class Guest(ConfigObject):
     on_reboot = 'restart'
     on_crash = 'destroy'
     devices = ()
+    extra_attrs = None
 
     def format_dom(self):
         dom = etree.Element('domain', type=self.virt_type)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dom)
         _sub(dom, 'name', self.name)
-        _sub(dom, 'uuid', self.uuid)
+        if self.uuid is not None:
+            _sub(dom, 'uuid', self.uuid)
         if self.description:
             _sub(dom, 'description', self.description)
-        _sub(dom, 'memory', self.memory_kib, unit='KiB')
-        _sub(dom, 'vcpu', self.vcpus, cpuset=_cpus(self.cpuset))
+        if self.memory_kib is not None:
+            _sub(dom, 'memory', self.memory_kib, unit='KiB')
+        if self.vcpus is not None:
+            vcpu = _sub(dom, 'vcpu', self.vcpus, cpuset=_cpus(self.cpuset))
+            if self.extra_attrs is not None:
+                self.extra_attrs.put('vcpu', vcpu)
         for child in (self.memory_backing, self.cputune, self.numatune,
                       self.os):
             if child is not None:
@@ -622,10 +406,82 @@ class Guest(ConfigObject):
             dom.append(self.cpu.format_dom())
         if self.clock is not None:
             dom.append(self.clock.format_dom())
-        _sub(dom, 'on_poweroff', self.on_poweroff)
-        _sub(dom, 'on_reboot', self.on_reboot)
-        _sub(dom, 'on_crash', self.on_crash)
+        for action in ('on_poweroff', 'on_reboot', 'on_crash'):
+            if getattr(self, action) is not None:
+                _sub(dom, action, getattr(self, action))
         devs = _sub(dom, 'devices')
         for dev in self.devices:
             devs.append(dev.format_dom())
-        return dom
+        return self._append_extra(dom)
+
+    def parse_dom(self, xmldoc):
+        self.extra_attrs = ExtraAttrs()
+        self.virt_type = xmldoc.get('type')
+        self.extra_attrs.take('', xmldoc, ('type',))
+        self.on_poweroff = self.on_reboot = self.on_crash = None
+        self.uuid = self.memory_kib = self.vcpus = None
+        self._start_parse(xmldoc)
+        for child in xmldoc:
+            parse = self._PARSERS.get(child.tag)
+            if parse is None:
+                self._keep(child)
+            else:
+                parse(self, child)
+        return self
+
+    def _parse_text(self, elem):
+        setattr(self, elem.tag, elem.text)
+
+    def _parse_memory(self, elem):
+        self.memory_kib = _to_kib(int(elem.text), elem.get('unit', 'KiB'))
+
+    def _parse_vcpu(self, elem):
+        self.vcpus = int(elem.text)
+        self.cpuset = elem.get('cpuset')
+        self.extra_attrs.take('vcpu', elem, ('cpuset',))
+
+    def _parse_os(self, elem):
+        self.os = GuestOS().parse_dom(elem)
+
+    def _parse_cputune(self, elem):
+        self.cputune = GuestCPUTune().parse_dom(elem)
+
+    def _parse_devices(self, elem):
+        self.devices = [_DEVICE_PARSERS.get(dev.tag, RawElement)().parse_dom(
+            dev) for dev in elem if isinstance(dev.tag, str)]
+
+    _PARSERS = {'name': _parse_text, 'uuid': _parse_text,
+                'description': _parse_text, 'memory': _parse_memory,
+                'vcpu': _parse_vcpu, 'os': _parse_os,
+                'cputune': _parse_cputune,
+                'on_poweroff': _parse_text, 'on_reboot': _parse_text,
+                'on_crash': _parse_text, 'devices': _parse_devices}
+
+    # ------------------------------------------------------ device views
+    def get_disks(self):
+        """The GuestDisk devices, in XML order."""
+        return [dev for dev in self.devices if isinstance(dev, GuestDisk)]
+
+    def get_devices(self, cls):
+        """The devices of one config class, in XML order."""
+        return [dev for dev in self.devices if isinstance(dev, cls)]
+
+    def get_controller(self, type_, index=0):
+        for dev in self.devices:
+            if (isinstance(dev, GuestController) and dev.type == type_ and
+                    (dev.index or 0) == index):
+                return dev
+        return None
+
+
+_DEVICE_PARSERS = {'disk': GuestDisk, 'controller': GuestController,
+                   'serial': GuestSerial, 'console': GuestConsole,
+                   'graphics': GuestGraphics, 'interface': GuestInterface}
+
+_UNIT_KIB = {'b': 1 / 1024, 'bytes': 1 / 1024, 'KiB': 1, 'k': 1,
+             'MiB': 1024, 'M': 1024, 'GiB': 1024 ** 2, 'G': 1024 ** 2,
+             'TiB': 1024 ** 3, 'T': 1024 ** 3}
+
+
+def _to_kib(value, unit):
+    return int(value * _UNIT_KIB[unit])

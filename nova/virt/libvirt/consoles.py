@@ -4,8 +4,6 @@ import dataclasses
 import errno
 import socket
 
-from lxml import etree
-
 from nova import exception
 from nova.virt.libvirt import config as vconfig
 
@@ -82,30 +80,24 @@ def console_devices(consoles, log_path, serial_port=None):
 
 # ------------------------------------------------------------ live domain XML
 
-def _root(domain_xml):
-    return etree.fromstring(domain_xml.encode() if isinstance(domain_xml, str)
-                            else domain_xml)
+def _domain(domain_xml):
+    return vconfig.Guest.from_xml(domain_xml)
 
 
 def vnc_port(domain_xml):
     """The VNC port libvirt gave a running guest, or None."""
-    for graphics in _root(domain_xml).findall('./devices/graphics'):
-        if graphics.get('type') == 'vnc':
-            port = graphics.get('port')
-            if port and int(port) > 0:
-                return int(port)
+    for graphics in _domain(domain_xml).get_devices(vconfig.GuestGraphics):
+        if graphics.type == 'vnc' and graphics.port and graphics.port > 0:
+            return graphics.port
     return None
 
 
 def serial_tcp_endpoints(domain_xml):
     """(host, port) of every TCP serial port the guest listens on."""
-    found = []
-    for serial in _root(domain_xml).findall('./devices/serial'):
-        source = serial.find('source')
-        if serial.get('type') == 'tcp' and source is not None \
-                and source.get('mode') == 'bind' and source.get('service'):
-            found.append((source.get('host'), int(source.get('service'))))
-    return found
+    return [(serial.source_host, int(serial.source_service))
+            for serial in _domain(domain_xml).get_devices(vconfig.GuestSerial)
+            if serial.type == 'tcp' and serial.source_mode == 'bind'
+            and serial.source_service]
 
 
 def _port_free(host, port):

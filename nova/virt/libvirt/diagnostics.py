@@ -4,9 +4,9 @@ import calendar
 import time
 
 import libvirt
-from lxml import etree
 
 from nova.compute import power_state
+from nova.virt.libvirt import config as vconfig
 
 _STATE_NAMES = {
     power_state.RUNNING: 'running', power_state.PAUSED: 'paused',
@@ -21,14 +21,10 @@ _LEGACY_NIC = ('_rx', '_rx_packets', '_rx_errors', '_rx_drop',
 
 def devices(domain_xml):
     """([disk target dev], [(interface target dev, mac)]) of a live domain."""
-    root = etree.fromstring(domain_xml.encode())
-    disks = [t.get('dev') for t in root.findall('devices/disk/target') if t.get('dev')]
-    nics = []
-    for iface in root.findall('devices/interface'):
-        target = iface.find('target')
-        mac = iface.find('mac')
-        nics.append((target.get('dev') if target is not None else None,
-                     mac.get('address') if mac is not None else None))
+    domain = vconfig.Guest.from_xml(domain_xml)
+    disks = [disk.target_dev for disk in domain.get_disks() if disk.target_dev]
+    nics = [(nic.target_dev, nic.mac_addr)
+            for nic in domain.get_devices(vconfig.GuestInterface)]
     return disks, nics
 
 

@@ -1,6 +1,5 @@
 """Libvirt compute driver: decides the guest's shape and drives libvirt."""
 
-import dataclasses
 import json
 import logging
 import os
@@ -13,6 +12,7 @@ from nova.compute import power_state
 from nova.virt import configdrive, driver
 from nova.virt.libvirt import (
     blockinfo,
+    config_caps,
     consoles,
     driver_consoles,
     driver_password,
@@ -22,279 +22,45 @@ from nova.virt.libvirt import (
     guestfeatures,
     imagebackend,
 )
-from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import diagnostics as libvirt_diagnostics
 from nova.virt.libvirt import driver_lifecycle as libvirt_lifecycle
 from nova.virt.libvirt import host as libvirt_host
 from nova.virt.libvirt import volume as libvirt_volume
+from nova.virt.libvirt.guest_config import (  # noqa: F401 - re-exported
+    CONFIG_DRIVE_DEVICE,
+    CONSOLE_LOG,
+    DEFAULT_CONSOLES,
+    DEFAULT_SCSI_MODEL,
+    LOCAL_DISK_FORMATS,
+    BootFiles,
+    GuestSettings,
+    config_drive_type,
+    get_disk_mapping,
+    get_guest_config,
+    guest_disk,
+    guest_disks,
+    image_attr,
+    instance_dir,
+    kernel_cmdline,
+    local_disk_format,
+    machine_type_for,
+    parse_machine_types,
+    volume_connection_infos,
+)
 
 LOG = logging.getLogger(__name__)
 
 GiB = 1024 ** 3
 
-CONSOLE_LOG = 'console.log'
-# Upstream's kernel command line tail when the image gives none.
-DEFAULT_CONSOLES = 'console=tty0 console=ttyS0 console=hvc0'
-
-# Disk names in a disk mapping that are files in the instance directory,
-# with the format each file is created in ('disk.eph<N>' are qcow2 too).
-LOCAL_DISK_FORMATS = {
-    'disk': 'qcow2',
-    'disk.local': 'qcow2',
-    'disk.swap': 'qcow2',
-    'disk.config': 'raw',
-    'disk.rescue': 'qcow2',
-}
-
-# [libvirt]config_drive_format -> the device the drive is attached as.
-CONFIG_DRIVE_DEVICE = {'iso9660': 'cdrom', 'vfat': 'disk'}
-DEFAULT_SCSI_MODEL = 'virtio-scsi'
-
-_X86_ARCHES = ('i686', 'x86_64')
-
-
-@dataclasses.dataclass(frozen=True)
-class GuestSettings:
-    """Host-derived inputs to the domain XML, fixed for a driver's life."""
-
-    domain_type: str            # qemu | kvm | lxc | test
-    arch: str
-    instances_path: str
-    disk_cachemode: str = 'none'
-    machine_types: tuple = ()   # (('x86_64', 'q35'), ...) from config
-    config_drive_format: str = 'iso9660'    # iso9660 | vfat
-    force_config_drive: bool = False
-    consoles: object = None     # consoles.ConsoleSettings; None: log file only
-
-
-@dataclasses.dataclass(frozen=True)
-class BootFiles:
-    """Direct kernel boot inputs (all None for firmware boot)."""
-
-    kernel: str = None
-    ramdisk: str = None
-    cmdline: str = None
-
-
-# ------------------------------------------------ decisions (pure functions)
-
-def parse_machine_types(values):
-    """['x86_64=q35', ...] -> (('x86_64', 'q35'), ...); bad entries raise."""
-    pairs = []
-    for value in values or ():
-        arch, sep, machine = value.partition('=')
-        if not sep or not arch.strip() or not machine.strip():
-            raise exception.Invalid(
-                reason='[libvirt]hw_machine_type entry %r is not ARCH=MACHINE'
-                       % value)
-        pairs.append((arch.strip(), machine.strip()))
-    return tuple(pairs)
-
-
-def machine_type_for(settings, image_props):
-    """Image property first, then config for the arch; None = libvirt's."""
-    if settings.domain_type == 'test':
-        return None
-    machine = image_props.get('hw_machine_type')
-    if machine:
-        return machine
-    return dict(settings.machine_types).get(settings.arch)
-
-
-def image_attr(image_meta, name):
-    """An ImageMeta field or None: unset o.vo fields raise on access."""
-    is_set = getattr(image_meta, 'obj_attr_is_set', None)
-    if is_set is not None and not is_set(name):
-        return None
-    return getattr(image_meta, name, None)
-
-
-def instance_dir(settings, instance):
-    return os.path.join(settings.instances_path, instance.uuid)
-
-
-def config_drive_type(settings, instance):
-    """'cdrom' / 'disk' when the instance gets a config drive, else None."""
-    if not configdrive.required_by(instance, settings.force_config_drive):
-        return None
-    return CONFIG_DRIVE_DEVICE[settings.config_drive_format]
-
-
-def get_disk_mapping(virt_type, settings, instance, image_meta,
-                     block_device_info=None):
-    """Disk mapping for a guest: image or volume root, ephemerals, swap,
-    volumes and config drive (see blockinfo for the vocabulary)."""
-    props = image_meta.properties
-    flavor = instance.flavor
-    return blockinfo.get_disk_mapping(
-        virt_type, props,
-        disk_format=image_attr(image_meta, 'disk_format'),
-        machine_type=machine_type_for(settings, props),
-        arch=settings.arch,
-        root_device_name=getattr(instance, 'root_device_name', None),
-        ephemeral_gb=getattr(flavor, 'ephemeral_gb', 0) or 0,
-        swap_mb=getattr(flavor, 'swap', 0) or 0,
-        config_drive_type=config_drive_type(settings, instance),
-        block_device_info=block_device_info)
-
-
-def local_disk_format(name):
-    """File format of a disk in the instance directory, or None when the
-    mapping name is not a local file (volumes, 'root')."""
-    fmt = LOCAL_DISK_FORMATS.get(name)
-    if fmt is None and name.startswith('disk.eph'):
-        return 'qcow2'
-    return fmt
-
-
-def drive_address(info, scsi_model=DEFAULT_SCSI_MODEL):
-    """Explicit <address type='drive'> for virtio-scsi disks (unit = name
-    index), so libvirt never adds controllers; None elsewhere."""
-    unit = blockinfo.get_drive_unit(info['bus'], info['dev'])
-    if unit is None or scsi_model != DEFAULT_SCSI_MODEL:
-        return None
-    return vconfig.GuestDeviceAddressDrive(controller=0, bus=0, target=0,
-                                           unit=unit)
-
-
-def guest_disk(info, path, fmt, cachemode, scsi_model=DEFAULT_SCSI_MODEL):
-    """A file-backed <disk> for one disk mapping entry."""
-    return vconfig.GuestDisk(
-        source_type='file', source_device=info['type'],
-        driver_name='qemu', driver_format=fmt, driver_cache=cachemode,
-        source_path=path, target_dev=info['dev'], target_bus=info['bus'],
-        boot_order=info['boot_index'],
-        readonly=info['type'] == 'cdrom',
-        address=drive_address(info, scsi_model))
-
-
-def volume_connection_infos(block_device_info):
-    """{volume_id: connection_info} from a block_device_info dict."""
-    result = {}
-    for bdm in (block_device_info or {}).get('block_device_mapping') or ():
-        conn = bdm.get('connection_info') or {}
-        vol_id = (bdm.get('volume_id') or conn.get('serial') or
-                  (conn.get('data') or {}).get('volume_id'))
-        result[vol_id] = conn
-    return result
-
-
-def scsi_model_for(image_props):
-    return image_props.get('hw_scsi_model') or DEFAULT_SCSI_MODEL
-
-
-def guest_disks(settings, instance, disk_mapping, block_device_info=None,
-                scsi_model=DEFAULT_SCSI_MODEL):
-    """<disk>s in mapping order (root, ephemerals, swap, volumes, config
-    drive); volumes are described by their volume driver.
-
-    libvirt keeps disks grouped by bus when it stores a definition (a
-    scsi volume listed between virtio disks moves after them); targets,
-    addresses and boot orders are what stay fixed, not element order.
-    """
-    inst_dir = instance_dir(settings, instance)
-    connections = None
-    disks = []
-    for name, info in disk_mapping.items():
-        if name == 'root':
-            continue
-        fmt = local_disk_format(name)
-        if fmt is not None:
-            disks.append(guest_disk(info, os.path.join(inst_dir, name), fmt,
-                                    settings.disk_cachemode, scsi_model))
-            continue
-        if connections is None:
-            connections = volume_connection_infos(block_device_info)
-        conn = connections.get(info.get('volume_id'))
-        if conn is None:
-            raise exception.Invalid(
-                reason='no connection_info for volume %s at /dev/%s'
-                       % (info.get('volume_id'), info['dev']))
-        disk = libvirt_volume.get_volume_driver(conn).get_config(
-            conn, info, settings.disk_cachemode)
-        disk.address = drive_address(info, scsi_model)
-        disks.append(disk)
-    return disks
-
-
-def disk_controllers(disk_mapping, scsi_model=DEFAULT_SCSI_MODEL):
-    """The SCSI controller the disks need (one, index 0), if any."""
-    for info in disk_mapping.values():
-        if info['bus'] == 'scsi':
-            return [vconfig.GuestController(type='scsi', index=0,
-                                            model=scsi_model)]
-    return []
-
-
-def guest_os(settings, image_props, boot_files):
-    """<os>: firmware or kernel boot; boot order lives on the devices so a
-    rescue disk can later claim boot order 1 without touching <os>."""
-    os_cfg = vconfig.GuestOS(
-        type='hvm', arch=settings.arch,
-        machine=machine_type_for(settings, image_props))
-    if image_props.get('hw_firmware_type') == 'uefi':
-        os_cfg.firmware = 'efi'
-    if boot_files is not None and boot_files.kernel:
-        os_cfg.kernel = boot_files.kernel
-        os_cfg.initrd = boot_files.ramdisk
-        os_cfg.cmdline = boot_files.cmdline
-    return os_cfg
-
-
-def kernel_cmdline(image_props, disk_mapping):
-    """os_command_line as given, else root=<root dev> plus the consoles."""
-    cmdline = image_props.get('os_command_line')
-    if cmdline:
-        return cmdline
-    return 'root=/dev/%s %s' % (disk_mapping['root']['dev'], DEFAULT_CONSOLES)
-
-
-def get_guest_config(settings, instance, image_meta, disk_mapping,
-                     boot_files=None, block_device_info=None, host_info=None,
-                     serial_port=None):
-    """The whole config.Guest for an instance; no I/O, no libvirt calls.
-
-    ``block_device_info`` supplies the connection_info of the volumes the
-    mapping names.
-    """
-    flavor = instance.flavor
-    props = image_meta.properties
-    guest = vconfig.Guest(
-        virt_type=settings.domain_type, name=instance.name,
-        uuid=instance.uuid, memory_kib=flavor.memory_mb * 1024,
-        vcpus=flavor.vcpus,
-        os=guest_os(settings, props, boot_files),
-        clock=vconfig.GuestClock(offset='utc'))
-    if settings.arch in _X86_ARCHES:
-        guest.features = [vconfig.GuestFeatureACPI(),
-                          vconfig.GuestFeatureAPIC()]
-    scsi_model = scsi_model_for(props)
-    devices = guest_disks(settings, instance, disk_mapping,
-                          block_device_info, scsi_model)
-    devices.extend(disk_controllers(disk_mapping, scsi_model))
-    # The serial port's output lands in the console log, which survives the
-    # guest and needs no reader attached (libvirt adds the matching
-    # <console>); with serial consoles on, the port also listens on TCP.
-    devices.extend(consoles.console_devices(
-        settings.consoles, os.path.join(instance_dir(settings, instance), CONSOLE_LOG),
-        serial_port))
-    devices.extend(consoles.agent_devices(props))
-    guest.devices = devices
-    guestfeatures.apply(guest, settings, instance, image_meta,
-                        host_info or getattr(settings, 'host_info', None))
-    return guest
-
-
 def _free_pages(conn, caps_xml):
     """{cell: {size KiB: free}} for the huge page sizes the host has, or None."""
-    from lxml import etree
-    root = etree.fromstring(caps_xml.encode())
-    cells = root.findall('host/topology/cells/cell')
-    sizes = sorted({int(p.get('size')) for p in root.iter('pages')} - {4})
-    if not cells or not sizes:
+    caps = config_caps.Capabilities.from_xml(caps_xml)
+    sizes = sorted((set(caps.page_sizes_kib) | {
+        size for cell in caps.cells for size, _count in cell.pages}) - {4})
+    if not caps.cells or not sizes:
         return None
     try:
-        return conn.getFreePages(sizes, 0, len(cells), 0)
+        return conn.getFreePages(sizes, 0, len(caps.cells), 0)
     except Exception:  # noqa: BLE001 - page counts from capabilities still apply.
         return None
 

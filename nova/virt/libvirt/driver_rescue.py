@@ -4,19 +4,17 @@ import copy
 import logging
 import os
 
-from lxml import etree
-
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
-from nova.virt.libvirt import blockinfo, imagebackend
+from nova.virt.libvirt import blockinfo, bus_rules, config_caps, imagebackend
 from nova.virt.libvirt import config as vconfig
 
 LOG = logging.getLogger(__name__)
 
 # Virt types whose guests can keep every disk and boot an extra one first.
-STABLE_RESCUE_VIRT_TYPES = ('qemu', 'kvm')
-RESCUE_BUSES = ('virtio', 'ide', 'sata', 'scsi', 'usb', 'fdc')
-RESCUE_DEVICES = ('disk', 'cdrom', 'floppy')
+STABLE_RESCUE_VIRT_TYPES = bus_rules.QEMU_VIRT_TYPES
+RESCUE_BUSES = bus_rules.RESCUE_BUSES
+RESCUE_DEVICES = bus_rules.RESCUE_DEVICES
 
 UNRESCUE_XML = 'unrescue.xml'
 RESCUE_DISK = 'disk.rescue'
@@ -33,20 +31,13 @@ UnsupportedRescueImage = exception.UnsupportedRescueImage
 # ------------------------------------------------ decisions (pure functions)
 
 def parse_domain_disk_caps(domcaps):
-    """{'bus': (...), 'diskDevice': (...)} from <domainCapabilities> (an
-    lxml element or XML text); None when unknown."""
+    """{'bus': (...), 'diskDevice': (...)} from <domainCapabilities> (a
+    config_caps.DomainCapabilities or XML text); None when unknown."""
     if domcaps is None:
         return None
-    if isinstance(domcaps, (str, bytes)):
-        domcaps = etree.fromstring(domcaps.encode()
-                                   if isinstance(domcaps, str) else domcaps)
-    disk = domcaps.find('devices/disk')
-    if disk is None:
-        return None
-    caps = {}
-    for enum in disk.findall('enum'):
-        caps[enum.get('name')] = tuple(v.text for v in enum.findall('value'))
-    return caps
+    if not isinstance(domcaps, config_caps.DomainCapabilities):
+        domcaps = config_caps.DomainCapabilities.from_xml(domcaps)
+    return domcaps.disk
 
 
 def is_stable_rescue(rescue_props):
@@ -165,144 +156,122 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
     return bus, device
 
 
-def _devices(root):
-    devices = root.find('devices')
-    if devices is None:
-        devices = etree.SubElement(root, 'devices')
-    return devices
+def read_domain(xml):
+    """A domain definition (XML text) as a config.Guest."""
+    return vconfig.Guest.from_xml(xml)
 
 
-def domain_disks(root):
-    """[(element, disk info)] for every <disk>, in XML order."""
-    result = []
-    for elem in root.iterfind('devices/disk'):
-        target = elem.find('target')
-        boot = elem.find('boot')
-        result.append((elem, blockinfo.disk_info(
-            target.get('bus'), target.get('dev'),
-            elem.get('device', 'disk'),
-            int(boot.get('order')) if boot is not None else None)))
-    return result
+def domain_disk_infos(guest):
+    """Disk info of every <disk> of a config.Guest, in XML order."""
+    return [blockinfo.disk_info_from_config(d) for d in guest.get_disks()]
 
 
-def disk_source(elem):
-    source = elem.find('source')
-    if source is None:
-        return None
-    return source.get('file') or source.get('dev')
+def root_disk(guest):
+    """The config.GuestDisk that boots (boot order 1, else the first)."""
+    disks = guest.get_disks()
+    info = blockinfo.get_boot_disk(domain_disk_infos(guest))
+    return disks[[d.target_dev for d in disks].index(info['dev'])] \
+        if info else None
 
 
-def domain_machine_type(root):
-    type_ = root.find('os/type')
-    return type_.get('machine') if type_ is not None else None
+def domain_machine_type(guest):
+    return guest.os.machine if guest.os is not None else None
 
 
-def root_disk(disks):
-    """The (element, info) that boots: boot order 1, else the first disk."""
-    for elem, info in disks:
-        if info['boot_index'] == 1:
-            return elem, info
-    return disks[0] if disks else (None, None)
+def rescue_disk_info(guest, bus, device):
+    """The rescue media's disk info in stable-device rescue: first free
+    name on ``bus`` among the domain's disks, boot order 1."""
+    return blockinfo.get_stable_rescue_mapping(
+        domain_disk_infos(guest), bus, device)['disk.rescue']
 
 
-def rescue_disk_info(root, bus, device):
-    """The rescue media's disk info: first free name on ``bus`` among the
-    domain's disks, boot order 1."""
-    taken = {str(i): info for i, (_, info) in enumerate(domain_disks(root))}
-    return blockinfo.disk_info(bus, blockinfo.find_free_dev(taken, bus),
-                               device, boot_index=1)
+def _insert_after_disks(guest, device):
+    devices = list(guest.devices)
+    last = max((i for i, d in enumerate(devices)
+                if isinstance(d, vconfig.GuestDisk)), default=-1)
+    devices.insert(last + 1, device)
+    guest.devices = devices
 
 
-def _scsi_controller(root):
-    for ctrl in root.iterfind('devices/controller'):
-        if ctrl.get('type') == 'scsi' and ctrl.get('index', '0') == '0':
-            return ctrl
-    return None
+def _shift_raw_boot_orders(guest):
+    """Boot orders of devices kept verbatim (NICs) move down by one; True
+    when there were any."""
+    found = False
+    for dev in guest.devices:
+        if isinstance(dev, vconfig.RawElement):
+            for boot in dev.element.findall('boot'):
+                boot.set('order', str(int(boot.get('order')) + 1))
+                found = True
+    return found
 
 
-def _insert_after_disks(devices, elem):
-    disks = devices.findall('disk')
-    if disks:
-        disks[-1].addnext(elem)
-    else:
-        devices.insert(0, elem)
+def apply_stable_rescue(guest, rescue_disk, scsi_model='virtio-scsi'):
+    """Stable-device rescue on a parsed domain: every device keeps its
+    target and address; the rescue disk (a config.GuestDisk at the
+    mapping's 'disk.rescue') goes after the last disk with boot order 1;
+    every other boot order moves down by one (root: 2); any <os><boot dev>
+    goes (libvirt refuses it beside per-device orders).  A SCSI rescue
+    disk gets a virtio-scsi controller when the guest has none."""
+    others = _shift_raw_boot_orders(guest)
+    mapping = blockinfo.get_stable_rescue_mapping(
+        domain_disk_infos(guest), rescue_disk.target_bus,
+        rescue_disk.source_device, other_boot_orders=others)
+    for disk in guest.get_disks():
+        disk.boot_order = mapping[disk.target_dev]['boot_index']
+    if guest.os is not None:
+        guest.os.boot_devs = []
+    if rescue_disk.target_bus == 'scsi':
+        ctrl = guest.get_controller('scsi', 0)
+        if ctrl is None:
+            ctrl = vconfig.GuestController(type='scsi', index=0,
+                                           model=scsi_model)
+            _insert_after_disks(guest, ctrl)
+        rescue_disk.address = blockinfo.drive_address(
+            blockinfo.disk_info_from_config(rescue_disk),
+            ctrl.model or 'lsilogic')
+    _insert_after_disks(guest, rescue_disk)
+    return guest
+
+
+def apply_legacy_rescue(guest, rescue_disk, config_drive_path=None):
+    """Upstream's legacy layout on a parsed domain: the rescue disk at the
+    root's target (and address), the original root at the next free name
+    of its bus, the config drive; no ephemerals, swap or volumes.
+    Everything outside the disks stays as it was."""
+    disks = guest.get_disks()
+    root = root_disk(guest)
+    config = None
+    for disk in disks:
+        if config_drive_path and disk.source_path == config_drive_path:
+            config = disk
+    mapping = blockinfo.get_rescue_mapping(
+        domain_disk_infos(guest), None,
+        config.target_dev if config is not None else None)
+    rescue_disk.address = copy.deepcopy(root.address)
+    moved = copy.deepcopy(root)
+    moved.target_dev = mapping['disk']['dev']
+    moved.boot_order = moved.address = None
+    new = [rescue_disk, moved] + ([config] if config is not None else [])
+    devices = list(guest.devices)
+    position = devices.index(disks[0]) if disks else 0
+    devices = [d for d in devices if not isinstance(d, vconfig.GuestDisk)]
+    devices[position:position] = new
+    guest.devices = devices
+    if guest.os is not None:
+        guest.os.boot_devs = []
+    return guest
 
 
 def stable_rescue_xml(domain_xml, rescue_disk, scsi_model='virtio-scsi'):
-    """The saved domain XML plus the rescue disk, everything else kept.
-
-    Every device keeps its element, target and address; the rescue disk
-    (a config.GuestDisk with boot_order 1) goes after the last disk; every
-    other per-device boot order moves down by one (root: 2); any <os><boot
-    dev> goes (libvirt refuses it beside per-device orders).  A SCSI
-    rescue disk gets a virtio-scsi controller when the guest has none.
-    """
-    root = etree.fromstring(domain_xml.encode())
-    os_elem = root.find('os')
-    if os_elem is not None:
-        for boot in os_elem.findall('boot'):
-            os_elem.remove(boot)
-    devices = _devices(root)
-    orders = devices.findall('*/boot')
-    if orders:
-        for boot in orders:
-            boot.set('order', str(int(boot.get('order')) + 1))
-    else:
-        first = devices.find('disk')
-        if first is not None:
-            etree.SubElement(first, 'boot', order='2')
-    if rescue_disk.target_bus == 'scsi':
-        ctrl = _scsi_controller(root)
-        if ctrl is None:
-            ctrl = vconfig.GuestController(type='scsi', index=0,
-                                           model=scsi_model).format_dom()
-            _insert_after_disks(devices, ctrl)
-        if ctrl.get('model') == 'virtio-scsi':
-            rescue_disk.address = vconfig.GuestDeviceAddressDrive(
-                controller=0, bus=0, target=0,
-                unit=blockinfo.get_drive_unit('scsi',
-                                              rescue_disk.target_dev))
-    _insert_after_disks(devices, rescue_disk.format_dom())
-    return etree.tostring(root, encoding='unicode')
+    """apply_stable_rescue on domain XML text; returns the XML."""
+    return apply_stable_rescue(read_domain(domain_xml), rescue_disk,
+                               scsi_model).to_xml()
 
 
 def legacy_rescue_xml(domain_xml, rescue_disk, config_drive_path=None):
-    """Upstream's legacy layout from the saved domain XML: the rescue disk
-    at the root's target (and address), the original root at the next
-    free name of its bus, the config drive; no ephemerals, swap or
-    volumes.  Everything outside the disks stays as it was."""
-    root = etree.fromstring(domain_xml.encode())
-    devices = _devices(root)
-    disks = domain_disks(root)
-    root_elem, root_info = root_disk(disks)
-    config = None
-    for elem, info in disks:
-        if config_drive_path and disk_source(elem) == config_drive_path:
-            config = (elem, info)
-    mapping = blockinfo.get_legacy_rescue_mapping(
-        root_info, config[1] if config else None)
-    position = list(devices).index(disks[0][0]) if disks else 0
-    for elem, _info in disks:
-        devices.remove(elem)
-    rescue_elem = rescue_disk.format_dom()
-    address = root_elem.find('address')
-    if address is not None:
-        rescue_elem.append(copy.deepcopy(address))
-    moved = copy.deepcopy(root_elem)
-    for tag in ('boot', 'address'):
-        for child in moved.findall(tag):
-            moved.remove(child)
-    moved.find('target').set('dev', mapping['disk']['dev'])
-    new = [rescue_elem, moved]
-    if config is not None:
-        new.append(config[0])
-    for offset, elem in enumerate(new):
-        devices.insert(position + offset, elem)
-    os_elem = root.find('os')
-    if os_elem is not None:
-        for boot in os_elem.findall('boot'):
-            os_elem.remove(boot)
-    return etree.tostring(root, encoding='unicode')
+    """apply_legacy_rescue on domain XML text; returns the XML."""
+    return apply_legacy_rescue(read_domain(domain_xml), rescue_disk,
+                               config_drive_path).to_xml()
 
 
 # ----------------------------------------------------------------- the mixin
@@ -325,11 +294,11 @@ class RescueMixin:
         return parse_domain_disk_caps(self.host.get_domain_capabilities(
             self.settings.domain_type, self.settings.arch, machine_type))
 
-    def _validate_rescue(self, instance, image_meta, domain_root):
+    def _validate_rescue(self, instance, image_meta, domain):
         props = image_meta.properties
-        machine = domain_machine_type(domain_root)
-        root_elem, _info = root_disk(domain_disks(domain_root))
-        volume_backed = root_elem is None or disk_source(root_elem) != \
+        machine = domain_machine_type(domain)
+        root = root_disk(domain)
+        volume_backed = root is None or root.source_path != \
             os.path.join(self.get_instance_dir(instance), 'disk')
         caps = None
         if is_stable_rescue(props):
@@ -342,15 +311,15 @@ class RescueMixin:
         if device is not None:
             # A bus with no free name must be refused before the API answers,
             # not found out by the rescue itself after the 200.
-            rescue_disk_info(domain_root, device[0], device[1])
+            rescue_disk_info(domain, device[0], device[1])
         return device
 
     def validate_rescue_request(self, instance, image_meta):
         """The API's pre-check (through compute RPC): raises Invalid for a
         rescue this host cannot do; changes nothing."""
         guest = self._guest(instance)
-        root = etree.fromstring(guest.get_xml_desc(inactive=True).encode())
-        return self._validate_rescue(instance, image_meta, root)
+        domain = read_domain(guest.get_xml_desc(inactive=True))
+        return self._validate_rescue(instance, image_meta, domain)
 
     def rescue(self, context, instance, network_info, image_meta,
                rescue_password, block_device_info=None):
@@ -374,26 +343,26 @@ class RescueMixin:
         _write_file(saved_path, saved)
         touched = False
         try:
-            root = etree.fromstring(saved.encode())
-            device = self._validate_rescue(instance, image_meta, root)
+            domain = read_domain(saved)
+            device = self._validate_rescue(instance, image_meta, domain)
             if device is not None:
                 self._connect_volumes(instance, block_device_info)
-            disk_path = os.path.join(self.get_instance_dir(instance),
-                                     RESCUE_DISK)
+            inst_dir = self.get_instance_dir(instance)
+            config_drive = os.path.join(inst_dir, CONFIG_DRIVE)
+            config = [d.target_dev for d in domain.get_disks()
+                      if d.source_path == config_drive]
+            mapping = blockinfo.get_rescue_mapping(
+                domain_disk_infos(domain), device,
+                config[0] if config else None)
+            disk = self._make_rescue_disk(
+                context, image_meta, os.path.join(inst_dir, RESCUE_DISK),
+                mapping['disk.rescue'])
             if device is None:
-                root_info = root_disk(domain_disks(root))[1]
-                disk = self._make_rescue_disk(
-                    context, image_meta, disk_path, blockinfo.disk_info(
-                        root_info['bus'], root_info['dev'], 'disk', 1))
-                xml = legacy_rescue_xml(saved, disk, os.path.join(
-                    self.get_instance_dir(instance), CONFIG_DRIVE))
+                apply_legacy_rescue(domain, disk, config_drive)
             else:
-                disk = self._make_rescue_disk(
-                    context, image_meta, disk_path,
-                    rescue_disk_info(root, device[0], device[1]))
-                xml = stable_rescue_xml(
-                    saved, disk, image_meta.properties.get('hw_scsi_model')
-                    or 'virtio-scsi')
+                apply_stable_rescue(domain, disk, blockinfo.scsi_model_for(
+                    image_meta.properties))
+            xml = domain.to_xml()
             touched = True
             guest.poweroff()
             guest = self.host.define_guest(xml)

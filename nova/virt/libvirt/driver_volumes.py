@@ -4,69 +4,46 @@ import logging
 import os
 import time
 
-from lxml import etree
-
 from nova import exception, failpoint
-from nova.virt.libvirt import blockinfo, imagebackend
+from nova.virt.libvirt import blockinfo, bus_rules, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
 
 # Buses QEMU can hot-plug a disk onto while the guest runs.
-HOTPLUG_BUSES = ('virtio', 'scsi', 'usb')
+HOTPLUG_BUSES = bus_rules.HOTPLUG_BUSES
+
+
+def read_domains(*xmls):
+    """config.Guest for each domain XML text given (None stays None)."""
+    return [vconfig.Guest.from_xml(xml) if xml else None for xml in xmls]
 
 
 def domain_targets(*xmls):
     """Every disk target name in the given domain XML texts."""
-    used = set()
-    for xml in xmls:
-        if xml:
-            root = etree.fromstring(xml.encode())
-            used.update(t.get('dev') for t in root.iterfind(
-                'devices/disk/target'))
-    return used
+    return {disk.target_dev for guest in read_domains(*xmls) if guest
+            for disk in guest.get_disks()}
 
 
 def find_disk(xml, dev=None, serial=None):
-    """The <disk> element with target ``dev`` (or ``serial``), or None."""
+    """The config.GuestDisk with target ``dev`` (or ``serial``), or None."""
     if not xml:
         return None
-    root = etree.fromstring(xml.encode())
-    for disk in root.iterfind('devices/disk'):
-        if dev and disk.find('target').get('dev') == dev:
+    for disk in vconfig.Guest.from_xml(xml).get_disks():
+        if dev and disk.target_dev == dev:
             return disk
-        if not dev and serial and disk.findtext('serial') == serial:
+        if not dev and serial and disk.serial == serial:
             return disk
     return None
 
 
 def scsi_controller_model(xml):
     """Model of SCSI controller 0 in a domain XML, or None if absent."""
-    root = etree.fromstring(xml.encode())
-    for ctrl in root.iterfind('devices/controller'):
-        if ctrl.get('type') == 'scsi' and ctrl.get('index', '0') == '0':
-            return ctrl.get('model') or 'lsilogic'
-    return None
-
-
-def volume_bus(virt_type, image_props, dev, disk_bus, device_type,
-               machine_type):
-    """Bus for a hot-plugged volume: given, implied by the requested name,
-    or the instance image's bus for the device type."""
-    default = blockinfo.get_disk_bus_for_device_type(
-        virt_type, image_props, device_type, machine_type)
-    bus = disk_bus
-    if not bus:
-        bus = default
-        if dev:
-            prefix = blockinfo.parse_dev(dev)[0]
-            if prefix != blockinfo.DEV_PREFIX[default]:
-                bus = blockinfo.PREFIX_BUS[prefix]
-    blockinfo.validate_disk_bus(virt_type, bus, device_type, machine_type)
-    if dev:
-        blockinfo.check_dev_on_bus(dev, bus, 'volume device')
-    return bus
+    ctrl = vconfig.Guest.from_xml(xml).get_controller('scsi', 0)
+    if ctrl is None:
+        return None
+    return ctrl.model or 'lsilogic'
 
 
 class VolumeMixin:
@@ -82,19 +59,21 @@ class VolumeMixin:
     def guest_volume_disks(self, instance):
         """{volume id (disk serial): '/dev/<target>'} of the persistent and live domain."""
         found = {}
-        for xml in self._domain_xmls(self._guest(instance)):
-            if xml:
-                for disk in etree.fromstring(xml.encode()).iterfind('devices/disk'):
-                    serial = disk.findtext('serial')
-                    if serial:
-                        found[serial] = blockinfo.prepend_dev(disk.find('target').get('dev'))
+        for guest in read_domains(*self._domain_xmls(self._guest(instance))):
+            for disk in guest.get_disks() if guest else ():
+                if disk.serial:
+                    found[disk.serial] = blockinfo.prepend_dev(disk.target_dev)
         return found
 
     @staticmethod
     def _machine_type(xml):
-        root = etree.fromstring(xml.encode())
-        elem = root.find('os/type')
-        return elem.get('machine') if elem is not None else None
+        guest = vconfig.Guest.from_xml(xml)
+        return guest.os.machine if guest.os is not None else None
+
+    def _volume_bus(self, props, dev, bus, device_type, machine):
+        return blockinfo.get_volume_bus(self.virt_type, props, dev, bus,
+                                        device_type, machine,
+                                        self.settings.arch)
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
                                device_type='disk', requested=None, in_use=()):
@@ -107,8 +86,8 @@ class VolumeMixin:
         props = (image_meta.properties if image_meta is not None
                  else self._instance_image_props(instance))
         dev = blockinfo.strip_dev(requested)
-        bus = volume_bus(self.virt_type, props, dev, bus, device_type,
-                         self._machine_type(conf_xml))
+        bus = self._volume_bus(props, dev, bus, device_type,
+                               self._machine_type(conf_xml))
         # ``in_use``: names given to volumes not attached yet.
         used = set(domain_targets(conf_xml, live_xml)) | {
             blockinfo.strip_dev(name) for name in in_use}
@@ -134,8 +113,8 @@ class VolumeMixin:
         device_type = device_type or 'disk'
         dev = blockinfo.strip_dev(mountpoint)
         machine = self._machine_type(conf_xml)
-        bus = volume_bus(self.virt_type, self._instance_image_props(instance),
-                         dev, disk_bus, device_type, machine)
+        bus = self._volume_bus(self._instance_image_props(instance), dev,
+                               disk_bus, device_type, machine)
         used = domain_targets(conf_xml, live_xml)
         if dev and dev in used:
             raise exception.Invalid(
@@ -174,11 +153,8 @@ class VolumeMixin:
             model = 'virtio-scsi'
             ctrl = vconfig.GuestController(type='scsi', index=0, model=model)
             guest.attach_device(ctrl.to_xml(), live=running, config=True)
-        if model != 'virtio-scsi':
-            return None
-        return vconfig.GuestDeviceAddressDrive(
-            controller=0, bus=0, target=0,
-            unit=blockinfo.get_drive_unit('scsi', dev))
+        return blockinfo.drive_address(blockinfo.disk_info('scsi', dev),
+                                       model)
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):
@@ -195,20 +171,18 @@ class VolumeMixin:
                 'No disk at %s (volume %s) on instance %s'
                 % (mountpoint, serial, instance.uuid))
         if conf_disk is not None:
-            guest.detach_device(etree.tostring(conf_disk, encoding='unicode'),
-                                live=False, config=True)
+            guest.detach_device(conf_disk.to_xml(), live=False, config=True)
         if live_disk is not None:
-            target = live_disk.find('target').get('dev')
-            guest.detach_device(etree.tostring(live_disk, encoding='unicode'),
-                                live=True, config=False)
+            target = live_disk.target_dev
+            guest.detach_device(live_disk.to_xml(), live=True, config=False)
             try:
                 self._wait_for_unplug(guest, target)
             except exception.HypervisorError:
                 # The guest kept the disk: put it back in the persistent
                 # definition so the next boot matches what the API reports.
                 if conf_disk is not None:
-                    guest.attach_device(etree.tostring(conf_disk, encoding='unicode'),
-                                        live=False, config=True)
+                    guest.attach_device(conf_disk.to_xml(), live=False,
+                                        config=True)
                 raise
         if connection_info:
             libvirt_volume.get_volume_driver(
@@ -235,12 +209,10 @@ class VolumeMixin:
         path = self.get_instance_disk_path(instance)
         if os.path.exists(path):
             return path, 'qcow2'
-        root = etree.fromstring(guest.get_xml_desc(inactive=True).encode())
-        for disk in root.iterfind('devices/disk'):
-            boot = disk.find('boot')
-            if boot is not None and boot.get('order') == '1':
-                source = disk.find('source')
-                return source.get('file'), disk.find('driver').get('type')
+        domain = vconfig.Guest.from_xml(guest.get_xml_desc(inactive=True))
+        for disk in domain.get_disks():
+            if disk.boot_order == 1:
+                return disk.source_path, disk.driver_format
         raise exception.NotFound('instance %s has no root disk file'
                                  % instance.uuid)
 

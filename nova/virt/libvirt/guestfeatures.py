@@ -2,19 +2,18 @@
 
 import dataclasses
 
-from lxml import etree
 from oslo_utils import strutils
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.virt import hardware
 from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import config_caps
 
 SPEC_BOOT_MENU = 'hw:boot_menu'
 SPEC_VIDEO_RAM_MAX = 'hw_video:ram_max_mb'   # upstream's (odd) key
 # What a guest gets when it asks for video RAM but names no model.
 DEFAULT_VIDEO_MODEL = 'virtio'
-_UNITS_KIB = {'KiB': 1, 'MiB': 1024, 'GiB': 1024 * 1024, 'b': None}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,34 +126,29 @@ def validate_image_request(flavor, image_props):
 
 # -------------------------------------------------------------- host facts
 
-def _kib(elem, default_unit='KiB'):
-    factor = _UNITS_KIB.get(elem.get('unit', default_unit)) or 1
-    return int(elem.text) * factor
+def _parsed(cls, xml):
+    """``xml`` as a ``cls`` object (XML text, an lxml element, or one)."""
+    return xml if isinstance(xml, cls) else cls.from_xml(xml)
 
 
 def host_cells_from_capabilities(caps_xml, free_pages=None):
-    """hardware.HostCell per <cell> of virConnectGetCapabilities XML.
+    """hardware.HostCell per <cell> of virConnectGetCapabilities XML (or a
+    config_caps.Capabilities).
 
     ``free_pages``: {cell id: {size KiB: free count}} (virNodeGetFreePages)
     to use instead of the page totals capabilities report.
     """
-    root = etree.fromstring(caps_xml.encode()
-                            if isinstance(caps_xml, str) else caps_xml)
+    caps = _parsed(config_caps.Capabilities, caps_xml)
     cells = []
-    for cell in root.findall('host/topology/cells/cell'):
-        cell_id = int(cell.get('id'))
-        pages = {int(p.get('size')) * (_UNITS_KIB.get(p.get('unit', 'KiB'))
-                                       or 1): int(p.text)
-                 for p in cell.findall('pages')}
-        pages.update((free_pages or {}).get(cell_id, {}))
-        cpus = cell.findall('cpus/cpu')
-        siblings = {frozenset(hardware.parse_cpu_spec(c.get('siblings')))
-                    for c in cpus if c.get('siblings')}
-        memory = cell.find('memory')
+    for cell in caps.cells:
+        pages = dict(cell.pages)
+        pages.update((free_pages or {}).get(cell.id, {}))
+        siblings = {frozenset(hardware.parse_cpu_spec(sib))
+                    for _cpu, sib in cell.cpus if sib}
         cells.append(hardware.HostCell(
-            id=cell_id,
-            cpus=frozenset(int(c.get('id')) for c in cpus),
-            memory_kib=_kib(memory) if memory is not None else 0,
+            id=cell.id,
+            cpus=frozenset(cpu for cpu, _sib in cell.cpus),
+            memory_kib=cell.memory_kib,
             pages=tuple(sorted(pages.items())),
             siblings=tuple(sorted(siblings, key=min))))
     return tuple(cells)
@@ -164,12 +158,7 @@ def video_models_from_domain_caps(domcaps_xml):
     """Video models <domainCapabilities> lists, or None if it says nothing."""
     if domcaps_xml is None:
         return None
-    root = (domcaps_xml if isinstance(domcaps_xml, etree._Element)
-            else etree.fromstring(domcaps_xml.encode()
-                                  if isinstance(domcaps_xml, str)
-                                  else domcaps_xml))
-    values = root.findall("devices/video/enum[@name='modelType']/value")
-    return frozenset(v.text for v in values) if values else None
+    return _parsed(config_caps.DomainCapabilities, domcaps_xml).video_models
 
 
 def pinned_host_cpus(domain_xmls):
@@ -180,12 +169,18 @@ def pinned_host_cpus(domain_xmls):
     """
     taken = set()
     for xml in domain_xmls:
-        root = etree.fromstring(xml.encode() if isinstance(xml, str) else xml)
-        for pin in root.findall('cputune/vcpupin'):
-            cpus = hardware.parse_cpu_spec(pin.get('cpuset', ''))
+        tune = vconfig.Guest.from_xml(xml).cputune
+        for pin in tune.vcpupins if tune is not None else ():
+            cpus = hardware.parse_cpu_spec(_cpus_text(pin.cpuset))
             if len(cpus) == 1:
                 taken |= cpus
     return frozenset(taken)
+
+
+def _cpus_text(cpuset):
+    if cpuset is None or isinstance(cpuset, str):
+        return cpuset or ''
+    return hardware.format_cpu_spec(cpuset)
 
 
 def host_info_from_capabilities(caps_xml, domcaps_xml=None, pinned_cpus=(),

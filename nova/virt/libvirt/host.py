@@ -4,9 +4,9 @@ import dataclasses
 import threading
 
 import libvirt
-from lxml import etree
 
 from nova import exception
+from nova.virt.libvirt import config_caps
 from nova.virt.libvirt import guest as libvirt_guest
 
 # URIs for each virt type when [libvirt]connection_uri is empty.
@@ -43,34 +43,14 @@ class HostCapabilities:
 
 
 def parse_capabilities(xml):
-    """Pull HostCapabilities out of virConnectGetCapabilities XML."""
-    root = etree.fromstring(xml.encode() if isinstance(xml, str) else xml)
-    cpu = root.find('host/cpu')
-    topo = cpu.find('topology') if cpu is not None else None
-    cells = root.find('host/topology/cells')
-    guests = {}
-    for arch in root.findall('guest/arch'):
-        types = guests.setdefault(arch.get('name'), set())
-        types.update(d.get('type') for d in arch.findall('domain'))
-
-    def _int(elem, attr):
-        return int(elem.get(attr)) if elem is not None and elem.get(attr) \
-            else None
-
+    """HostCapabilities out of virConnectGetCapabilities XML."""
+    caps = config_caps.Capabilities.from_xml(xml)
     return HostCapabilities(
-        arch=cpu.findtext('arch') if cpu is not None else None,
-        cpu_model=cpu.findtext('model') if cpu is not None else None,
-        cpu_vendor=cpu.findtext('vendor') if cpu is not None else None,
-        sockets=_int(topo, 'sockets'),
-        cores=_int(topo, 'cores'),
-        threads=_int(topo, 'threads'),
-        features=tuple(f.get('name') for f in cpu.findall('feature'))
-        if cpu is not None else (),
-        numa_cells=_int(cells, 'num') or 1,
-        page_sizes_kib=tuple(int(p.get('size')) for p in cpu.findall('pages'))
-        if cpu is not None else (),
-        guest_domain_types={k: tuple(sorted(v)) for k, v in guests.items()},
-    )
+        arch=caps.arch, cpu_model=caps.cpu_model, cpu_vendor=caps.cpu_vendor,
+        sockets=caps.sockets, cores=caps.cores, threads=caps.threads,
+        features=caps.features, numa_cells=caps.numa_cells_num or 1,
+        page_sizes_kib=caps.page_sizes_kib,
+        guest_domain_types=caps.guest_domain_types)
 
 
 class Host:
@@ -142,14 +122,15 @@ class Host:
         return self._caps
 
     def get_domain_capabilities(self, virt_type, arch=None, machine=None):
-        """Parsed <domainCapabilities> (lxml root), or None if unsupported."""
+        """config_caps.DomainCapabilities, or None if unsupported."""
         key = (virt_type, arch, machine)
         if key not in self._domcaps:
             conn = self.get_connection()
             try:
                 xml = conn.getDomainCapabilities(None, arch, machine,
                                                  virt_type, 0)
-                self._domcaps[key] = etree.fromstring(xml.encode())
+                self._domcaps[key] = config_caps.DomainCapabilities.from_xml(
+                    xml)
             except libvirt.libvirtError as exc:
                 if exc.get_error_code() != libvirt.VIR_ERR_NO_SUPPORT:
                     raise exception.HypervisorError(

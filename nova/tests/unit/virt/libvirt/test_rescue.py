@@ -162,8 +162,7 @@ def without(xml, *paths):
 
 
 def test_stable_rescue_keeps_everything_and_appends_the_rescue_disk():
-    root = etree.fromstring(SAVED.encode())
-    info = rescue.rescue_disk_info(root, 'scsi', 'disk')
+    info = rescue.rescue_disk_info(rescue.read_domain(SAVED), 'scsi', 'disk')
     assert (info['dev'], info['boot_index']) == ('sda', 1)
     xml = rescue.stable_rescue_xml(SAVED, rescue_disk('scsi', 'sda'))
     # Minus the rescue disk and the boot orders, it is the saved domain.

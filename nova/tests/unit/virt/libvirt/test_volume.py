@@ -68,8 +68,7 @@ DOMAIN = """<domain type='qemu'><devices>
 
 def test_domain_helpers():
     assert driver_volumes.domain_targets(DOMAIN, None) == {'vda', 'sdb'}
-    assert driver_volumes.find_disk(DOMAIN, 'sdb').findtext('serial') == \
-        'vol-b'
+    assert driver_volumes.find_disk(DOMAIN, 'sdb').serial == 'vol-b'
     assert driver_volumes.find_disk(DOMAIN, None, 'vol-b') is not None
     assert driver_volumes.find_disk(DOMAIN, 'vdz') is None
     assert driver_volumes.scsi_controller_model(DOMAIN) == 'virtio-scsi'
@@ -84,15 +83,30 @@ def test_domain_helpers():
     ({}, None, 'scsi', 'scsi'),
 ])
 def test_volume_bus(props, dev, bus, expected):
-    assert driver_volumes.volume_bus('qemu', props, dev, bus, 'disk',
-                                     None) == expected
+    assert blockinfo.get_volume_bus('qemu', props, dev, bus, 'disk',
+                                    None) == expected
 
 
 def test_volume_bus_refusals():
     with pytest.raises(exception.Invalid):
-        driver_volumes.volume_bus('qemu', {}, 'vdb', 'scsi', 'disk', None)
+        blockinfo.get_volume_bus('qemu', {}, 'vdb', 'scsi', 'disk', None)
     with pytest.raises(exception.Invalid):
-        driver_volumes.volume_bus('qemu', {}, 'hdb', None, 'disk', 'q35')
+        blockinfo.get_volume_bus('qemu', {}, 'hdb', None, 'disk', 'q35')
+
+
+def test_volume_bus_follows_the_architecture():
+    # One function chooses the bus for boot-time mappings and hot-plug: a
+    # cdrom volume on an aarch64 guest goes on scsi (no IDE there).
+    assert blockinfo.get_volume_bus('qemu', {}, None, None, 'cdrom', None,
+                                    'aarch64') == 'scsi'
+    assert blockinfo.get_volume_bus('qemu', {}, None, None, 'cdrom', None,
+                                    'x86_64') == 'ide'
+    bdi = {'block_device_mapping': [
+        {'volume_id': 'v', 'device_type': 'cdrom', 'boot_index': None,
+         'connection_info': {}}]}
+    mapping = blockinfo.get_disk_mapping('qemu', {}, arch='aarch64',
+                                         block_device_info=bdi)
+    assert mapping['sda']['bus'] == 'scsi'
 
 
 def test_next_volume_device_honours_requests(tmp_path):

@@ -1,0 +1,154 @@
+"""Base of the libvirt XML config classes: format to lxml, parse back."""
+
+import copy
+
+from lxml import etree
+
+from nova.virt import hardware
+
+
+def _yes_no(flag):
+    return 'yes' if flag else 'no'
+
+
+def _bool_attr(value):
+    """'yes'/'on' -> True, 'no'/'off' -> False, None stays None."""
+    if value is None:
+        return None
+    return value in ('yes', 'on')
+
+
+def _int(value):
+    return int(value) if value is not None else None
+
+
+def _sub(parent, tag, text=None, **attrs):
+    """Append <tag> with the attributes that are not None."""
+    elem = etree.SubElement(parent, tag, {k: str(v) for k, v in attrs.items()
+                                          if v is not None})
+    if text is not None:
+        elem.text = str(text)
+    return elem
+
+
+def _cpus(value):
+    """Accept '0-3' or {0, 1, 2, 3}; the XML wants the string form."""
+    if value is None or isinstance(value, str):
+        return value
+    return hardware.format_cpu_spec(value)
+
+
+def _reorder(elem, order):
+    """Sort ``elem``'s children by the tag order a parsed element had
+    (tags it did not have go last, in place); returns ``elem``."""
+    if order:
+        rank = {}
+        for tag in order:
+            rank.setdefault(tag, len(rank))
+        elem[:] = sorted(elem, key=lambda e: rank.get(e.tag, len(rank)))
+    return elem
+
+
+class ConfigObject:
+    """Base: subclasses set ``root_name``, extend ``format_dom`` and, when
+    the driver reads that element back, ``parse_dom``.
+
+    Children a parser does not model are kept in ``extra`` (copies of the
+    elements) and appended again by ``format_dom``, so parsing a domain
+    libvirt wrote and formatting it loses nothing.
+    """
+
+    root_name = None
+    extra = ()
+    child_order = ()            # child tags in the order a parsed element had
+
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            if not hasattr(self, key):
+                raise TypeError('%s has no attribute %r'
+                                % (type(self).__name__, key))
+            setattr(self, key, value)
+
+    def format_dom(self):
+        return etree.Element(self.root_name)
+
+    def to_xml(self, pretty_print=True):
+        return etree.tostring(self.format_dom(), encoding='unicode',
+                              pretty_print=pretty_print)
+
+    def parse_dom(self, xmldoc):
+        """Fill this object from an lxml element; returns ``self``."""
+        raise NotImplementedError('%s has no parser' % type(self).__name__)
+
+    def parse_str(self, xmlstr):
+        """Fill this object from XML text; returns ``self``."""
+        if isinstance(xmlstr, str):
+            xmlstr = xmlstr.encode()
+        parser = etree.XMLParser(remove_blank_text=True)
+        return self.parse_dom(etree.fromstring(xmlstr, parser))
+
+    @classmethod
+    def from_xml(cls, xml):
+        """A new object parsed from XML text or an lxml element."""
+        if isinstance(xml, etree._Element):
+            return cls().parse_dom(xml)
+        return cls().parse_str(xml)
+
+    def _keep(self, child):
+        """Remember a child element the parser does not model."""
+        if not isinstance(child.tag, str):
+            return      # comments, processing instructions
+        if not self.extra:
+            self.extra = []
+        self.extra.append(copy.deepcopy(child))
+
+    def _append_extra(self, elem):
+        """Append the kept children, then restore the parsed child order."""
+        for child in self.extra:
+            elem.append(copy.deepcopy(child))
+        return _reorder(elem, self.child_order)
+
+    @staticmethod
+    def _simple(child, attrs):
+        """True when ``child`` has no children and only ``attrs``: an
+        element the parser can model without losing anything."""
+        return not len(child) and set(child.attrib) <= set(attrs)
+
+    def _start_parse(self, xmldoc):
+        self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
+        self.extra = []
+
+
+class RawElement(ConfigObject):
+    """An element kept verbatim: devices and domain parts the driver never
+    changes (input, memballoon, PCI controllers...) survive a round trip."""
+
+    element = None
+
+    def format_dom(self):
+        return copy.deepcopy(self.element)
+
+    def parse_dom(self, xmldoc):
+        self.element = copy.deepcopy(xmldoc)
+        self.root_name = xmldoc.tag
+        return self
+
+
+class ExtraAttrs:
+    """Attributes a parser does not model, per element of an object
+    (``''`` is the object's own element), written back by ``format_dom``.
+    """
+
+    def __init__(self):
+        self.attrs = {}
+
+    def take(self, key, elem, known):
+        """Remember ``elem``'s attributes outside ``known``."""
+        rest = {k: v for k, v in elem.attrib.items() if k not in known}
+        if rest:
+            self.attrs[key] = rest
+
+    def put(self, key, elem):
+        for name, value in self.attrs.get(key, {}).items():
+            elem.set(name, value)
+        return elem

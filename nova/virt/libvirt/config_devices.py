@@ -1,0 +1,511 @@
+"""libvirt domain XML devices: addresses, disks, controllers and the rest."""
+
+from lxml import etree
+
+from nova.virt.libvirt.config_base import (
+    ConfigObject,
+    ExtraAttrs,
+    _int,
+    _sub,
+    _yes_no,
+)
+
+# ---------------------------------------------------------------- addresses
+
+class GuestDeviceAddress(ConfigObject):
+    """<address> of a type the driver only carries along (usb, ccw...)."""
+
+    root_name = 'address'
+    type = None
+    attrs = None                # {name: value} besides type
+
+    def format_dom(self):
+        elem = etree.Element('address', type=self.type)
+        for name, value in (self.attrs or {}).items():
+            elem.set(name, value)
+        return elem
+
+    def parse_dom(self, xmldoc):
+        self.type = xmldoc.get('type')
+        self.attrs = {k: v for k, v in xmldoc.attrib.items() if k != 'type'}
+        return self
+
+
+class GuestDeviceAddressDrive(ConfigObject):
+    """<address type='drive'>: where a disk sits on an IDE/SATA/SCSI bus."""
+
+    root_name = 'address'
+    _fields = ('controller', 'bus', 'target', 'unit')
+    controller = None
+    bus = None
+    target = None
+    unit = None
+
+    def format_dom(self):
+        return etree.Element('address', {k: str(v) for k, v in (
+            ('type', 'drive'), ('controller', self.controller),
+            ('bus', self.bus), ('target', self.target),
+            ('unit', self.unit)) if v is not None})
+
+    def parse_dom(self, xmldoc):
+        for name in self._fields:
+            setattr(self, name, _int(xmldoc.get(name)))
+        return self
+
+
+class GuestDeviceAddressPCI(ConfigObject):
+    """<address type='pci'>: domain/bus/slot/function, hex strings."""
+
+    root_name = 'address'
+    _fields = ('domain', 'bus', 'slot', 'function')
+    domain = None
+    bus = None
+    slot = None
+    function = None
+
+    def format_dom(self):
+        return etree.Element('address', {k: str(v) for k, v in (
+            ('type', 'pci'), ('domain', self.domain), ('bus', self.bus),
+            ('slot', self.slot), ('function', self.function))
+            if v is not None})
+
+    def parse_dom(self, xmldoc):
+        for name in self._fields:
+            setattr(self, name, xmldoc.get(name))
+        return self
+
+
+_ADDRESS_TYPES = {'drive': GuestDeviceAddressDrive,
+                  'pci': GuestDeviceAddressPCI}
+
+
+def parse_address(xmldoc):
+    """The address class for ``<address>``: drive and pci ones modelled,
+    any other (or one with attributes the class lacks) kept as is."""
+    cls = _ADDRESS_TYPES.get(xmldoc.get('type'))
+    if cls is None or set(xmldoc.attrib) - {'type'} - set(cls._fields):
+        return GuestDeviceAddress().parse_dom(xmldoc)
+    return cls().parse_dom(xmldoc)
+
+
+# -------------------------------------------------------------------- devices
+
+class GuestDisk(ConfigObject):
+    """<disk>: file/block source, target dev+bus, per-device boot order."""
+
+    root_name = 'disk'
+    source_type = 'file'        # file | block | network
+    source_device = 'disk'      # disk | cdrom | floppy | lun
+    driver_name = 'qemu'
+    driver_format = None        # qcow2 | raw
+    driver_cache = None         # none | writeback | ...
+    driver_discard = None
+    driver_io = None
+    source_path = None          # file path or block device path
+    source_protocol = None      # network disks: rbd, iscsi, ...
+    source_name = None
+    source_hosts = ()           # [(name, port)] for network disks
+    target_dev = None
+    target_bus = None
+    serial = None
+    readonly = False
+    shareable = False
+    boot_order = None
+    address = None              # a GuestDeviceAddress* or None
+    alias = None
+    extra_attrs = None          # ExtraAttrs of a parsed disk
+
+    def format_dom(self):
+        more = self.extra_attrs or ExtraAttrs()
+        dev = more.put('', etree.Element('disk', type=self.source_type,
+                                         device=self.source_device))
+        if self.driver_name or self.driver_format or self.driver_cache:
+            more.put('driver', _sub(
+                dev, 'driver', name=self.driver_name,
+                type=self.driver_format, cache=self.driver_cache,
+                discard=self.driver_discard, io=self.driver_io))
+        self._format_source(dev, more)
+        more.put('target', _sub(dev, 'target', dev=self.target_dev,
+                                bus=self.target_bus))
+        if self.boot_order is not None:
+            more.put('boot', _sub(dev, 'boot', order=self.boot_order))
+        if self.readonly:
+            _sub(dev, 'readonly')
+        if self.shareable:
+            _sub(dev, 'shareable')
+        if self.serial:
+            _sub(dev, 'serial', self.serial)
+        if self.alias:
+            _sub(dev, 'alias', name=self.alias)
+        if self.address is not None:
+            dev.append(self.address.format_dom())
+        return self._append_extra(dev)
+
+    def _format_source(self, dev, more):
+        src = None
+        if self.source_type == 'file' and self.source_path:
+            src = _sub(dev, 'source', file=self.source_path)
+        elif self.source_type == 'block' and self.source_path:
+            src = _sub(dev, 'source', dev=self.source_path)
+        elif self.source_type == 'network' and self.source_protocol:
+            src = _sub(dev, 'source', protocol=self.source_protocol,
+                       name=self.source_name)
+            for name, port in self.source_hosts:
+                _sub(src, 'host', name=name, port=port)
+        if src is not None:
+            more.put('source', src)
+
+    def parse_dom(self, xmldoc):
+        more = self.extra_attrs = ExtraAttrs()
+        self._start_parse(xmldoc)
+        self.source_type = xmldoc.get('type')
+        self.source_device = xmldoc.get('device', 'disk')
+        more.take('', xmldoc, ('type', 'device'))
+        self.driver_name = None
+        for child in xmldoc:
+            parse = self._PARSERS.get(child.tag)
+            if parse is None:
+                self._keep(child)
+            else:
+                parse(self, child, more)
+        return self
+
+    def _parse_driver(self, elem, more):
+        self.driver_name = elem.get('name')
+        self.driver_format = elem.get('type')
+        self.driver_cache = elem.get('cache')
+        self.driver_discard = elem.get('discard')
+        self.driver_io = elem.get('io')
+        more.take('driver', elem, ('name', 'type', 'cache', 'discard', 'io'))
+
+    def _parse_source(self, elem, more):
+        if len(elem):
+            self._keep(elem)        # seclabel, auth...: not modelled
+            return
+        self.source_path = elem.get('file') or elem.get('dev')
+        self.source_protocol = elem.get('protocol')
+        self.source_name = elem.get('name')
+        more.take('source', elem, ('file', 'dev', 'protocol', 'name'))
+
+    def _parse_target(self, elem, more):
+        self.target_dev = elem.get('dev')
+        self.target_bus = elem.get('bus')
+        more.take('target', elem, ('dev', 'bus'))
+
+    def _parse_boot(self, elem, more):
+        self.boot_order = _int(elem.get('order'))
+        more.take('boot', elem, ('order',))
+
+    def _parse_flag(self, elem, more):
+        setattr(self, elem.tag, True)
+
+    def _parse_serial(self, elem, more):
+        self.serial = elem.text
+
+    def _parse_alias(self, elem, more):
+        self.alias = elem.get('name')
+
+    def _parse_address(self, elem, more):
+        self.address = parse_address(elem)
+
+    _PARSERS = {'driver': _parse_driver, 'source': _parse_source,
+                'target': _parse_target, 'boot': _parse_boot,
+                'readonly': _parse_flag, 'shareable': _parse_flag,
+                'serial': _parse_serial, 'alias': _parse_alias,
+                'address': _parse_address}
+
+
+class GuestCharDevice(ConfigObject):
+    """Shared shape of <serial> and <console>: a typed source + target."""
+
+    type = 'pty'                # file | pty | unix | tcp | null
+    source_path = None
+    source_append = None        # file sources: True/False/None (default)
+    source_mode = None          # tcp sources: bind | connect
+    source_host = None
+    source_service = None       # tcp sources: the port
+    protocol_type = None        # tcp sources: raw | telnet
+    target_type = None
+    target_port = None
+    log_file = None
+    log_append = None
+    extra_attrs = None
+
+    def format_dom(self):
+        dev = etree.Element(self.root_name, type=self.type)
+        more = self.extra_attrs or ExtraAttrs()
+        if self.source_path is not None:
+            append = None
+            if self.source_append is not None:
+                append = 'on' if self.source_append else 'off'
+            more.put('source', _sub(dev, 'source', path=self.source_path,
+                                    append=append))
+        if self.source_service is not None:
+            more.put('source', _sub(
+                dev, 'source', mode=self.source_mode, host=self.source_host,
+                service=self.source_service))
+        if self.protocol_type is not None:
+            _sub(dev, 'protocol', type=self.protocol_type)
+        if self.target_type is not None or self.target_port is not None:
+            _sub(dev, 'target', type=self.target_type, port=self.target_port)
+        if self.log_file is not None:
+            append = None
+            if self.log_append is not None:
+                append = 'on' if self.log_append else 'off'
+            _sub(dev, 'log', file=self.log_file, append=append)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type',))
+        for child in xmldoc:
+            if child.tag == 'source' and not len(child) and (
+                    'path' in child.attrib) != ('service' in child.attrib):
+                self.source_path = child.get('path')
+                self.source_append = _on_off(child.get('append'))
+                self.source_mode = child.get('mode')
+                self.source_host = child.get('host')
+                self.source_service = child.get('service')
+                self.extra_attrs.take('source', child, (
+                    'path', 'append', 'mode', 'host', 'service'))
+            elif child.tag == 'protocol' and self._simple(child, ('type',)):
+                self.protocol_type = child.get('type')
+            elif child.tag == 'target' and self._simple(child, ('type',
+                                                              'port')):
+                self.target_type = child.get('type')
+                self.target_port = _int(child.get('port'))
+            elif child.tag == 'log' and self._simple(child, ('file',
+                                                           'append')):
+                self.log_file = child.get('file')
+                self.log_append = _on_off(child.get('append'))
+            else:
+                self._keep(child)
+        return self
+
+
+def _on_off(value):
+    return None if value is None else value == 'on'
+
+
+class GuestSerial(GuestCharDevice):
+    """<serial>: COM ports; type='file' captures guest output to disk."""
+
+    root_name = 'serial'
+
+
+class GuestConsole(GuestCharDevice):
+    """<console>: target_type 'serial' aliases serial port N."""
+
+    root_name = 'console'
+
+
+class GuestChannel(ConfigObject):
+    """<channel>: a virtio-serial port, e.g. the QEMU guest agent's."""
+
+    root_name = 'channel'
+    type = 'unix'
+    target_type = 'virtio'
+    target_name = None
+
+    def format_dom(self):
+        dev = etree.Element('channel', type=self.type)
+        # No <source>: libvirt picks the socket path itself.
+        _sub(dev, 'target', type=self.target_type, name=self.target_name)
+        return dev
+
+
+class GuestVideo(ConfigObject):
+    """<video><model type=.../></video>."""
+
+    root_name = 'video'
+    model = 'virtio'            # virtio | vga | cirrus | qxl | bochs | none
+    vram = None
+    heads = None
+
+    def format_dom(self):
+        dev = etree.Element('video')
+        _sub(dev, 'model', type=self.model, vram=self.vram, heads=self.heads)
+        return dev
+
+
+class GuestGraphics(ConfigObject):
+    """<graphics> (vnc/spice) with an address listen; ``port`` is the one
+    libvirt chose (live XML of a running guest)."""
+
+    root_name = 'graphics'
+    type = 'vnc'
+    autoport = True
+    port = None
+    listen = None
+    keymap = None
+    extra_attrs = None
+
+    def format_dom(self):
+        dev = etree.Element('graphics', type=self.type)
+        if self.port is not None:
+            dev.set('port', str(self.port))
+        if self.autoport is not None:
+            dev.set('autoport', _yes_no(self.autoport))
+        if self.keymap:
+            dev.set('keymap', self.keymap)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        if self.listen:
+            _sub(dev, 'listen', type='address', address=self.listen)
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.port = _int(xmldoc.get('port'))
+        autoport = xmldoc.get('autoport')
+        self.autoport = None if autoport is None else autoport == 'yes'
+        self.keymap = xmldoc.get('keymap')
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type', 'port', 'autoport',
+                                           'keymap'))
+        for child in xmldoc:
+            if (child.tag == 'listen' and self.listen is None and
+                    self._simple(child, ('type', 'address')) and
+                    child.get('type') == 'address' and child.get('address')):
+                self.listen = child.get('address')
+            else:
+                self._keep(child)
+        return self
+
+
+class GuestController(ConfigObject):
+    """<controller type=... index=... model=...> (virtio-scsi, usb, pci)."""
+
+    root_name = 'controller'
+    type = None                 # scsi | usb | pci | sata | ide | virtio-serial
+    index = None
+    model = None                # virtio-scsi | qemu-xhci | pcie-root | ...
+    address = None
+    extra_attrs = None
+
+    def format_dom(self):
+        dev = etree.Element('controller', type=self.type)
+        if self.index is not None:
+            dev.set('index', str(self.index))
+        if self.model is not None:
+            dev.set('model', self.model)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        if self.address is not None:
+            dev.append(self.address.format_dom())
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.index = _int(xmldoc.get('index'))
+        self.model = xmldoc.get('model')
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type', 'index', 'model'))
+        for child in xmldoc:
+            if child.tag == 'address':
+                self.address = parse_address(child)
+            else:
+                self._keep(child)
+        return self
+
+
+class GuestInput(ConfigObject):
+    """<input type='tablet' bus='usb'/>."""
+
+    root_name = 'input'
+    type = 'tablet'             # tablet | mouse | keyboard
+    bus = 'usb'                 # usb | virtio | ps2
+
+    def format_dom(self):
+        return etree.Element('input', type=self.type, bus=self.bus)
+
+
+class GuestMemBalloon(ConfigObject):
+    """<memballoon model=...> with an optional stats period (seconds)."""
+
+    root_name = 'memballoon'
+    model = 'virtio'            # virtio | none
+    period = None
+
+    def format_dom(self):
+        dev = etree.Element('memballoon', model=self.model)
+        if self.period is not None:
+            _sub(dev, 'stats', period=self.period)
+        return dev
+
+
+class GuestRng(ConfigObject):
+    """<rng model='virtio'> fed by a host random device."""
+
+    root_name = 'rng'
+    model = 'virtio'
+    backend = '/dev/urandom'
+
+    def format_dom(self):
+        dev = etree.Element('rng', model=self.model)
+        _sub(dev, 'backend', self.backend, model='random')
+        return dev
+
+
+class GuestInterface(ConfigObject):
+    """<interface>: bridge/network/ethernet NIC with a MAC and model."""
+
+    root_name = 'interface'
+    type = 'bridge'             # bridge | network | ethernet | user
+    mac_addr = None
+    model = 'virtio'
+    source_bridge = None
+    source_network = None
+    target_dev = None
+    mtu = None
+    extra_attrs = None
+
+    def format_dom(self):
+        dev = etree.Element('interface', type=self.type)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        if self.mac_addr:
+            _sub(dev, 'mac', address=self.mac_addr)
+        if self.source_bridge:
+            _sub(dev, 'source', bridge=self.source_bridge)
+        elif self.source_network:
+            _sub(dev, 'source', network=self.source_network)
+        if self.target_dev:
+            _sub(dev, 'target', dev=self.target_dev)
+        if self.model:
+            _sub(dev, 'model', type=self.model)
+        if self.mtu:
+            _sub(dev, 'mtu', size=self.mtu)
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.model = None
+        self.extra_attrs = ExtraAttrs()
+        self.extra_attrs.take('', xmldoc, ('type',))
+        for child in xmldoc:
+            one = dict(child.attrib)
+            if len(child) or len(one) != 1:
+                self._keep(child)
+            elif child.tag == 'mac' and 'address' in one:
+                self.mac_addr = one['address']
+            elif child.tag == 'source' and 'bridge' in one:
+                self.source_bridge = one['bridge']
+            elif child.tag == 'source' and 'network' in one:
+                self.source_network = one['network']
+            elif child.tag == 'target' and 'dev' in one:
+                self.target_dev = one['dev']
+            elif child.tag == 'model' and 'type' in one:
+                self.model = one['type']
+            elif child.tag == 'mtu' and 'size' in one:
+                self.mtu = int(one['size'])
+            else:
+                self._keep(child)
+        return self
