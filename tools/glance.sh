@@ -11,6 +11,8 @@
 # catalog's image endpoints at this Glance instead (tools/keystone.sh points them back).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/close-fds.sh
+. tools/close-fds.sh
 REPO=$PWD
 
 COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
@@ -135,7 +137,7 @@ capture_output = True
 control_socket_disable = True
 raw_env = ['OS_GLANCE_CONFIG_DIR=$GL_DIR/etc']
 EOF
-  (cd "$GL_DIR" && "$VENV/bin/gunicorn")
+  (cd "$GL_DIR" && close_inherited_fds && exec "$VENV/bin/gunicorn")
   for _ in $(seq 90); do
     answers && return 0
     sleep 1

@@ -12,6 +12,8 @@
 # credentials) and keystone_authtoken.conf (a [keystone_authtoken] section for nova).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tools/close-fds.sh
+. tools/close-fds.sh
 REPO=$PWD
 
 COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
@@ -150,7 +152,7 @@ capture_output = True
 control_socket_disable = True
 raw_env = ['OS_KEYSTONE_CONFIG_FILES=$KS_DIR/keystone.conf']
 EOF
-  (cd "$KS_DIR" && "$VENV/bin/gunicorn")
+  (cd "$KS_DIR" && close_inherited_fds && exec "$VENV/bin/gunicorn")
   for _ in $(seq 60); do
     answers && return 0
     sleep 1

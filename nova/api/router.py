@@ -17,6 +17,7 @@ from nova.api.handlers import (
     instance_actions,
     keypairs,
     limits,
+    live_migrate,  # noqa: F401 - registers its action
     migrations,
     networks_proxy,
     quota_classes,

@@ -18,6 +18,7 @@ from nova.compute import (
     api_events,
     api_flavors,
     api_keypairs,
+    api_live_migrate,
     api_password,
     api_proxy,
     api_rescue,
@@ -91,7 +92,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
           api_consoles.ConsolesMixin, api_password.PasswordMixin,
-          api_resize.ResizeMixin, api_shelve.ShelveMixin):
+          api_resize.ResizeMixin, api_shelve.ShelveMixin, api_live_migrate.LiveMigrateMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

@@ -11,6 +11,7 @@ from nova.policies import (
     flavors,
     keypairs,
     limits,
+    live_migrate,
     networks_proxy,
     quota_class_sets,
     quota_sets,
@@ -33,4 +34,5 @@ def list_rules():
                                 server_groups.list_rules(), admin_actions.list_rules(),
                                 server_external_events.list_rules(), usage.list_rules(),
                                 volumes_proxy.list_rules(), consoles.list_rules(),
-                                networks_proxy.list_rules(), resize_shelve.list_rules()))
+                                networks_proxy.list_rules(), resize_shelve.list_rules(),
+                                live_migrate.list_rules()))

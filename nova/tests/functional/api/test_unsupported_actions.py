@@ -7,8 +7,9 @@ import pytest
 ADMIN = 'admin:admin'
 
 
-@pytest.mark.parametrize('action', [{'migrate': None}, {'os-migrateLive': {'host': None}},
-                                    {'shelve': None}, {'changePassword': {'adminPass': 'x'}}])
+@pytest.mark.parametrize('action', [
+    {'migrate': None}, {'shelve': None}, {'changePassword': {'adminPass': 'x'}},
+    {'os-migrateLive': {'host': None, 'block_migration': False, 'disk_over_commit': False}}])
 def test_unknown_server_is_404_before_the_action(aio, action):
     status, _h, body = aio.request('POST', '/servers/%s/action' % uuid.uuid4(), action,
                                    version='2.1', token=ADMIN)
@@ -31,10 +32,10 @@ def test_unsupported_action_on_a_server_is_400(aio, image, nano):
     assert status == 202, body
     sid = body['server']['id']
     status, _h, body = aio.request('POST', '/servers/%s/action' % sid,
-                                   {'os-migrateLive': {'host': None}}, version='2.30',
+                                   {'trigger_crash_dump': None}, version='2.17',
                                    token=ADMIN)
     assert status == 400, body
-    assert 'not supported: os-migrateLive' in body['badRequest']['message']
+    assert 'not supported: trigger_crash_dump' in body['badRequest']['message']
 
 
 @pytest.mark.parametrize('action', ['addSecurityGroup', 'removeSecurityGroup'])
