@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -217,17 +216,6 @@ def test_init_host_rejects_lxc(tmp_path):
     drv = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher({}))
     with pytest.raises(exception.HypervisorError):
         drv.init_host('h')
-
-
-def test_spawn_is_fast_on_test_driver(drv):
-    instance = fx.make_instance()
-    start = time.monotonic()
-    drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
-    elapsed = time.monotonic() - start
-    drv.destroy(None, instance)
-    # First spawn includes the image fetch; budget well under the 200 ms
-    # create->ACTIVE target.
-    assert elapsed < 0.5
 
 
 # ----------------------------------------------- XML without any hypervisor
