@@ -4,12 +4,10 @@ import base64
 import datetime
 import hashlib
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from cryptography.x509.oid import NameOID
-
 from nova import exception
+
+# cryptography (about 8 MB resident with its Rust bindings) is imported only
+# when a key pair is made or checked: the services start without it.
 
 
 def _colon_hex(digest):
@@ -18,6 +16,7 @@ def _colon_hex(digest):
 
 def ssh_fingerprint(public_key):
     """MD5 of the key blob, colon separated, as upstream shows it; 400 if not a key."""
+    from cryptography.hazmat.primitives import serialization
     try:
         key = serialization.load_ssh_public_key(public_key.strip().encode('utf-8'))
         blob = key.public_bytes(serialization.Encoding.OpenSSH,
@@ -29,6 +28,8 @@ def ssh_fingerprint(public_key):
 
 def x509_fingerprint(pem):
     """SHA-1 of the certificate's DER bytes, colon separated."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
     try:
         cert = x509.load_pem_x509_certificate(pem.strip().encode('utf-8'))
     except (ValueError, TypeError, UnicodeError):
@@ -43,6 +44,8 @@ def fingerprint(key_type, public_key):
 
 def generate_ssh(bits=2048):
     """(private PEM, 'ssh-rsa ... Generated-by-Nova', fingerprint)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
     key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
     private = key.private_bytes(serialization.Encoding.PEM,
                                 serialization.PrivateFormat.TraditionalOpenSSL,
@@ -55,6 +58,10 @@ def generate_ssh(bits=2048):
 
 def generate_x509(user_id, bits=2048, days=3650):
     """(private PEM, self-signed certificate PEM, fingerprint) for WinRM-style login."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
     key = rsa.generate_private_key(public_exponent=65537, key_size=bits)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, user_id or 'nova')])
     now = datetime.datetime.now(datetime.timezone.utc)

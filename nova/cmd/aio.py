@@ -14,6 +14,8 @@ LOG = logging.getLogger(__name__)
 # as Glance's and Cinder's do.
 IMAGE_PUBLIC_PATHS = ('', '/', '/versions', '/v2', '/v2/')
 VOLUME_PUBLIC_PATHS = ('', '/', '/v3', '/v3/')
+# RPC worker threads per server (conductor, compute) of the all-in-one.
+AIO_EXECUTOR_THREADS = 16
 
 
 def _default_state_path():
@@ -29,6 +31,10 @@ def set_aio_defaults(conf):
     conf.set_default('auth_strategy', 'noauth2', group='api')
     conf.set_default('report_interval', 5)
     conf.set_default('service_down_time', 3600)
+    # oslo.messaging's executor starts a thread per message until it has
+    # executor_thread_pool_size of them (64), for the conductor and compute
+    # servers alike: 128 threads that one process never keeps busy at once.
+    conf.set_default('executor_thread_pool_size', AIO_EXECUTOR_THREADS)
 
 
 def _keystone_mode(conf):

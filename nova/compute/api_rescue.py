@@ -61,9 +61,14 @@ class RescueMixin:
                 reason='Cannot rescue a volume-backed instance unless the rescue image has '
                        'hw_rescue_bus and/or hw_rescue_device set (stable device rescue).')
         inst = instance_obj.Instance.from_db(instance)
-        # The host knows its virt type, machine types and QEMU's buses: ask it
-        # now, so a combination that cannot work is a 400, not a late ERROR.
-        self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+        if stable:
+            # Where the rescue disk goes depends on the guest's domain (its
+            # machine type, the names free on the bus) and the host's QEMU:
+            # ask the host now, so a combination that cannot work is a 400,
+            # not a late ERROR. A legacy rescue of an image-backed server
+            # (the only legacy rescue left here) has nothing for the host to
+            # refuse: no round trip before the cast.
+            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
         if password is None and self.conf.api.enable_instance_password:
             from nova.compute import api as api_mod
             password = api_mod.generate_password()

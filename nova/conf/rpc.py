@@ -8,10 +8,12 @@ opts = []
 def register_opts(conf):
     conf.register_opts(opts)
     messaging.set_transport_defaults('nova')
-    # get_transport registers transport_url and the driver options lazily;
-    # registering here lets the sample generator and config files see them.
-    from oslo_messaging import opts as msg_opts
-    for group, group_opts in msg_opts.list_opts():
+    # get_transport registers transport_url lazily; registering it here lets
+    # the services read it first. A driver's own group ([oslo_messaging_rabbit],
+    # [oslo_messaging_kafka]) is registered by that driver when a transport
+    # loads it: importing it here would keep kombu, amqp and yaml resident in
+    # every process, the all-in-one (in-process transport) included.
+    for group, group_opts in _library_opts():
         conf.register_opts(list(group_opts), group=group)
     # The RPC client reads the tracing and metrics groups, which
     # oslo.messaging registers only on the global CONF; tests and tools use
@@ -20,6 +22,19 @@ def register_opts(conf):
     from oslo_messaging._tracing import client as tracing
     conf.register_opts(tracing.oslo_messaging_tracing, group='oslo_messaging_tracing')
     conf.register_opts(metrics.oslo_messaging_metrics, group='oslo_messaging_metrics')
+
+
+def _library_opts():
+    """oslo.messaging's options outside the broker drivers' groups."""
+    import itertools
+
+    from oslo_messaging import server, transport
+    from oslo_messaging.notify import notifier
+    from oslo_messaging.rpc import client, dispatcher
+    return [(None, list(itertools.chain(server._pool_opts, client._client_opts,
+                                        transport._transport_opts,
+                                        dispatcher._dispatcher_opts))),
+            ('oslo_messaging_notifications', list(notifier._notifier_opts))]
 
 
 def list_opts():

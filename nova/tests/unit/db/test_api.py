@@ -143,3 +143,23 @@ def test_hard_delete_leaves_no_rows(db):
     assert db.instance_count() == 0
     assert db.actions_get(inst['uuid']) == []
     assert db.faults_latest([inst['uuid']]) == {}
+
+
+
+def test_file_sqlite_reads_run_only_their_own_statements(db):
+    """A pooled SQLite connection is not pinged ("SELECT 1") on every checkout."""
+    import sqlalchemy as sa
+    inst = _instance(db)
+    statements = []
+
+    def trace(dbapi_conn, _record, _proxy):
+        # On the raw connection: SQLAlchemy's ping bypasses its own events.
+        dbapi_conn.set_trace_callback(statements.append)
+    sa.event.listen(db.engine, 'checkout', trace)
+    try:
+        for _ in range(3):
+            db.instance_get(inst['uuid'])
+    finally:
+        sa.event.remove(db.engine, 'checkout', trace)
+    assert len([s for s in statements if 'FROM instances' in s]) == 3, statements
+    assert not [s for s in statements if s.strip().upper() == 'SELECT 1'], statements

@@ -1,0 +1,48 @@
+"""The all-in-one's footprint: what it imports at start and how many RPC threads it keeps."""
+
+import subprocess
+import sys
+
+from nova import conf as nova_conf
+from nova.cmd import aio
+
+
+def _conf(tmp_path, text=''):
+    path = tmp_path / 'nova.conf'
+    path.write_text('[DEFAULT]\nstate_path = %s\n%s' % (tmp_path, text))
+    conf = nova_conf.new_config()
+    aio.set_aio_defaults(conf)
+    conf(['--config-file', str(path)])
+    return conf
+
+
+def test_rpc_worker_threads_are_capped_by_default(tmp_path):
+    assert _conf(tmp_path).executor_thread_pool_size == aio.AIO_EXECUTOR_THREADS == 16
+
+
+def test_operator_sets_rpc_worker_threads(tmp_path):
+    conf = _conf(tmp_path, 'executor_thread_pool_size = 40\n')
+    assert conf.executor_thread_pool_size == 40
+
+
+def test_start_imports_no_broker_driver_and_no_cryptography():
+    # A fresh interpreter: what importing the services and registering every
+    # option brings in (kombu/amqp/yaml for RabbitMQ, cryptography for keys).
+    code = ('import sys; from nova import conf, wiring; from nova.cmd import aio; '
+            'c = conf.new_config(); '
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'kombu', 'amqp', 'cryptography'}))")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == '[]', out.stdout + out.stderr
+
+
+def test_rabbit_options_still_reach_a_rabbit_transport(tmp_path):
+    # Registered by the driver when a transport loads it, as oslo.messaging does.
+    import oslo_messaging as messaging
+    conf = _conf(tmp_path, '[oslo_messaging_rabbit]\nheartbeat_timeout_threshold = 17\n')
+    transport = messaging.get_rpc_transport(conf, url='rabbit://u:p@127.0.0.1:1/')
+    try:
+        assert conf.oslo_messaging_rabbit.heartbeat_timeout_threshold == 17
+    finally:
+        transport.cleanup()
