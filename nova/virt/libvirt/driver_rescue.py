@@ -403,7 +403,7 @@ class RescueMixin:
     def _restore_domain(self, guest, saved, was_running):
         try:
             guest.poweroff()
-            guest = self.host.define_guest(saved)
+            guest = self.host.define_guest(saved, validate=False)
             if was_running:
                 guest.launch()
         except exception.NovaException:
@@ -433,7 +433,7 @@ class RescueMixin:
                 reason='instance %s is not rescued' % instance.uuid)
         guest = self._guest(instance)
         guest.poweroff()
-        guest = self.host.define_guest(saved)
+        guest = self.host.define_guest(saved, validate=False)
         guest.launch()
         self._remove_rescue_files(instance)
         LOG.info('Unrescued %s', instance.uuid)

@@ -324,9 +324,9 @@ def test_failed_rescue_restores_the_domain(drv, instance, monkeypatch):
     real_define = drv.host.define_guest
     calls = []
 
-    def define(xml):
+    def define(xml, validate=True):
         calls.append(xml)
-        guest = real_define(xml)
+        guest = real_define(xml, validate=validate)
         if len(calls) == 1:       # the rescue domain: "fails to start"
             raise exception.HypervisorError(reason='boom')
         return guest
@@ -413,3 +413,13 @@ def test_plain_image_in_a_cdrom_is_a_read_only_qcow2_overlay(drv, instance):
     assert disk.find('readonly') is not None
     assert disk.find('boot').get('order') == '1'
     drv.unrescue(None, instance)
+
+
+def test_define_checks_the_schema_unless_told_the_xml_is_libvirts_own(drv):
+    xml = ("<domain type='test'><name>schema-check</name><memory>1024</memory>"
+           "<os><type>hvm</type></os><bogus/></domain>")
+    with pytest.raises(exception.HypervisorError, match='bogus'):
+        drv.host.define_guest(xml)
+    guest = drv.host.define_guest(xml, validate=False)
+    assert guest.uuid
+    drv.host.get_connection().lookupByName('schema-check').undefine()
