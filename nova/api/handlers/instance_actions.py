@@ -38,17 +38,10 @@ def _event_view(req, event, project_id, show_traceback, show_details):
 
 def _instance(req, server_id, policy):
     # Deleted servers keep their actions readable, as upstream from 2.21.
-    instance = req.app.db.instance_get(server_id, read_deleted=req.is_at_least((2, 21)),
-                                       project_id=None if req.context.is_admin
-                                       else req.context.project_id) \
-        if _is_uuid(server_id) else req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.get(req.context, server_id,
+                                       read_deleted=req.is_at_least((2, 21)))
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
-
-
-def _is_uuid(value):
-    from oslo_utils import uuidutils
-    return uuidutils.is_uuid_like(value)
 
 
 _list_query = {'type': 'object', 'properties': {
@@ -75,15 +68,10 @@ def index(req, server_id):
         params = validation.validate_query(schema, req.GET, strict=True)
         if 'limit' in params:
             limit = validation.clamp_int(params['limit'], req.app.conf.api.max_limit)
-        if 'marker' in params:
-            marker = next((a for a in req.app.db.actions_get(instance['uuid'])
-                           if a['request_id'] == params['marker']), None)
-            if marker is None:
-                raise wsgi.fault(400, 'Marker %s could not be found.' % params['marker'])
-            kwargs['marker_id'] = marker['id']
+        kwargs['marker'] = params.get('marker')
         kwargs['changes_since'] = _parse_time(params.get('changes-since'))
         kwargs['changes_before'] = _parse_time(params.get('changes-before'))
-    actions = req.app.db.actions_get(instance['uuid'], limit=limit, **kwargs)
+    actions = req.app.compute_api.action_list(req.context, instance, limit=limit, **kwargs)
     body = {'instanceActions': [_action_view(req, a) for a in actions]}
     links = common.next_link(req, 'servers/%s/os-instance-actions' % instance['uuid'],
                              [{'id': a['request_id']} for a in actions], limit)
@@ -94,8 +82,7 @@ def index(req, server_id):
 
 def show(req, server_id, request_id):
     instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:show')
-    action = next((a for a in req.app.db.actions_get(instance['uuid'])
-                   if a['request_id'] == request_id), None)
+    action = req.app.compute_api.action_get(req.context, instance, request_id)
     if action is None:
         raise wsgi.fault(404, 'Action %s not found' % request_id)
     body = _action_view(req, action)
@@ -109,5 +96,5 @@ def show(req, server_id, request_id):
     if show_traceback or req.is_at_least((2, 51)):
         body['events'] = [_event_view(req, e, instance['project_id'], show_traceback,
                                       show_details)
-                          for e in req.app.db.events_get(action['id'])]
+                          for e in req.app.compute_api.action_events(req.context, action)]
     return wsgi.json_response({'instanceAction': body})

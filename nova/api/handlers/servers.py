@@ -25,11 +25,11 @@ _SORT_KEYS = {'created_at', 'display_name', 'display_description', 'host', 'host
 
 
 def _view_context(req, instances, in_list=False):
-    db = req.app.db
+    compute_api = req.app.compute_api
     uuids = [i['uuid'] for i in instances]
-    faults = db.faults_latest([i['uuid'] for i in instances if i['vm_state'] in ('error',
-                                                                                'deleted')])
-    volumes = db.volume_bdms_by_instance(uuids)
+    faults = compute_api.latest_faults(
+        req.context, [i['uuid'] for i in instances if i['vm_state'] in ('error', 'deleted')])
+    volumes = compute_api.volume_mappings(req.context, uuids)
     vc = views.ViewContext(req, faults=faults, volumes=volumes)
     # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
     if not in_list and req.is_at_least(mv.SERVER_GROUPS):

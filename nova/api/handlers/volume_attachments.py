@@ -59,8 +59,7 @@ def _instance(req, server_id, policy):
 
 
 def _volume_bdms(req, instance):
-    return [b for b in req.app.db.bdm_get_by_instance(instance['uuid'])
-            if b['destination_type'] == 'volume' and b['volume_id']]
+    return req.app.compute_api.volume_attachments(req.context, instance)
 
 
 def _find(req, instance, volume_id):
@@ -104,8 +103,8 @@ def update(req, server_id, volume_id):
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
     bdm = _find(req, instance, volume_id)
     if 'delete_on_termination' in spec:
-        req.app.db.bdm_update(bdm['uuid'],
-                              {'delete_on_termination': spec['delete_on_termination']})
+        req.app.compute_api.set_delete_on_termination(req.context, instance, bdm,
+                                                      spec['delete_on_termination'])
     return wsgi.empty_response(202)
 
 

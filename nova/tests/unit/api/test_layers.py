@@ -1,0 +1,59 @@
+"""The layering rules of the API tier, checked on the source: who may import what."""
+
+import ast
+import pathlib
+
+import nova
+
+ROOT = pathlib.Path(nova.__file__).parent
+
+
+def _modules(pattern):
+    return sorted(p for p in ROOT.glob(pattern) if p.suffix == '.py')
+
+
+def _imports(path):
+    """Every module name ``path`` imports (``from a import b`` counts as a and a.b)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update('%s.%s' % (node.module, alias.name) for alias in node.names)
+    return names
+
+
+def _db_attributes(path):
+    """Lines where ``path`` reads an attribute named ``db`` (``req.app.db``, ``x.db``)."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Attribute) and node.attr == 'db']
+
+
+def _offenders(paths, forbidden):
+    return {str(p.relative_to(ROOT.parent)): sorted(
+        n for n in _imports(p) if any(n == f or n.startswith(f + '.') for f in forbidden))
+        for p in paths}
+
+
+def test_the_checks_see_imports_and_db_attributes(tmp_path):
+    # The scanners must find what they look for, or the rules below prove nothing.
+    sample = tmp_path / 'sample.py'
+    sample.write_text('from nova.db import api\nimport nova.virt.libvirt.driver\n'
+                      'def f(req):\n    return req.app.db.instance_get(1)\n')
+    assert {'nova.db', 'nova.db.api', 'nova.virt.libvirt.driver'} <= _imports(sample)
+    assert _db_attributes(sample) == [4]
+
+
+def test_api_tier_never_touches_the_database():
+    paths = _modules('api/**/*.py')
+    assert len(paths) > 40
+    assert {k: v for k, v in _offenders(paths, ['nova.db']).items() if v} == {}
+    assert {str(p.relative_to(ROOT.parent)): _db_attributes(p)
+            for p in paths if _db_attributes(p)} == {}
+
+
+def test_compute_api_is_driver_agnostic():
+    paths = _modules('compute/api*.py')
+    assert len(paths) > 10
+    assert {k: v for k, v in _offenders(paths, ['nova.virt.libvirt']).items() if v} == {}
