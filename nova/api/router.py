@@ -22,9 +22,9 @@ from nova.api.handlers import (
     quota_classes,
     quota_sets,
     remote_consoles,
-    rescue,  # noqa: F401 - registers its actions
-    resize_shelve,  # noqa: F401 - registers its actions
-    security_groups,  # noqa: F401 - registers its actions
+    rescue,
+    resize_shelve,
+    security_groups,
     server_actions,
     server_external_events,
     server_groups,
@@ -54,6 +54,62 @@ PROXY = mv.PROXY_APIS_LAST
 def proxy(handler):
     """The proxy APIs to the image and volume services end at 2.35, as upstream."""
     return Method(handler, mv.MIN, PROXY)
+
+
+# POST /servers/{id}/action: the action key of the body -> its handler and the
+# microversion range that serves it; outside that range the action answers 404.
+SERVER_ACTIONS = {
+    'reboot': m(server_actions.reboot),
+    'os-stop': m(server_actions.stop),
+    'os-start': m(server_actions.start),
+    'pause': m(server_actions.pause),
+    'unpause': m(server_actions.unpause),
+    'suspend': m(server_actions.suspend),
+    'resume': m(server_actions.resume),
+    'lock': m(server_actions.lock),
+    'unlock': m(server_actions.unlock),
+    'os-getConsoleOutput': m(server_actions.console_output),
+    'createImage': m(server_actions.create_image),
+    'rebuild': m(server_actions.rebuild),
+    'changePassword': m(server_password.change_password),
+    'rescue': m(rescue.rescue),
+    'unrescue': m(rescue.unrescue),
+    'resize': m(resize_shelve.resize),
+    'confirmResize': m(resize_shelve.confirm_resize),
+    'revertResize': m(resize_shelve.revert_resize),
+    'migrate': m(resize_shelve.migrate),
+    'shelve': m(resize_shelve.shelve),
+    'shelveOffload': m(resize_shelve.shelve_offload),
+    'unshelve': m(resize_shelve.unshelve),
+    'os-resetState': m(admin_actions.reset_state),
+    'injectNetworkInfo': m(admin_actions.inject_network_info),
+    'createBackup': m(admin_actions.create_backup),
+    'restore': m(admin_actions.restore),
+    'forceDelete': m(admin_actions.force_delete),
+    'addSecurityGroup': m(security_groups.add_security_group),
+    'removeSecurityGroup': m(security_groups.remove_security_group),
+    'os-getVNCConsole': m(remote_consoles.get_vnc_console,
+                          max_version=remote_consoles.LEGACY_ACTIONS_LAST),
+    'os-getSerialConsole': m(remote_consoles.get_serial_console,
+                             max_version=remote_consoles.LEGACY_ACTIONS_LAST),
+    'os-getSPICEConsole': m(remote_consoles.get_spice_console,
+                            max_version=remote_consoles.LEGACY_ACTIONS_LAST),
+    'os-getRDPConsole': m(remote_consoles.get_rdp_console,
+                          max_version=remote_consoles.LEGACY_ACTIONS_LAST),
+}
+
+
+def server_action(req, server_id):
+    """Dispatch POST /servers/{id}/action on its one key through SERVER_ACTIONS."""
+    name, body = server_actions.action_name(req)
+    method = SERVER_ACTIONS.get(name)
+    if method is None:
+        if name in server_actions.UPSTREAM_ONLY:
+            return server_actions.unsupported(req, server_id, body)
+        raise server_actions.no_such_action(name)
+    if not method.min_version <= req.api_version <= method.max_version:
+        raise server_actions.no_such_action(name, status=404)
+    return method.handler(req, server_id, body)
 
 
 # Paths are below /v2.1. Each method names its handler and the microversion
@@ -105,7 +161,7 @@ ROUTES = [
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
                               'DELETE': m(servers.delete)}),
-    ('/servers/{server_id}/action', {'POST': m(server_actions.action)}),
+    ('/servers/{server_id}/action', {'POST': m(server_action)}),
     ('/servers/{server_id}/metadata', {'GET': m(server_metadata.index),
                                        'POST': m(server_metadata.create),
                                        'PUT': m(server_metadata.update_all)}),

@@ -2,7 +2,6 @@
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
 from nova.api.schemas import admin_actions as schemas
 from nova.policies import admin_actions as policies
 
@@ -71,10 +70,3 @@ def diagnostics(req, server_id):
     except NotImplementedError:
         raise wsgi.fault(501, 'Unable to get diagnostics, functionality not implemented')
     return wsgi.json_response(body)
-
-
-server_actions.register('os-resetState', reset_state)
-server_actions.register('injectNetworkInfo', inject_network_info)
-server_actions.register('createBackup', create_backup)
-server_actions.register('restore', restore)
-server_actions.register('forceDelete', force_delete)

@@ -3,7 +3,6 @@ actions (2.1-2.5) and GET /os-console-auth-tokens/{token}."""
 
 from nova import exception
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
 from nova.policies import consoles as policies
 
 REMOTE_CONSOLES = (2, 6)        # POST /servers/{id}/remote-consoles replaces the actions
@@ -81,9 +80,6 @@ def create(req, server_id):
 
 def _legacy(schema, action, served_types):
     def handler(req, server_id, body):
-        if req.api_version > LEGACY_ACTIONS_LAST:
-            # Replaced by POST /servers/{id}/remote-consoles at 2.6.
-            raise wsgi.fault(404, 'There is no such action: %s' % action)
         validation.validate(schema, body)
         console_type = body[action]['type']
         if console_type not in served_types:
@@ -109,8 +105,9 @@ def token_show(req, console_token):
     return wsgi.json_response({'console': console})
 
 
-server_actions.register('os-getVNCConsole', _legacy(_GET_VNC, 'os-getVNCConsole', ('novnc',)))
-server_actions.register('os-getSerialConsole',
-                        _legacy(_GET_SERIAL, 'os-getSerialConsole', ('serial',)))
-server_actions.register('os-getSPICEConsole', _legacy(_GET_SPICE, 'os-getSPICEConsole', ()))
-server_actions.register('os-getRDPConsole', _legacy(_GET_RDP, 'os-getRDPConsole', ()))
+# The legacy console actions; the router serves them up to LEGACY_ACTIONS_LAST
+# (replaced by POST /servers/{id}/remote-consoles at 2.6).
+get_vnc_console = _legacy(_GET_VNC, 'os-getVNCConsole', ('novnc',))
+get_serial_console = _legacy(_GET_SERIAL, 'os-getSerialConsole', ('serial',))
+get_spice_console = _legacy(_GET_SPICE, 'os-getSPICEConsole', ())
+get_rdp_console = _legacy(_GET_RDP, 'os-getRDPConsole', ())

@@ -4,7 +4,6 @@ import copy
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
 
 _rescue_v2_1 = {
     'type': 'object',
@@ -51,7 +50,3 @@ def unrescue(req, server_id, body):
         'project_id': instance['project_id'], 'user_id': instance['user_id']})
     req.app.compute_api.unrescue(req.context, instance)
     return wsgi.empty_response(202)
-
-
-server_actions.register('rescue', rescue)
-server_actions.register('unrescue', unrescue)

@@ -102,10 +102,3 @@ def unshelve(req, server_id, body):
     req.app.compute_api.unshelve(req.context, instance, zone=spec.get('availability_zone'),
                                  host=host, zone_given='availability_zone' in spec)
     return wsgi.empty_response(202)
-
-
-for _name, _handler in (('resize', resize), ('confirmResize', confirm_resize),
-                        ('revertResize', revert_resize), ('migrate', migrate),
-                        ('shelve', shelve), ('shelveOffload', shelve_offload),
-                        ('unshelve', unshelve)):
-    server_actions.register(_name, _handler)

@@ -1,7 +1,6 @@
 """addSecurityGroup / removeSecurityGroup server actions without a network service."""
 
 from nova.api import wsgi
-from nova.api.handlers import server_actions
 
 
 def _group_name(body, action):
@@ -27,5 +26,5 @@ def _handler(action, verb):
     return handler
 
 
-server_actions.register('addSecurityGroup', _handler('addSecurityGroup', 'add'))
-server_actions.register('removeSecurityGroup', _handler('removeSecurityGroup', 'remove'))
+add_security_group = _handler('addSecurityGroup', 'add')
+remove_security_group = _handler('removeSecurityGroup', 'remove')

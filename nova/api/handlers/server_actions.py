@@ -1,4 +1,4 @@
-"""POST /servers/{id}/action: one small handler per action key."""
+"""POST /servers/{id}/action: the core server actions, one small handler per action key."""
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
@@ -99,20 +99,12 @@ def rebuild(req, server_id, body):
     return wsgi.json_response({'server': server}, status=202)
 
 
-ACTIONS = {
-    'reboot': reboot,
-    'os-stop': _null_action('os_compute_api:servers:stop', 'stop'),
-    'os-start': _null_action('os_compute_api:servers:start', 'start'),
-    'pause': _null_action('os_compute_api:os-pause-server:pause', 'pause'),
-    'unpause': _null_action('os_compute_api:os-pause-server:unpause', 'unpause'),
-    'suspend': _null_action('os_compute_api:os-suspend-server:suspend', 'suspend'),
-    'resume': _null_action('os_compute_api:os-suspend-server:resume', 'resume'),
-    'lock': lock,
-    'unlock': unlock,
-    'os-getConsoleOutput': console_output,
-    'createImage': create_image,
-    'rebuild': rebuild,
-}
+stop = _null_action('os_compute_api:servers:stop', 'stop')
+start = _null_action('os_compute_api:servers:start', 'start')
+pause = _null_action('os_compute_api:os-pause-server:pause', 'pause')
+unpause = _null_action('os_compute_api:os-pause-server:unpause', 'unpause')
+suspend = _null_action('os_compute_api:os-suspend-server:suspend', 'suspend')
+resume = _null_action('os_compute_api:os-suspend-server:resume', 'resume')
 
 
 # Upstream's server actions this service does not (yet) offer. Upstream knows them, so it
@@ -126,25 +118,19 @@ UPSTREAM_ONLY = frozenset([
 ])
 
 
-def _unsupported(req, server_id, body):
+def unsupported(req, server_id, body):
     req.app.compute_api.get(req.context, server_id)
     raise wsgi.fault(400, 'The requested functionality is not supported: %s.'
                      % next(iter(body)))
 
 
-def register(name, handler):
-    """Let other modules (rescue, volumes) add their action keys."""
-    ACTIONS[name] = handler
-
-
-def action(req, server_id):
+def action_name(req):
+    """The one action key of a POST /servers/{id}/action body."""
     body = req.json_body()
     if not isinstance(body, dict) or len(body) != 1:
         raise wsgi.fault(400, 'Malformed request body: exactly one action is required.')
-    name = next(iter(body))
-    handler = ACTIONS.get(name)
-    if handler is None and name in UPSTREAM_ONLY:
-        handler = _unsupported
-    if handler is None:
-        raise wsgi.fault(400, 'There is no such action: %s' % name)
-    return handler(req, server_id, body)
+    return next(iter(body)), body
+
+
+def no_such_action(name, status=400):
+    return wsgi.fault(status, 'There is no such action: %s' % name)

@@ -1,7 +1,6 @@
 """changePassword (the guest agent sets it) and GET/DELETE /servers/{id}/os-server-password."""
 
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
 from nova.policies import consoles as policies
 
 _change_password = {
@@ -42,6 +41,3 @@ def clear(req, server_id):
     instance = _instance(req, server_id, policies.SERVER_PASSWORD_CLEAR)
     req.app.compute_api.clear_server_password(req.context, instance)
     return wsgi.empty_response(204)
-
-
-server_actions.register('changePassword', change_password)
