@@ -11,8 +11,6 @@ from nova.api.views import common
 from nova.compute import api_admin
 
 _POLICY = 'os_compute_api:os-hypervisors:%s'
-_BEFORE_UUIDS = (2, 52)
-_BEFORE_STATS_REMOVED = (2, 87)
 
 
 def _uuids(req):
@@ -72,8 +70,8 @@ def _list(req, params, detail):
 @validation.query_schema(schemas.hypervisor_list_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
 @validation.query_schema(schemas.hypervisor_list_query_v2_33, mv.HYPERVISOR_PAGINATION,
-                         _BEFORE_UUIDS)
-@validation.query_schema(schemas.empty_query, mv.MIN, (2, 32))
+                         mv.HYPERVISOR_ID_PATHS_LAST)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.before(mv.HYPERVISOR_PAGINATION))
 def index(req, params):
     return _list(req, params, detail=False)
 
@@ -81,8 +79,8 @@ def index(req, params):
 @validation.query_schema(schemas.hypervisor_list_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
 @validation.query_schema(schemas.hypervisor_list_query_v2_33, mv.HYPERVISOR_PAGINATION,
-                         _BEFORE_UUIDS)
-@validation.query_schema(schemas.empty_query, mv.MIN, (2, 32))
+                         mv.HYPERVISOR_ID_PATHS_LAST)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.before(mv.HYPERVISOR_PAGINATION))
 def detail(req, params):
     return _list(req, params, detail=True)
 
@@ -98,7 +96,7 @@ def _get(req, hypervisor_id):
 
 @validation.query_schema(schemas.hypervisor_show_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
-@validation.query_schema(schemas.empty_query, mv.MIN, _BEFORE_UUIDS)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.HYPERVISOR_ID_PATHS_LAST)
 def show(req, hypervisor_id, params):
     req.context.can(_POLICY % 'show', target={})
     node, svc = _get(req, hypervisor_id)

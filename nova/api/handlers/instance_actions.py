@@ -2,6 +2,7 @@
 
 import hashlib
 
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.views import common
 
@@ -15,7 +16,7 @@ def _action_view(req, action):
             'request_id': action['request_id'], 'user_id': action['user_id'],
             'project_id': action['project_id'], 'start_time': _time(action['start_time']),
             'message': action['message']}
-    if req.is_at_least((2, 58)):
+    if req.is_at_least(mv.INSTANCE_ACTIONS_PAGINATION):
         body['updated_at'] = _time(action['updated_at'] or action['start_time'])
     return body
 
@@ -25,13 +26,13 @@ def _event_view(req, event, project_id, show_traceback, show_details):
             'finish_time': _time(event['finish_time']), 'result': event['result']}
     if show_traceback:
         body['traceback'] = event['traceback']
-    if req.is_at_least((2, 62)):
+    if req.is_at_least(mv.ACTION_EVENT_HOST):
         host = event['host'] or ''
         body['hostId'] = hashlib.sha224((project_id + host).encode()).hexdigest() \
             if host else ''
         if req.context.is_admin:
             body['host'] = host
-    if req.is_at_least((2, 84)) and show_details:
+    if req.is_at_least(mv.ACTION_EVENT_DETAILS) and show_details:
         body['details'] = event['details']
     return body
 
@@ -39,7 +40,7 @@ def _event_view(req, event, project_id, show_traceback, show_details):
 def _instance(req, server_id, policy):
     # Deleted servers keep their actions readable, as upstream from 2.21.
     instance = req.app.compute_api.get(req.context, server_id,
-                                       read_deleted=req.is_at_least((2, 21)))
+                                       read_deleted=req.is_at_least(mv.DELETED_INSTANCE_ACTIONS))
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
 
@@ -60,10 +61,10 @@ def _parse_time(value):
 def index(req, server_id):
     instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:list')
     kwargs, limit = {}, None
-    if req.is_at_least((2, 58)):
+    if req.is_at_least(mv.INSTANCE_ACTIONS_PAGINATION):
         # 2.58: pagination and changes-since; 2.66: changes-before.
         schema = dict(_list_query, properties=dict(_list_query['properties']))
-        if not req.is_at_least((2, 66)):
+        if not req.is_at_least(mv.CHANGES_BEFORE):
             del schema['properties']['changes-before']
         params = validation.validate_query(schema, req.GET, strict=True)
         if 'limit' in params:
@@ -93,7 +94,7 @@ def show(req, server_id, request_id):
     show_details = ctx.can('os_compute_api:os-instance-actions:events:details',
                            target=target, fatal=False)
     # Upstream shows events to everyone from 2.51; tracebacks stay admin-only.
-    if show_traceback or req.is_at_least((2, 51)):
+    if show_traceback or req.is_at_least(mv.ACTION_EVENTS_FOR_ALL):
         body['events'] = [_event_view(req, e, instance['project_id'], show_traceback,
                                       show_details)
                           for e in req.app.compute_api.action_events(req.context, action)]

@@ -20,9 +20,10 @@ def _authorize(req, action, user_id):
 
 
 @validation.schema(schemas.create_v2_92, mv.KEYPAIR_IMPORT_ONLY)
-@validation.schema(schemas.create_v2_10, mv.KEYPAIR_USER_ID, (2, 91))
-@validation.schema(schemas.create_v2_2, mv.KEYPAIR_TYPE, (2, 9))
-@validation.schema(schemas.create_v2_1, mv.MIN, (2, 1))
+@validation.schema(schemas.create_v2_10, mv.KEYPAIR_USER_ID,
+                   mv.before(mv.KEYPAIR_IMPORT_ONLY))
+@validation.schema(schemas.create_v2_2, mv.KEYPAIR_TYPE, mv.before(mv.KEYPAIR_USER_ID))
+@validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.KEYPAIR_TYPE))
 def create(req, body):
     keypair = body['keypair']
     user_id = _user_id(req, keypair.get('user_id'))
@@ -37,8 +38,9 @@ def create(req, body):
 
 @validation.query_schema(schemas.index_query_v2_35, mv.KEYPAIR_PAGINATION,
                          strict_from=mv.FULL_UPDATE_BODY)
-@validation.query_schema(schemas.index_query_v2_10, mv.KEYPAIR_USER_ID, (2, 34))
-@validation.query_schema(schemas.index_query_v2_1, mv.MIN, (2, 9))
+@validation.query_schema(schemas.index_query_v2_10, mv.KEYPAIR_USER_ID,
+                         mv.before(mv.KEYPAIR_PAGINATION))
+@validation.query_schema(schemas.index_query_v2_1, mv.MIN, mv.before(mv.KEYPAIR_USER_ID))
 def index(req, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, 'index', user_id)
@@ -50,7 +52,7 @@ def index(req, params):
 
 @validation.query_schema(schemas.show_query_v2_10, mv.KEYPAIR_USER_ID,
                          strict_from=mv.FULL_UPDATE_BODY)
-@validation.query_schema(schemas.show_query_v2_1, mv.MIN, (2, 9))
+@validation.query_schema(schemas.show_query_v2_1, mv.MIN, mv.before(mv.KEYPAIR_USER_ID))
 def show(req, keypair_name, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, 'show', user_id)
@@ -60,7 +62,7 @@ def show(req, keypair_name, params):
 
 @validation.query_schema(schemas.show_query_v2_10, mv.KEYPAIR_USER_ID,
                          strict_from=mv.FULL_UPDATE_BODY)
-@validation.query_schema(schemas.show_query_v2_1, mv.MIN, (2, 9))
+@validation.query_schema(schemas.show_query_v2_1, mv.MIN, mv.before(mv.KEYPAIR_USER_ID))
 def delete(req, keypair_name, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, 'delete', user_id)

@@ -2,14 +2,9 @@
 actions (2.1-2.5) and GET /os-console-auth-tokens/{token}."""
 
 from nova import exception
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.policies import consoles as policies
-
-REMOTE_CONSOLES = (2, 6)        # POST /servers/{id}/remote-consoles replaces the actions
-LEGACY_ACTIONS_LAST = (2, 5)
-MKS = (2, 8)                    # protocol mks / type webmks (not served here: 400)
-ANY_CONSOLE_TOKEN = (2, 31)     # before: only rdp-html5 tokens could be shown
-SPICE_DIRECT = (2, 99)          # spice-direct type; tls_port in token details
 
 _PROTOCOLS_V2_6 = ['vnc', 'spice', 'rdp', 'serial']
 _TYPES_V2_6 = ['novnc', 'xvpvnc', 'rdp-html5', 'spice-html5', 'serial']
@@ -20,10 +15,10 @@ def _remote_console_schema(version):
     types = list(_TYPES_V2_6)
     # 2.8: mks/webmks; 2.99: spice-direct (accepted by the schema, then 400
     # as unavailable: this service has neither).
-    if version >= MKS:
+    if version >= mv.MKS:
         protocols.append('mks')
         types.append('webmks')
-    if version >= SPICE_DIRECT:
+    if version >= mv.SPICE_DIRECT:
         types.append('spice-direct')
     return {
         'type': 'object',
@@ -96,16 +91,17 @@ def token_show(req, console_token):
         row = req.app.compute_api.console_token_show(req.context, console_token)
     except exception.InvalidToken:
         raise wsgi.fault(404, 'Token not found') from None
-    if not req.is_at_least(ANY_CONSOLE_TOKEN) and row['console_type'] != 'rdp-html5':
+    if not req.is_at_least(mv.ANY_CONSOLE_TOKEN) and row['console_type'] != 'rdp-html5':
         raise wsgi.fault(401, 'The requested console type details are not accessible')
     console = {'instance_uuid': row['instance_uuid'], 'host': row['host'],
                'port': row['port'], 'internal_access_path': row['internal_access_path']}
-    if req.is_at_least(SPICE_DIRECT):
+    if req.is_at_least(mv.SPICE_DIRECT):
         console['tls_port'] = None
     return wsgi.json_response({'console': console})
 
 
-# The legacy console actions; the router serves them up to LEGACY_ACTIONS_LAST
+# The legacy console actions; the router serves them up to
+# mv.LEGACY_CONSOLE_ACTIONS_LAST
 # (replaced by POST /servers/{id}/remote-consoles at 2.6).
 get_vnc_console = _legacy(_GET_VNC, 'os-getVNCConsole', ('novnc',))
 get_serial_console = _legacy(_GET_SERIAL, 'os-getSerialConsole', ('serial',))

@@ -2,13 +2,10 @@
 
 import copy
 
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.handlers import server_actions
 from nova.policies import resize_shelve as policies
-
-MIGRATE_HOST = (2, 56)
-UNSHELVE_AZ = (2, 77)
-UNSHELVE_HOST = (2, 91)
 
 _flavor_ref = {'type': ['string', 'integer'], 'minLength': 1}
 _resize = {
@@ -64,7 +61,7 @@ def revert_resize(req, server_id, body):
 
 def migrate(req, server_id, body):
     host = None
-    if req.is_at_least(MIGRATE_HOST):
+    if req.is_at_least(mv.MIGRATE_HOST):
         validation.validate(_migrate_v2_56, body['migrate'])
         host = (body['migrate'] or {}).get('host')
     instance = _instance(req, server_id, policies.MIGRATE)
@@ -88,9 +85,9 @@ def shelve_offload(req, server_id, body):
 
 def unshelve(req, server_id, body):
     spec = body['unshelve']
-    if req.is_at_least(UNSHELVE_HOST):
+    if req.is_at_least(mv.UNSHELVE_HOST):
         validation.validate(_unshelve_v2_91, spec)
-    elif req.is_at_least(UNSHELVE_AZ):
+    elif req.is_at_least(mv.UNSHELVE_AZ):
         validation.validate(_unshelve_v2_77, spec)
     else:
         spec = None

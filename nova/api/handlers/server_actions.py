@@ -64,7 +64,7 @@ def create_image(req, server_id, body):
     spec = body['createImage']
     image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
                                             spec.get('metadata', {}))
-    if req.is_at_least((2, 45)):
+    if req.is_at_least(mv.IMAGE_ID_IN_BODY):
         return wsgi.json_response({'image_id': image_id}, status=202)
     resp = wsgi.empty_response(202)
     resp.headers['Location'] = req.url_for('images', image_id)

@@ -75,7 +75,7 @@ def _links(req, body, key, servers, limit, path):
         body[key] = links
 
 
-@validation.query_schema(_usage_query, max_version=(2, 39))
+@validation.query_schema(_usage_query, max_version=mv.before(mv.USAGE_PAGINATION))
 @validation.query_schema(_usage_query_v2_40, mv.USAGE_PAGINATION,
                          strict_from=mv.FULL_UPDATE_BODY)
 def index(req, params):
@@ -86,7 +86,7 @@ def index(req, params):
     return wsgi.json_response(body)
 
 
-@validation.query_schema(_usage_query, max_version=(2, 39))
+@validation.query_schema(_usage_query, max_version=mv.before(mv.USAGE_PAGINATION))
 @validation.query_schema(_usage_query_v2_40, mv.USAGE_PAGINATION,
                          strict_from=mv.FULL_UPDATE_BODY)
 def show(req, tenant_id, params):

@@ -2,6 +2,7 @@
 
 import copy
 
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import types
 
@@ -30,22 +31,22 @@ _update_v2_85['properties']['volumeAttachment']['properties'].update(
 
 
 def _attach_schema(version):
-    if version >= (2, 79):
+    if version >= mv.DELETE_ON_TERMINATION:
         return _attach_v2_79
-    if version >= (2, 49):
+    if version >= mv.VOLUME_ATTACH_TAG:
         return _attach_v2_49
     return _attach_v2_1
 
 
 def view(req, bdm, server_id, listing=False):
     body = {'serverId': server_id, 'volumeId': bdm['volume_id'], 'device': bdm['device_name']}
-    if not (listing and req.is_at_least((2, 89))):
+    if not (listing and req.is_at_least(mv.ATTACHMENT_IDS)):
         body['id'] = bdm['volume_id']
-    if req.is_at_least((2, 70)):
+    if req.is_at_least(mv.ATTACHMENT_TAG_SHOWN):
         body['tag'] = bdm['tag']
-    if req.is_at_least((2, 79)):
+    if req.is_at_least(mv.DELETE_ON_TERMINATION):
         body['delete_on_termination'] = bool(bdm['delete_on_termination'])
-    if listing and req.is_at_least((2, 89)):
+    if listing and req.is_at_least(mv.ATTACHMENT_IDS):
         body['attachment_id'] = bdm['attachment_id']
         body['bdm_uuid'] = bdm['uuid']
     return body
@@ -88,13 +89,13 @@ def create(req, server_id):
     bdm = req.app.compute_api.attach_volume(
         req.context, instance, spec['volumeId'], device=spec.get('device'),
         tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False))
-    status = 202 if req.is_at_least((2, 101)) else 200
+    status = 202 if req.is_at_least(mv.ASYNC_VOLUME_ATTACH) else 200
     return wsgi.json_response({'volumeAttachment': view(req, bdm, instance['uuid'])},
                               status=status)
 
 
 def update(req, server_id, volume_id):
-    if not req.is_at_least((2, 85)):
+    if not req.is_at_least(mv.ATTACHMENT_UPDATE):
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
     body = validation.validate(_update_v2_85, req.json_body())
     instance = _instance(req, server_id, 'update')

@@ -2,6 +2,7 @@
 
 import copy
 
+from nova.api import microversion as mv
 from nova.api.schemas import types
 
 null_body = {'type': 'null'}
@@ -81,9 +82,11 @@ rebuild_v2_90['properties']['rebuild']['properties']['hostname'] = {
 
 
 def rebuild_schema(version):
-    for threshold, schema in (((2, 90), rebuild_v2_90), ((2, 63), rebuild_v2_63),
-                              ((2, 57), rebuild_v2_57), ((2, 54), rebuild_v2_54),
-                              ((2, 19), rebuild_v2_19)):
+    for threshold, schema in ((mv.HOSTNAME_FOR_USERS, rebuild_v2_90),
+                              (mv.TRUSTED_CERTS, rebuild_v2_63),
+                              (mv.PERSONALITY_REMOVED, rebuild_v2_57),
+                              (mv.KEYPAIR_ON_REBUILD, rebuild_v2_54),
+                              (mv.DESCRIPTION, rebuild_v2_19)):
         if version >= threshold:
             return schema
     return rebuild_v2_1

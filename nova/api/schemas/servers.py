@@ -2,6 +2,7 @@
 
 import copy
 
+from nova.api import microversion as mv
 from nova.api.schemas import types
 
 _bdm_v2 = {
@@ -160,12 +161,17 @@ create_v2_105['properties']['server']['properties']['image_props_override'] = {
 }
 
 
-_CREATE_BY_VERSION = [((2, 105), create_v2_105), ((2, 94), create_v2_94),
-                      ((2, 90), create_v2_90), ((2, 74), create_v2_74),
-                      ((2, 67), create_v2_67), ((2, 63), create_v2_63),
-                      ((2, 57), create_v2_57), ((2, 52), create_v2_52),
-                      ((2, 37), create_v2_37), ((2, 32), create_v2_32),
-                      ((2, 19), create_v2_19)]
+_CREATE_BY_VERSION = [(mv.IMAGE_PROPS_OVERRIDE, create_v2_105),
+                      (mv.FQDN_HOSTNAMES, create_v2_94),
+                      (mv.HOSTNAME_FOR_USERS, create_v2_90),
+                      (mv.CREATE_ON_HOST, create_v2_74),
+                      (mv.BDM_VOLUME_TYPE, create_v2_67),
+                      (mv.TRUSTED_CERTS, create_v2_63),
+                      (mv.PERSONALITY_REMOVED, create_v2_57),
+                      (mv.CREATE_TAGS, create_v2_52),
+                      (mv.NETWORKS_REQUIRED, create_v2_37),
+                      (mv.DEVICE_TAGS, create_v2_32),
+                      (mv.DESCRIPTION, create_v2_19)]
 
 
 def create_schema(version):
@@ -204,9 +210,9 @@ update_v2_90['properties']['server']['properties']['hostname'] = {
 
 
 def update_schema(version):
-    if version >= (2, 90):
+    if version >= mv.HOSTNAME_FOR_USERS:
         return update_v2_90
-    if version >= (2, 19):
+    if version >= mv.DESCRIPTION:
         return update_v2_19
     return update_v2_1
 

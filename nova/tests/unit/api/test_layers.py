@@ -57,3 +57,20 @@ def test_compute_api_is_driver_agnostic():
     paths = _modules('compute/api*.py')
     assert len(paths) > 10
     assert {k: v for k, v in _offenders(paths, ['nova.virt.libvirt']).items() if v} == {}
+
+
+def _version_literals(path):
+    """Lines of ``path`` holding a bare ``(2, N)`` microversion tuple."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Tuple) and len(node.elts) == 2
+            and all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts)
+            and node.elts[0].value == 2]
+
+
+def test_microversion_thresholds_are_named(tmp_path):
+    sample = tmp_path / 'sample.py'
+    sample.write_text('x = req.is_at_least((2, 58))\n')
+    assert _version_literals(sample) == [1]
+    found = {str(p.relative_to(ROOT.parent)): _version_literals(p)
+             for p in _modules('api/**/*.py') if p.name != 'microversion.py'}
+    assert {k: v for k, v in found.items() if v} == {}
