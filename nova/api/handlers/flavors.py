@@ -6,6 +6,9 @@ from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import flavors as schemas
 from nova.api.views import flavors as views
+from nova.policies import flavor_extras as extra_policies
+from nova.policies import flavors as policies
+from nova.policies import servers as server_policies
 
 
 def _limit(req, params):
@@ -35,7 +38,7 @@ def _list(req):
 
 
 def _show_extra_specs(req):
-    return req.context.can('os_compute_api:os-flavor-extra-specs:index', fatal=False)
+    return req.context.can(server_policies.FLAVOR_EXTRA_SPECS_INDEX, fatal=False)
 
 
 def index(req):
@@ -57,7 +60,7 @@ def show(req, flavor_id):
 
 
 def create(req):
-    req.context.can('os_compute_api:os-flavor-manage:create', target={})
+    req.context.can(policies.CREATE, target={})
     schema = (schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION)
               else schemas.create_v2_1)
     body = validation.validate(schema, req.json_body())['flavor']
@@ -74,14 +77,14 @@ def create(req):
 
 @validation.schema(schemas.update_v2_55, mv.FLAVOR_DESCRIPTION)
 def update(req, flavor_id, body):
-    req.context.can('os_compute_api:os-flavor-manage:update', target={})
+    req.context.can(extra_policies.UPDATE, target={})
     flavor = req.app.compute_api.flavor_update_description(
         req.context, flavor_id, body['flavor']['description'])
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
 def delete(req, flavor_id):
-    req.context.can('os_compute_api:os-flavor-manage:delete', target={})
+    req.context.can(policies.DELETE, target={})
     req.app.compute_api.flavor_delete(req.context, flavor_id)
     return wsgi.empty_response(202)
 

@@ -5,6 +5,7 @@ import hashlib
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.views import common
+from nova.policies import server_actions as policies
 
 
 def _time(value):
@@ -59,7 +60,7 @@ def _parse_time(value):
 
 
 def index(req, server_id):
-    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:list')
+    instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST)
     kwargs, limit = {}, None
     if req.is_at_least(mv.INSTANCE_ACTIONS_PAGINATION):
         # 2.58: pagination and changes-since; 2.66: changes-before.
@@ -82,16 +83,16 @@ def index(req, server_id):
 
 
 def show(req, server_id, request_id):
-    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:show')
+    instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_SHOW)
     action = req.app.compute_api.action_get(req.context, instance, request_id)
     if action is None:
         raise wsgi.fault(404, 'Action %s not found' % request_id)
     body = _action_view(req, action)
     ctx = req.context
     target = {'project_id': instance['project_id']}
-    show_traceback = ctx.can('os_compute_api:os-instance-actions:events', target=target,
+    show_traceback = ctx.can(policies.INSTANCE_ACTIONS_EVENTS, target=target,
                              fatal=False)
-    show_details = ctx.can('os_compute_api:os-instance-actions:events:details',
+    show_details = ctx.can(policies.INSTANCE_ACTIONS_EVENT_DETAILS,
                            target=target, fatal=False)
     # Upstream shows events to everyone from 2.51; tracebacks stay admin-only.
     if show_traceback or req.is_at_least(mv.ACTION_EVENTS_FOR_ALL):

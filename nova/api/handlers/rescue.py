@@ -4,6 +4,7 @@ import copy
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.policies import server_actions as policies
 
 _rescue_v2_1 = {
     'type': 'object',
@@ -33,9 +34,9 @@ def rescue(req, server_id, body):
     ctx = req.context
     instance = req.app.compute_api.get(ctx, server_id)
     target = {'project_id': instance['project_id'], 'user_id': instance['user_id']}
-    ctx.can('os_compute_api:os-rescue', target=target)
+    ctx.can(policies.RESCUE, target=target)
     if 'image_props_override' in spec:
-        ctx.can('os_compute_api:os-rescue:image_props_override', target=target)
+        ctx.can(policies.RESCUE_IMAGE_PROPS_OVERRIDE, target=target)
     password = req.app.compute_api.rescue(
         ctx, instance, rescue_image_ref=spec.get('rescue_image_ref'),
         password=spec.get('adminPass'), overrides=spec.get('image_props_override'),
@@ -46,7 +47,7 @@ def rescue(req, server_id, body):
 def unrescue(req, server_id, body):
     validation.validate(_unrescue, body)
     instance = req.app.compute_api.get(req.context, server_id)
-    req.context.can('os_compute_api:os-unrescue', target={
+    req.context.can(policies.UNRESCUE, target={
         'project_id': instance['project_id'], 'user_id': instance['user_id']})
     req.app.compute_api.unrescue(req.context, instance)
     return wsgi.empty_response(202)

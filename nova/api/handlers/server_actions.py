@@ -4,6 +4,7 @@ from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import server_actions as schemas
 from nova.api.views import servers as views
+from nova.policies import server_actions as policies
 
 
 def _instance(req, server_id, policy):
@@ -23,7 +24,7 @@ def _null_action(policy, spec_key):
 
 def reboot(req, server_id, body):
     validation.validate(schemas.reboot, body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:reboot')
+    instance = _instance(req, server_id, policies.REBOOT)
     kind = body['reboot']['type'].upper()
     req.app.compute_api.power_action(req.context, instance,
                                      'reboot_hard' if kind == 'HARD' else 'reboot_soft')
@@ -35,15 +36,15 @@ def lock(req, server_id, body):
     if req.is_at_least(mv.LOCKED_REASON):
         validation.validate(schemas.lock_v2_73, body['lock'])
         reason = (body['lock'] or {}).get('locked_reason')
-    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:lock')
+    instance = _instance(req, server_id, policies.LOCK)
     req.app.compute_api.lock(req.context, instance, reason=reason)
     return wsgi.empty_response(202)
 
 
 def unlock(req, server_id, body):
-    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:unlock')
+    instance = _instance(req, server_id, policies.UNLOCK)
     if instance['locked_by'] == 'admin' and not req.context.is_admin:
-        req.context.can('os_compute_api:os-lock-server:unlock:unlock_override', target={
+        req.context.can(policies.UNLOCK_OVERRIDE, target={
             'project_id': instance['project_id']})
     req.app.compute_api.unlock(req.context, instance)
     return wsgi.empty_response(202)
@@ -51,7 +52,7 @@ def unlock(req, server_id, body):
 
 def console_output(req, server_id, body):
     validation.validate(schemas.console_output, body)
-    instance = _instance(req, server_id, 'os_compute_api:os-console-output')
+    instance = _instance(req, server_id, policies.CONSOLE_OUTPUT)
     length = body['os-getConsoleOutput'].get('length')
     length = None if length in (None, -1, '-1') else int(length)
     output = req.app.compute_api.get_console_output(req.context, instance, length=length)
@@ -60,7 +61,7 @@ def console_output(req, server_id, body):
 
 def create_image(req, server_id, body):
     validation.validate(schemas.create_image, body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:create_image')
+    instance = _instance(req, server_id, policies.CREATE_IMAGE)
     spec = body['createImage']
     image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
                                             spec.get('metadata', {}))
@@ -73,7 +74,7 @@ def create_image(req, server_id, body):
 
 def rebuild(req, server_id, body):
     validation.validate(schemas.rebuild_schema(req.api_version), body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:rebuild')
+    instance = _instance(req, server_id, policies.REBUILD)
     instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
@@ -99,12 +100,12 @@ def rebuild(req, server_id, body):
     return wsgi.json_response({'server': server}, status=202)
 
 
-stop = _null_action('os_compute_api:servers:stop', 'stop')
-start = _null_action('os_compute_api:servers:start', 'start')
-pause = _null_action('os_compute_api:os-pause-server:pause', 'pause')
-unpause = _null_action('os_compute_api:os-pause-server:unpause', 'unpause')
-suspend = _null_action('os_compute_api:os-suspend-server:suspend', 'suspend')
-resume = _null_action('os_compute_api:os-suspend-server:resume', 'resume')
+stop = _null_action(policies.STOP, 'stop')
+start = _null_action(policies.START, 'start')
+pause = _null_action(policies.PAUSE, 'pause')
+unpause = _null_action(policies.UNPAUSE, 'unpause')
+suspend = _null_action(policies.SUSPEND, 'suspend')
+resume = _null_action(policies.RESUME, 'resume')
 
 
 # Upstream's server actions this service does not (yet) offer. Upstream knows them, so it

@@ -11,6 +11,7 @@ from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views
 from nova.compute import vm_states as vs
+from nova.policies import servers as policies
 
 # Keys of the full view that the pre-2.75 update response does not carry.
 _DETAIL_ONLY_PREFIXES = ('OS-EXT-', 'OS-SRV-USG:', 'os-extended-volumes:')
@@ -47,11 +48,11 @@ def _get(req, server_id):
 
 def show(req, server_id):
     instance = _get(req, server_id)
-    req.context.can('os_compute_api:servers:show', target=_target(instance))
+    req.context.can(policies.SHOW, target=_target(instance))
     return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
 
 
-def _list(req, policy_name):
+def _list(req, policy_name, all_tenants_policy):
     ctx = req.context
     ctx.can(policy_name, target={'project_id': ctx.project_id})
     params = validation.validate_query(schemas.list_query, req.GET,
@@ -60,7 +61,7 @@ def _list(req, policy_name):
     all_tenants = 'all_tenants' in params and strutils.bool_from_string(
         params['all_tenants'] or 'True', default=True)
     if all_tenants:
-        ctx.can(policy_name + ':get_all_tenants', target={})
+        ctx.can(all_tenants_policy, target={})
         for key in ('project_id', 'tenant_id'):
             if key in params:
                 filters['project_id'] = params[key]
@@ -132,26 +133,26 @@ def _regex_filters(ctx, params):
 
 
 def index(req):
-    instances, limit = _list(req, 'os_compute_api:servers:index')
+    instances, limit = _list(req, policies.INDEX, policies.INDEX_ALL_TENANTS)
     return wsgi.json_response(views.index(req, instances, limit))
 
 
 def detail(req):
-    instances, limit = _list(req, 'os_compute_api:servers:detail')
+    instances, limit = _list(req, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
     vc = _view_context(req, instances, in_list=True)
     return wsgi.json_response(views.detail(vc, instances, limit))
 
 
 def create(req):
     ctx = req.context
-    ctx.can('os_compute_api:servers:create', target={'project_id': ctx.project_id,
+    ctx.can(policies.CREATE, target={'project_id': ctx.project_id,
                                                      'user_id': ctx.user_id})
     body = validation.validate(schemas.create_schema(req.api_version), req.json_body())
     server = body['server']
     if server.get('host') or server.get('hypervisor_hostname'):
-        ctx.can('os_compute_api:servers:create:forced_host', target={})
+        ctx.can(policies.CREATE_FORCED_HOST, target={})
     if 'image_props_override' in server:
-        ctx.can('os_compute_api:servers:create:image_props_override',
+        ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     networks = server.get('networks')
     hints = body.get('os:scheduler_hints') or body.get('OS-SCH-HNT:scheduler_hints')
@@ -178,7 +179,7 @@ def update(req, server_id):
     ctx = req.context
     body = validation.validate(schemas.update_schema(req.api_version), req.json_body())
     instance = _get(req, server_id)
-    ctx.can('os_compute_api:servers:update', target=_target(instance))
+    ctx.can(policies.UPDATE, target=_target(instance))
     server = body['server']
     values = {}
     for key, column in (('name', 'display_name'), ('description', 'display_description'),
@@ -206,6 +207,6 @@ def trim_before_2_75(body):
 def delete(req, server_id):
     ctx = req.context
     instance = _get(req, server_id)
-    ctx.can('os_compute_api:servers:delete', target=_target(instance))
+    ctx.can(policies.DELETE, target=_target(instance))
     req.app.compute_api.delete(ctx, instance)
     return wsgi.empty_response(204)

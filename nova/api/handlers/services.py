@@ -8,8 +8,7 @@ from nova.api import validation, wsgi
 from nova.api.schemas import admin_hosts as schemas
 from nova.api.views import admin_hosts as views
 from nova.compute import api_admin
-
-_POLICY = 'os_compute_api:os-services:%s'
+from nova.policies import admin_hosts as policies
 
 
 def _view(req, svc, zones=None):
@@ -19,7 +18,7 @@ def _view(req, svc, zones=None):
 
 @validation.query_schema(schemas.service_query, strict_from=mv.FULL_UPDATE_BODY)
 def index(req, params):
-    req.context.can(_POLICY % 'list', target={})
+    req.context.can(policies.SERVICES_LIST, target={})
     api = req.app.compute_api
     services = api.service_list(req.context, host=params.get('host'),
                                 binary=params.get('binary'))
@@ -38,7 +37,7 @@ def _find(req, service_id):
 
 
 def update(req, service_id):
-    req.context.can(_POLICY % 'update', target={})
+    req.context.can(policies.SERVICES_UPDATE, target={})
     if req.is_at_least(mv.SERVICE_HYPERVISOR_UUIDS):
         return _update_v2_53(req, service_id)
     return _legacy_action(req, service_id)
@@ -97,7 +96,7 @@ def _update_v2_53(req, service_id):
 
 
 def delete(req, service_id):
-    req.context.can(_POLICY % 'delete', target={})
+    req.context.can(policies.SERVICES_DELETE, target={})
     svc = _find(req, service_id)
     req.app.compute_api.service_delete(req.context, svc)
     return wsgi.empty_response(204)

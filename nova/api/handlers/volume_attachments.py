@@ -5,6 +5,7 @@ import copy
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import types
+from nova.policies import server_actions as policies
 
 _attach_v2_1 = {
     'type': 'object',
@@ -54,7 +55,7 @@ def view(req, bdm, server_id, listing=False):
 
 def _instance(req, server_id, policy):
     instance = req.app.compute_api.get(req.context, server_id)
-    req.context.can('os_compute_api:os-volumes-attachments:' + policy,
+    req.context.can(policy,
                     target={'project_id': instance['project_id']})
     return instance
 
@@ -71,20 +72,20 @@ def _find(req, instance, volume_id):
 
 
 def index(req, server_id):
-    instance = _instance(req, server_id, 'index')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_INDEX)
     items = [view(req, b, instance['uuid'], listing=True) for b in _volume_bdms(req, instance)]
     return wsgi.json_response({'volumeAttachments': items})
 
 
 def show(req, server_id, volume_id):
-    instance = _instance(req, server_id, 'show')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_SHOW)
     return wsgi.json_response({'volumeAttachment': view(req, _find(req, instance, volume_id),
                                                         instance['uuid'], listing=True)})
 
 
 def create(req, server_id):
     body = validation.validate(_attach_schema(req.api_version), req.json_body())
-    instance = _instance(req, server_id, 'create')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_CREATE)
     spec = body['volumeAttachment']
     bdm = req.app.compute_api.attach_volume(
         req.context, instance, spec['volumeId'], device=spec.get('device'),
@@ -98,7 +99,7 @@ def update(req, server_id, volume_id):
     if not req.is_at_least(mv.ATTACHMENT_UPDATE):
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
     body = validation.validate(_update_v2_85, req.json_body())
-    instance = _instance(req, server_id, 'update')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
     spec = body['volumeAttachment']
     if spec['volumeId'] != volume_id:
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
@@ -110,7 +111,7 @@ def update(req, server_id, volume_id):
 
 
 def delete(req, server_id, volume_id):
-    instance = _instance(req, server_id, 'delete')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_DELETE)
     bdm = _find(req, instance, volume_id)
     req.app.compute_api.detach_volume(req.context, instance, bdm)
     return wsgi.empty_response(202)

@@ -74,3 +74,19 @@ def test_microversion_thresholds_are_named(tmp_path):
     found = {str(p.relative_to(ROOT.parent)): _version_literals(p)
              for p in _modules('api/**/*.py') if p.name != 'microversion.py'}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+def _policy_literals(path):
+    """Lines of ``path`` with a string literal naming a policy rule."""
+    return [node.lineno for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.startswith('os_compute_api')]
+
+
+def test_handlers_name_policies_by_constant(tmp_path):
+    sample = tmp_path / 'sample.py'
+    sample.write_text("req.context.can('os_compute_api:servers:show')\n")
+    assert _policy_literals(sample) == [1]
+    found = {str(p.relative_to(ROOT.parent)): _policy_literals(p)
+             for p in _modules('api/**/*.py')}
+    assert {k: v for k, v in found.items() if v} == {}
