@@ -104,11 +104,11 @@ def server_action(req, server_id):
     method = SERVER_ACTIONS.get(name)
     if method is None:
         if name in server_actions.UPSTREAM_ONLY:
-            return server_actions.unsupported(req, server_id, body)
+            return server_actions.unsupported(req, server_id, body=body)
         raise server_actions.no_such_action(name)
     if not method.min_version <= req.api_version <= method.max_version:
         raise server_actions.no_such_action(name, status=404)
-    return method.handler(req, server_id, body)
+    return method.handler(req, server_id, body=body)
 
 
 # Paths are below /v2.1. Each method names its handler and the microversion

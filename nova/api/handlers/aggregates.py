@@ -53,23 +53,23 @@ def delete(req, aggregate_id):
     return wsgi.empty_response(200)
 
 
+@validation.schema(schemas.aggregate_add_host)
 def _add_host(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_ADD_HOST, target={})
-    validation.validate(schemas.aggregate_add_host, body)
     return req.app.compute_api.aggregate_add_host(req.context, aggregate_id,
                                                   body['add_host']['host'])
 
 
+@validation.schema(schemas.aggregate_remove_host)
 def _remove_host(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_REMOVE_HOST, target={})
-    validation.validate(schemas.aggregate_remove_host, body)
     return req.app.compute_api.aggregate_remove_host(req.context, aggregate_id,
                                                      body['remove_host']['host'])
 
 
+@validation.schema(schemas.aggregate_set_metadata)
 def _set_metadata(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_SET_METADATA, target={})
-    validation.validate(schemas.aggregate_set_metadata, body)
     return req.app.compute_api.aggregate_set_metadata(
         req.context, aggregate_id, body['set_metadata']['metadata'])
 
@@ -83,7 +83,7 @@ def action(req, aggregate_id):
     if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _ACTIONS:
         raise wsgi.fault(400, 'Invalid request body: expected one of %s'
                          % ', '.join(sorted(_ACTIONS)))
-    agg = _ACTIONS[next(iter(body))](req, _id(aggregate_id), body)
+    agg = _ACTIONS[next(iter(body))](req, _id(aggregate_id), body=body)
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 

@@ -62,9 +62,9 @@ def access_index(req, flavor_id):
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
+@validation.schema(schemas.add_tenant_access)
 def add_tenant_access(req, flavor_id, body):
     req.context.can(policies.ACCESS_ADD, target={})
-    validation.validate(schemas.add_tenant_access, body)
     # From 2.7 a public flavor refuses an access list (409) instead of ignoring it.
     projects = req.app.compute_api.flavor_access_add(
         req.context, flavor_id, body['addTenantAccess']['tenant'],
@@ -72,9 +72,9 @@ def add_tenant_access(req, flavor_id, body):
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
+@validation.schema(schemas.remove_tenant_access)
 def remove_tenant_access(req, flavor_id, body):
     req.context.can(policies.ACCESS_REMOVE, target={})
-    validation.validate(schemas.remove_tenant_access, body)
     projects = req.app.compute_api.flavor_access_remove(
         req.context, flavor_id, body['removeTenantAccess']['tenant'])
     return wsgi.json_response(_access_body(flavor_id, projects))
@@ -88,4 +88,4 @@ def action(req, flavor_id):
     if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _ACTIONS:
         raise wsgi.fault(400, 'There is no such action: %s'
                          % (next(iter(body)) if isinstance(body, dict) and body else body))
-    return _ACTIONS[next(iter(body))](req, flavor_id, body)
+    return _ACTIONS[next(iter(body))](req, flavor_id, body=body)

@@ -16,9 +16,7 @@ def _limit(req, params):
     return validation.clamp_int(params['limit'], ceiling) if 'limit' in params else ceiling
 
 
-def _list(req):
-    params = validation.validate_query(schemas.list_query, req.GET,
-                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
+def _list(req, params):
     ctx = req.context
     is_public = True
     raw = params.get('is_public')
@@ -41,13 +39,15 @@ def _show_extra_specs(req):
     return req.context.can(server_policies.FLAVOR_EXTRA_SPECS_INDEX, fatal=False)
 
 
-def index(req):
-    flavors, limit = _list(req)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def index(req, params):
+    flavors, limit = _list(req, params)
     return wsgi.json_response(views.index(req, flavors, limit))
 
 
-def detail(req):
-    flavors, limit = _list(req)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def detail(req, params):
+    flavors, limit = _list(req, params)
     body = views.index(req, flavors, limit)
     extra = _show_extra_specs(req)
     body['flavors'] = [views.detail(req, f, extra) for f in flavors]
@@ -59,11 +59,11 @@ def show(req, flavor_id):
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
-def create(req):
+@validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.FLAVOR_DESCRIPTION))
+@validation.schema(schemas.create_v2_55, mv.FLAVOR_DESCRIPTION)
+def create(req, body):
     req.context.can(policies.CREATE, target={})
-    schema = (schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION)
-              else schemas.create_v2_1)
-    body = validation.validate(schema, req.json_body())['flavor']
+    body = body['flavor']
     flavorid = body.get('id')
     flavor = req.app.compute_api.flavor_create(req.context, dict(
         flavorid=str(flavorid) if flavorid is not None else uuidutils.generate_uuid(),

@@ -4,6 +4,7 @@ import hashlib
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.api.schemas import instance_actions as schemas
 from nova.api.views import common
 from nova.policies import server_actions as policies
 
@@ -40,18 +41,10 @@ def _event_view(req, event, project_id, show_traceback, show_details):
 
 def _instance(req, server_id, policy):
     # Deleted servers keep their actions readable, as upstream from 2.21.
-    instance = req.app.compute_api.get(req.context, server_id,
-                                       read_deleted=req.is_at_least(mv.DELETED_INSTANCE_ACTIONS))
+    instance = req.app.compute_api.get(
+        req.context, server_id, read_deleted=req.is_at_least(mv.DELETED_INSTANCE_ACTIONS))
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
-
-
-_list_query = {'type': 'object', 'properties': {
-    'limit': {'type': 'string', 'pattern': '^[0-9]+$'},
-    'marker': {'type': 'string'},
-    'changes-since': {'type': 'string', 'format': 'date-time'},
-    'changes-before': {'type': 'string', 'format': 'date-time'},
-}}
 
 
 def _parse_time(value):
@@ -59,15 +52,13 @@ def _parse_time(value):
     return timeutils.normalize_time(timeutils.parse_isotime(value)) if value else None
 
 
-def index(req, server_id):
+@validation.query_schema(schemas.list_query_v2_58, mv.INSTANCE_ACTIONS_PAGINATION,
+                         mv.before(mv.CHANGES_BEFORE), strict_from=mv.MIN)
+@validation.query_schema(schemas.list_query_v2_66, mv.CHANGES_BEFORE, strict_from=mv.MIN)
+def index(req, server_id, params=None):
     instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST)
     kwargs, limit = {}, None
-    if req.is_at_least(mv.INSTANCE_ACTIONS_PAGINATION):
-        # 2.58: pagination and changes-since; 2.66: changes-before.
-        schema = dict(_list_query, properties=dict(_list_query['properties']))
-        if not req.is_at_least(mv.CHANGES_BEFORE):
-            del schema['properties']['changes-before']
-        params = validation.validate_query(schema, req.GET, strict=True)
+    if params is not None:
         if 'limit' in params:
             limit = validation.clamp_int(params['limit'], req.app.conf.api.max_limit)
         kwargs['marker'] = params.get('marker')

@@ -4,52 +4,11 @@ actions (2.1-2.5) and GET /os-console-auth-tokens/{token}."""
 from nova import exception
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.api.schemas import remote_consoles as schemas
 from nova.policies import consoles as policies
-
-_PROTOCOLS_V2_6 = ['vnc', 'spice', 'rdp', 'serial']
-_TYPES_V2_6 = ['novnc', 'xvpvnc', 'rdp-html5', 'spice-html5', 'serial']
-
-
-def _remote_console_schema(version):
-    protocols = list(_PROTOCOLS_V2_6)
-    types = list(_TYPES_V2_6)
-    # 2.8: mks/webmks; 2.99: spice-direct (accepted by the schema, then 400
-    # as unavailable: this service has neither).
-    if version >= mv.MKS:
-        protocols.append('mks')
-        types.append('webmks')
-    if version >= mv.SPICE_DIRECT:
-        types.append('spice-direct')
-    return {
-        'type': 'object',
-        'properties': {'remote_console': {
-            'type': 'object',
-            'properties': {'protocol': {'type': 'string', 'enum': protocols},
-                           'type': {'type': 'string', 'enum': types}},
-            'required': ['protocol', 'type'], 'additionalProperties': False}},
-        'required': ['remote_console'], 'additionalProperties': False,
-    }
-
 
 # The protocol/type pairs this service serves, as console types of its proxies.
 _SERVED = {('vnc', 'novnc'): 'novnc', ('serial', 'serial'): 'serial'}
-
-
-def _action_schema(action, types):
-    return {
-        'type': 'object',
-        'properties': {action: {
-            'type': 'object',
-            'properties': {'type': {'type': 'string', 'enum': types}},
-            'required': ['type'], 'additionalProperties': False}},
-        'required': [action], 'additionalProperties': False,
-    }
-
-
-_GET_VNC = _action_schema('os-getVNCConsole', ['novnc', 'xvpvnc'])
-_GET_SERIAL = _action_schema('os-getSerialConsole', ['serial'])
-_GET_SPICE = _action_schema('os-getSPICEConsole', ['spice-html5'])
-_GET_RDP = _action_schema('os-getRDPConsole', ['rdp-html5'])
 
 
 def _console_url(req, server_id, console_type, policy):
@@ -60,9 +19,10 @@ def _console_url(req, server_id, console_type, policy):
     return req.app.compute_api.get_console_url(ctx, instance, console_type)
 
 
-def create(req, server_id):
-    body = req.json_body()
-    validation.validate(_remote_console_schema(req.api_version), body)
+@validation.schema(schemas.create_v2_6, mv.REMOTE_CONSOLES, mv.before(mv.MKS))
+@validation.schema(schemas.create_v2_8, mv.MKS, mv.before(mv.SPICE_DIRECT))
+@validation.schema(schemas.create_v2_99, mv.SPICE_DIRECT)
+def create(req, server_id, body):
     spec = body['remote_console']
     console_type = _SERVED.get((spec['protocol'], spec['type']))
     if console_type is None:
@@ -74,8 +34,8 @@ def create(req, server_id):
 
 
 def _legacy(schema, action, served_types):
+    @validation.schema(schema)
     def handler(req, server_id, body):
-        validation.validate(schema, body)
         console_type = body[action]['type']
         if console_type not in served_types:
             req.app.compute_api.get(req.context, server_id)
@@ -101,9 +61,8 @@ def token_show(req, console_token):
 
 
 # The legacy console actions; the router serves them up to
-# mv.LEGACY_CONSOLE_ACTIONS_LAST
-# (replaced by POST /servers/{id}/remote-consoles at 2.6).
-get_vnc_console = _legacy(_GET_VNC, 'os-getVNCConsole', ('novnc',))
-get_serial_console = _legacy(_GET_SERIAL, 'os-getSerialConsole', ('serial',))
-get_spice_console = _legacy(_GET_SPICE, 'os-getSPICEConsole', ())
-get_rdp_console = _legacy(_GET_RDP, 'os-getRDPConsole', ())
+# mv.LEGACY_CONSOLE_ACTIONS_LAST (POST /servers/{id}/remote-consoles replaces them).
+get_vnc_console = _legacy(schemas.get_vnc, 'os-getVNCConsole', ('novnc',))
+get_serial_console = _legacy(schemas.get_serial, 'os-getSerialConsole', ('serial',))
+get_spice_console = _legacy(schemas.get_spice, 'os-getSPICEConsole', ())
+get_rdp_console = _legacy(schemas.get_rdp, 'os-getRDPConsole', ())

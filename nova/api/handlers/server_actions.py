@@ -22,8 +22,8 @@ def _null_action(policy, spec_key):
     return handler
 
 
+@validation.schema(schemas.reboot)
 def reboot(req, server_id, body):
-    validation.validate(schemas.reboot, body)
     instance = _instance(req, server_id, policies.REBOOT)
     kind = body['reboot']['type'].upper()
     req.app.compute_api.power_action(req.context, instance,
@@ -31,10 +31,10 @@ def reboot(req, server_id, body):
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.lock_v2_73, mv.LOCKED_REASON)
 def lock(req, server_id, body):
     reason = None
     if req.is_at_least(mv.LOCKED_REASON):
-        validation.validate(schemas.lock_v2_73, body['lock'])
         reason = (body['lock'] or {}).get('locked_reason')
     instance = _instance(req, server_id, policies.LOCK)
     req.app.compute_api.lock(req.context, instance, reason=reason)
@@ -50,8 +50,8 @@ def unlock(req, server_id, body):
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.console_output)
 def console_output(req, server_id, body):
-    validation.validate(schemas.console_output, body)
     instance = _instance(req, server_id, policies.CONSOLE_OUTPUT)
     length = body['os-getConsoleOutput'].get('length')
     length = None if length in (None, -1, '-1') else int(length)
@@ -59,8 +59,8 @@ def console_output(req, server_id, body):
     return wsgi.json_response({'output': output})
 
 
+@validation.schema(schemas.create_image)
 def create_image(req, server_id, body):
-    validation.validate(schemas.create_image, body)
     instance = _instance(req, server_id, policies.CREATE_IMAGE)
     spec = body['createImage']
     image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
@@ -72,8 +72,14 @@ def create_image(req, server_id, body):
     return resp
 
 
+@validation.schema(schemas.rebuild_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.rebuild_v2_19, mv.DESCRIPTION, mv.before(mv.KEYPAIR_ON_REBUILD))
+@validation.schema(schemas.rebuild_v2_54, mv.KEYPAIR_ON_REBUILD,
+                   mv.before(mv.PERSONALITY_REMOVED))
+@validation.schema(schemas.rebuild_v2_57, mv.PERSONALITY_REMOVED, mv.before(mv.TRUSTED_CERTS))
+@validation.schema(schemas.rebuild_v2_63, mv.TRUSTED_CERTS, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.rebuild_v2_90, mv.HOSTNAME_FOR_USERS)
 def rebuild(req, server_id, body):
-    validation.validate(schemas.rebuild_schema(req.api_version), body)
     instance = _instance(req, server_id, policies.REBUILD)
     instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
     from nova.api.handlers import servers as servers_handlers

@@ -1,18 +1,13 @@
 """Handlers of /servers/{id}/metadata and /servers/{id}/metadata/{key}."""
 
 from nova.api import validation, wsgi
-from nova.api.schemas import types
+from nova.api.schemas import server_metadata as schemas
 from nova.compute import api_actions
 from nova.compute import vm_states as vs
 from nova.policies import server_actions as policies
 
 _SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
                                                    vs.STOPPED), (None,), None)
-_metadata_body = {'type': 'object', 'properties': {'metadata': types.metadata},
-                  'required': ['metadata'], 'additionalProperties': False}
-_meta_body = {'type': 'object', 'properties': {'meta': dict(types.metadata, minProperties=1,
-                                                            maxProperties=1)},
-              'required': ['meta'], 'additionalProperties': False}
 
 
 def _instance(req, server_id, policy, writing=False):
@@ -37,15 +32,15 @@ def index(req, server_id):
     return wsgi.json_response({'metadata': instance['metadata']})
 
 
-def create(req, server_id):
-    body = validation.validate(_metadata_body, req.json_body())
+@validation.schema(schemas.metadata)
+def create(req, server_id, body):
     instance = _instance(req, server_id, policies.METADATA_CREATE, writing=True)
     merged = dict(instance['metadata'], **body['metadata'])
     return wsgi.json_response({'metadata': _save(req, instance, merged)['metadata']})
 
 
-def update_all(req, server_id):
-    body = validation.validate(_metadata_body, req.json_body())
+@validation.schema(schemas.metadata)
+def update_all(req, server_id, body):
     instance = _instance(req, server_id, policies.METADATA_UPDATE_ALL, writing=True)
     return wsgi.json_response({'metadata': _save(req, instance, body['metadata'])['metadata']})
 
@@ -57,8 +52,8 @@ def show(req, server_id, key):
     return wsgi.json_response({'meta': {key: instance['metadata'][key]}})
 
 
-def update(req, server_id, key):
-    body = validation.validate(_meta_body, req.json_body())
+@validation.schema(schemas.meta_item)
+def update(req, server_id, key, body):
     if key not in body['meta']:
         raise wsgi.fault(400, 'Request body and URI mismatch')
     instance = _instance(req, server_id, policies.METADATA_UPDATE, writing=True)

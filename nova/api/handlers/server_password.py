@@ -1,16 +1,8 @@
 """changePassword (the guest agent sets it) and GET/DELETE /servers/{id}/os-server-password."""
 
 from nova.api import validation, wsgi
+from nova.api.schemas import server_actions as schemas
 from nova.policies import consoles as policies
-
-_change_password = {
-    'type': 'object',
-    'properties': {'changePassword': {
-        'type': 'object',
-        'properties': {'adminPass': {'type': 'string'}},
-        'required': ['adminPass'], 'additionalProperties': False}},
-    'required': ['changePassword'], 'additionalProperties': False,
-}
 
 
 def _instance(req, server_id, policy):
@@ -20,8 +12,8 @@ def _instance(req, server_id, policy):
     return instance
 
 
+@validation.schema(schemas.change_password)
 def change_password(req, server_id, body):
-    validation.validate(_change_password, body)
     instance = _instance(req, server_id, policies.ADMIN_PASSWORD)
     try:
         req.app.compute_api.set_admin_password(req.context, instance,

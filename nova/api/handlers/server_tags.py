@@ -1,18 +1,14 @@
 """Handlers of /servers/{id}/tags (microversion 2.26)."""
 
 from nova.api import validation, wsgi
+from nova.api.schemas import server_tags as schemas
 from nova.api.schemas import types
 from nova.compute import api_actions
 from nova.compute import vm_states as vs
 from nova.policies import server_actions as policies
 
-MAX_TAGS = 50
 _SPEC = api_actions.ActionSpec('update tags', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED, vs.STOPPED,
                                                vs.SHELVED, vs.SHELVED_OFFLOADED), (None,), None)
-_tags_body = {'type': 'object',
-              'properties': {'tags': {'type': 'array', 'items': types.tag,
-                                      'maxItems': MAX_TAGS}},
-              'required': ['tags'], 'additionalProperties': False}
 
 
 def _instance(req, server_id, policy, writing=False):
@@ -34,8 +30,8 @@ def index(req, server_id):
     return wsgi.json_response({'tags': _instance(req, server_id, policies.TAGS_INDEX)['tags']})
 
 
-def update_all(req, server_id):
-    body = validation.validate(_tags_body, req.json_body())
+@validation.schema(schemas.tags)
+def update_all(req, server_id, body):
     instance = _instance(req, server_id, policies.TAGS_UPDATE_ALL, writing=True)
     return wsgi.json_response({'tags': _save(req, instance, body['tags'])['tags']})
 
@@ -56,9 +52,9 @@ def update(req, server_id, tag):
     instance = _instance(req, server_id, policies.TAGS_UPDATE, writing=True)
     if tag in instance['tags']:
         return wsgi.empty_response(204)
-    if len(instance['tags']) >= MAX_TAGS:
+    if len(instance['tags']) >= schemas.MAX_TAGS:
         raise wsgi.fault(400, 'The number of tags exceeded the per-server limit %d'
-                         % MAX_TAGS)
+                         % schemas.MAX_TAGS)
     _save(req, instance, instance['tags'] + [tag])
     resp = wsgi.empty_response(201)
     resp.headers['Location'] = req.url_for('servers', server_id, 'tags', tag)

@@ -52,11 +52,9 @@ def show(req, server_id):
     return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
 
 
-def _list(req, policy_name, all_tenants_policy):
+def _list(req, params, policy_name, all_tenants_policy):
     ctx = req.context
     ctx.can(policy_name, target={'project_id': ctx.project_id})
-    params = validation.validate_query(schemas.list_query, req.GET,
-                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
     filters = {}
     all_tenants = 'all_tenants' in params and strutils.bool_from_string(
         params['all_tenants'] or 'True', default=True)
@@ -132,22 +130,34 @@ def _regex_filters(ctx, params):
     return regex
 
 
-def index(req):
-    instances, limit = _list(req, policies.INDEX, policies.INDEX_ALL_TENANTS)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def index(req, params):
+    instances, limit = _list(req, params, policies.INDEX, policies.INDEX_ALL_TENANTS)
     return wsgi.json_response(views.index(req, instances, limit))
 
 
-def detail(req):
-    instances, limit = _list(req, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def detail(req, params):
+    instances, limit = _list(req, params, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
     vc = _view_context(req, instances, in_list=True)
     return wsgi.json_response(views.detail(vc, instances, limit))
 
 
-def create(req):
+@validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.create_v2_19, mv.DESCRIPTION, mv.before(mv.DEVICE_TAGS))
+@validation.schema(schemas.create_v2_32, mv.DEVICE_TAGS, mv.before(mv.NETWORKS_REQUIRED))
+@validation.schema(schemas.create_v2_37, mv.NETWORKS_REQUIRED, mv.before(mv.CREATE_TAGS))
+@validation.schema(schemas.create_v2_52, mv.CREATE_TAGS, mv.before(mv.PERSONALITY_REMOVED))
+@validation.schema(schemas.create_v2_57, mv.PERSONALITY_REMOVED, mv.before(mv.TRUSTED_CERTS))
+@validation.schema(schemas.create_v2_63, mv.TRUSTED_CERTS, mv.before(mv.BDM_VOLUME_TYPE))
+@validation.schema(schemas.create_v2_67, mv.BDM_VOLUME_TYPE, mv.before(mv.CREATE_ON_HOST))
+@validation.schema(schemas.create_v2_74, mv.CREATE_ON_HOST, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.create_v2_90, mv.HOSTNAME_FOR_USERS, mv.before(mv.FQDN_HOSTNAMES))
+@validation.schema(schemas.create_v2_94, mv.FQDN_HOSTNAMES, mv.before(mv.IMAGE_PROPS_OVERRIDE))
+@validation.schema(schemas.create_v2_105, mv.IMAGE_PROPS_OVERRIDE)
+def create(req, body):
     ctx = req.context
-    ctx.can(policies.CREATE, target={'project_id': ctx.project_id,
-                                                     'user_id': ctx.user_id})
-    body = validation.validate(schemas.create_schema(req.api_version), req.json_body())
+    ctx.can(policies.CREATE, target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     server = body['server']
     if server.get('host') or server.get('hypervisor_hostname'):
         ctx.can(policies.CREATE_FORCED_HOST, target={})
@@ -175,9 +185,11 @@ def create(req):
                               headers={'Location': req.url_for('servers', first['uuid'])})
 
 
-def update(req, server_id):
+@validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.update_v2_19, mv.DESCRIPTION, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.update_v2_90, mv.HOSTNAME_FOR_USERS)
+def update(req, server_id, body):
     ctx = req.context
-    body = validation.validate(schemas.update_schema(req.api_version), req.json_body())
     instance = _get(req, server_id)
     ctx.can(policies.UPDATE, target=_target(instance))
     server = body['server']

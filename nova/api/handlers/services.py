@@ -40,17 +40,23 @@ def update(req, service_id):
     req.context.can(policies.SERVICES_UPDATE, target={})
     if req.is_at_least(mv.SERVICE_HYPERVISOR_UUIDS):
         return _update_v2_53(req, service_id)
+    _check_legacy_action(req, service_id)
     return _legacy_action(req, service_id)
 
 
-def _legacy_action(req, action):
-    """PUT /os-services/{enable,disable,disable-log-reason,force-down} before 2.53."""
+def _check_legacy_action(req, action):
+    # An action unknown at the request's version is a 404 before the body is read.
     forced = req.is_at_least(mv.SERVICE_FORCED_DOWN)
     if action not in ('enable', 'disable', 'disable-log-reason') and not (
             forced and action == 'force-down'):
         raise wsgi.fault(404, 'Unknown action')
-    body = validation.validate(schemas.service_update_v2_11 if forced
-                               else schemas.service_update_v2_1, req.json_body())
+
+
+@validation.schema(schemas.service_update_v2_1, mv.MIN, mv.before(mv.SERVICE_FORCED_DOWN))
+@validation.schema(schemas.service_update_v2_11, mv.SERVICE_FORCED_DOWN,
+                   mv.before(mv.SERVICE_HYPERVISOR_UUIDS))
+def _legacy_action(req, action, body):
+    """PUT /os-services/{enable,disable,disable-log-reason,force-down} before 2.53."""
     api = req.app.compute_api
     svc = api.service_find(req.context, body['host'], body['binary'])
     resp = {'host': body['host'], 'binary': body['binary']}
@@ -72,8 +78,8 @@ def _legacy_action(req, action):
     return wsgi.json_response({'service': resp})
 
 
-def _update_v2_53(req, service_id):
-    body = validation.validate(schemas.service_update_v2_53, req.json_body())
+@validation.schema(schemas.service_update_v2_53, mv.SERVICE_HYPERVISOR_UUIDS)
+def _update_v2_53(req, service_id, body):
     svc = _find(req, service_id)
     status = body.get('status')
     if 'disabled_reason' in body and status != 'disabled':

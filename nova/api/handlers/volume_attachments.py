@@ -1,42 +1,9 @@
 """Handlers of /servers/{id}/os-volume_attachments: list, show, attach, update, detach."""
 
-import copy
-
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.schemas import types
+from nova.api.schemas import volume_attachments as schemas
 from nova.policies import server_actions as policies
-
-_attach_v2_1 = {
-    'type': 'object',
-    'properties': {'volumeAttachment': {
-        'type': 'object',
-        'properties': {'volumeId': types.uuid,
-                       'device': {'type': ['string', 'null'],
-                                  'pattern': '(^/dev/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$'}},
-        'required': ['volumeId'], 'additionalProperties': False}},
-    'required': ['volumeAttachment'], 'additionalProperties': False,
-}
-# 2.49: tag.
-_attach_v2_49 = copy.deepcopy(_attach_v2_1)
-_attach_v2_49['properties']['volumeAttachment']['properties']['tag'] = types.tag
-# 2.79: delete_on_termination.
-_attach_v2_79 = copy.deepcopy(_attach_v2_49)
-_attach_v2_79['properties']['volumeAttachment']['properties'][
-    'delete_on_termination'] = {'type': 'boolean'}
-
-_update_v2_85 = copy.deepcopy(_attach_v2_79)
-del _update_v2_85['properties']['volumeAttachment']['properties']['tag']
-_update_v2_85['properties']['volumeAttachment']['properties'].update(
-    {'id': {}, 'serverId': {}, 'device': {}, 'tag': {}})
-
-
-def _attach_schema(version):
-    if version >= mv.DELETE_ON_TERMINATION:
-        return _attach_v2_79
-    if version >= mv.VOLUME_ATTACH_TAG:
-        return _attach_v2_49
-    return _attach_v2_1
 
 
 def view(req, bdm, server_id, listing=False):
@@ -83,8 +50,11 @@ def show(req, server_id, volume_id):
                                                         instance['uuid'], listing=True)})
 
 
-def create(req, server_id):
-    body = validation.validate(_attach_schema(req.api_version), req.json_body())
+@validation.schema(schemas.attach_v2_1, mv.MIN, mv.before(mv.VOLUME_ATTACH_TAG))
+@validation.schema(schemas.attach_v2_49, mv.VOLUME_ATTACH_TAG,
+                   mv.before(mv.DELETE_ON_TERMINATION))
+@validation.schema(schemas.attach_v2_79, mv.DELETE_ON_TERMINATION)
+def create(req, server_id, body):
     instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_CREATE)
     spec = body['volumeAttachment']
     bdm = req.app.compute_api.attach_volume(
@@ -96,9 +66,14 @@ def create(req, server_id):
 
 
 def update(req, server_id, volume_id):
+    # Before 2.85 an update swaps the volume, which this deployment does not do.
     if not req.is_at_least(mv.ATTACHMENT_UPDATE):
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
-    body = validation.validate(_update_v2_85, req.json_body())
+    return _update_v2_85(req, server_id, volume_id)
+
+
+@validation.schema(schemas.update_v2_85, mv.ATTACHMENT_UPDATE)
+def _update_v2_85(req, server_id, volume_id, body):
     instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
     spec = body['volumeAttachment']
     if spec['volumeId'] != volume_id:

@@ -2,7 +2,6 @@
 
 import copy
 
-from nova.api import microversion as mv
 from nova.api.schemas import types
 
 _bdm_v2 = {
@@ -161,27 +160,6 @@ create_v2_105['properties']['server']['properties']['image_props_override'] = {
 }
 
 
-_CREATE_BY_VERSION = [(mv.IMAGE_PROPS_OVERRIDE, create_v2_105),
-                      (mv.FQDN_HOSTNAMES, create_v2_94),
-                      (mv.HOSTNAME_FOR_USERS, create_v2_90),
-                      (mv.CREATE_ON_HOST, create_v2_74),
-                      (mv.BDM_VOLUME_TYPE, create_v2_67),
-                      (mv.TRUSTED_CERTS, create_v2_63),
-                      (mv.PERSONALITY_REMOVED, create_v2_57),
-                      (mv.CREATE_TAGS, create_v2_52),
-                      (mv.NETWORKS_REQUIRED, create_v2_37),
-                      (mv.DEVICE_TAGS, create_v2_32),
-                      (mv.DESCRIPTION, create_v2_19)]
-
-
-def create_schema(version):
-    """The create schema that applies at ``version`` (newest threshold first)."""
-    for threshold, schema in _CREATE_BY_VERSION:
-        if version >= threshold:
-            return schema
-    return create_v2_1
-
-
 update_v2_1 = {
     'type': 'object',
     'properties': {
@@ -207,14 +185,6 @@ update_v2_19['properties']['server']['properties']['description'] = types.descri
 update_v2_90 = copy.deepcopy(update_v2_19)
 update_v2_90['properties']['server']['properties']['hostname'] = {
     'type': 'string', 'minLength': 1, 'maxLength': 255}
-
-
-def update_schema(version):
-    if version >= mv.HOSTNAME_FOR_USERS:
-        return update_v2_90
-    if version >= mv.DESCRIPTION:
-        return update_v2_19
-    return update_v2_1
 
 
 _list_query_common = {

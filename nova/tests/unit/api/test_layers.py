@@ -90,3 +90,44 @@ def test_handlers_name_policies_by_constant(tmp_path):
     found = {str(p.relative_to(ROOT.parent)): _policy_literals(p)
              for p in _modules('api/**/*.py')}
     assert {k: v for k, v in found.items() if v} == {}
+
+
+def _calls(path, names):
+    """(function, callee) for each call in ``path`` to an attribute in ``names``."""
+    found = []
+    for func in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(func, ast.FunctionDef):
+            for node in ast.walk(func):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in names):
+                    found.append((func.name, node.func.attr))
+    return found
+
+
+def test_handlers_validate_bodies_with_the_schema_decorator():
+    found = {(p.name, f, c) for p in _modules('api/handlers/*.py')
+             for f, c in _calls(p, {'validate', 'validate_query', 'json_body'})}
+    # Only the dispatchers of action bodies read a body themselves (to find the
+    # action's handler, which the decorator validates); a path segment that must
+    # be a tag is checked against the tag schema.
+    assert found == {('aggregates.py', 'action', 'json_body'),
+                     ('flavor_extras.py', 'action', 'json_body'),
+                     ('server_actions.py', 'action_name', 'json_body'),
+                     ('server_tags.py', 'update', 'validate')}
+
+
+def test_request_schemas_live_in_the_schemas_package():
+    # A JSON schema is a dict literal with 'type' and a keyword that constrains it.
+    keywords = {'properties', 'enum', 'pattern', 'required', 'additionalProperties',
+                'items', 'minLength', 'maxLength', 'format', 'minimum', 'maximum'}
+
+    def schemas_in(path):
+        lines = []
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            keys = {k.value for k in getattr(node, 'keys', ()) if isinstance(k, ast.Constant)}
+            if isinstance(node, ast.Dict) and 'type' in keys and keys & keywords:
+                lines.append(node.lineno)
+        return lines
+    assert schemas_in(ROOT / 'api' / 'schemas' / 'servers.py')
+    found = {p.name: schemas_in(p) for p in _modules('api/handlers/*.py')}
+    assert {k: v for k, v in found.items() if v} == {}
