@@ -53,23 +53,35 @@ def delete(req, aggregate_id):
     return wsgi.empty_response(200)
 
 
-@validation.schema(schemas.aggregate_add_host)
 def _add_host(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_ADD_HOST, target={})
+    return _add_host_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_add_host)
+def _add_host_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_add_host(req.context, aggregate_id,
                                                   body['add_host']['host'])
 
 
-@validation.schema(schemas.aggregate_remove_host)
 def _remove_host(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_REMOVE_HOST, target={})
+    return _remove_host_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_remove_host)
+def _remove_host_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_remove_host(req.context, aggregate_id,
                                                      body['remove_host']['host'])
 
 
-@validation.schema(schemas.aggregate_set_metadata)
 def _set_metadata(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_SET_METADATA, target={})
+    return _set_metadata_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_set_metadata)
+def _set_metadata_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_set_metadata(
         req.context, aggregate_id, body['set_metadata']['metadata'])
 

@@ -62,9 +62,13 @@ def access_index(req, flavor_id):
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
-@validation.schema(schemas.add_tenant_access)
 def add_tenant_access(req, flavor_id, body):
     req.context.can(policies.ACCESS_ADD, target={})
+    return _add_tenant_access(req, flavor_id)
+
+
+@validation.schema(schemas.add_tenant_access)
+def _add_tenant_access(req, flavor_id, body):
     # From 2.7 a public flavor refuses an access list (409) instead of ignoring it.
     projects = req.app.compute_api.flavor_access_add(
         req.context, flavor_id, body['addTenantAccess']['tenant'],
@@ -72,9 +76,13 @@ def add_tenant_access(req, flavor_id, body):
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
-@validation.schema(schemas.remove_tenant_access)
 def remove_tenant_access(req, flavor_id, body):
     req.context.can(policies.ACCESS_REMOVE, target={})
+    return _remove_tenant_access(req, flavor_id)
+
+
+@validation.schema(schemas.remove_tenant_access)
+def _remove_tenant_access(req, flavor_id, body):
     projects = req.app.compute_api.flavor_access_remove(
         req.context, flavor_id, body['removeTenantAccess']['tenant'])
     return wsgi.json_response(_access_body(flavor_id, projects))

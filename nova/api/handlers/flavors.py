@@ -59,10 +59,14 @@ def show(req, flavor_id):
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
+def create(req):
+    req.context.can(policies.CREATE, target={})
+    return _create(req)
+
+
 @validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.FLAVOR_DESCRIPTION))
 @validation.schema(schemas.create_v2_55, mv.FLAVOR_DESCRIPTION)
-def create(req, body):
-    req.context.can(policies.CREATE, target={})
+def _create(req, body):
     body = body['flavor']
     flavorid = body.get('id')
     flavor = req.app.compute_api.flavor_create(req.context, dict(

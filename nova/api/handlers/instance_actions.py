@@ -52,11 +52,15 @@ def _parse_time(value):
     return timeutils.normalize_time(timeutils.parse_isotime(value)) if value else None
 
 
+def index(req, server_id):
+    # The server and the policy first, then the query string.
+    return _index(req, _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST))
+
+
 @validation.query_schema(schemas.list_query_v2_58, mv.INSTANCE_ACTIONS_PAGINATION,
                          mv.before(mv.CHANGES_BEFORE), strict_from=mv.MIN)
 @validation.query_schema(schemas.list_query_v2_66, mv.CHANGES_BEFORE, strict_from=mv.MIN)
-def index(req, server_id, params=None):
-    instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST)
+def _index(req, instance, params=None):
     kwargs, limit = {}, None
     if params is not None:
         if 'limit' in params:

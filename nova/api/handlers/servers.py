@@ -52,9 +52,15 @@ def show(req, server_id):
     return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
 
 
-def _list(req, params, policy_name, all_tenants_policy):
+def _list(req, policy_name, all_tenants_policy):
+    # Policy first, then the query string.
+    req.context.can(policy_name, target={'project_id': req.context.project_id})
+    return _filtered_list(req, all_tenants_policy)
+
+
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def _filtered_list(req, all_tenants_policy, params):
     ctx = req.context
-    ctx.can(policy_name, target={'project_id': ctx.project_id})
     filters = {}
     all_tenants = 'all_tenants' in params and strutils.bool_from_string(
         params['all_tenants'] or 'True', default=True)
@@ -130,17 +136,22 @@ def _regex_filters(ctx, params):
     return regex
 
 
-@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
-def index(req, params):
-    instances, limit = _list(req, params, policies.INDEX, policies.INDEX_ALL_TENANTS)
+def index(req):
+    instances, limit = _list(req, policies.INDEX, policies.INDEX_ALL_TENANTS)
     return wsgi.json_response(views.index(req, instances, limit))
 
 
-@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
-def detail(req, params):
-    instances, limit = _list(req, params, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
+def detail(req):
+    instances, limit = _list(req, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
     vc = _view_context(req, instances, in_list=True)
     return wsgi.json_response(views.detail(vc, instances, limit))
+
+
+def create(req):
+    ctx = req.context
+    # Policy first, then the body (a reader gets 403 whatever it sent).
+    ctx.can(policies.CREATE, target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
+    return _create(req)
 
 
 @validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
@@ -155,9 +166,8 @@ def detail(req, params):
 @validation.schema(schemas.create_v2_90, mv.HOSTNAME_FOR_USERS, mv.before(mv.FQDN_HOSTNAMES))
 @validation.schema(schemas.create_v2_94, mv.FQDN_HOSTNAMES, mv.before(mv.IMAGE_PROPS_OVERRIDE))
 @validation.schema(schemas.create_v2_105, mv.IMAGE_PROPS_OVERRIDE)
-def create(req, body):
+def _create(req, body):
     ctx = req.context
-    ctx.can(policies.CREATE, target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     server = body['server']
     if server.get('host') or server.get('hypervisor_hostname'):
         ctx.can(policies.CREATE_FORCED_HOST, target={})
