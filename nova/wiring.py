@@ -23,7 +23,7 @@ def compute_api(conf, db):
 
 def api_app(conf, db):
     from nova.api import deploy
-    return deploy.build_app(conf, compute_api(conf, db), db)
+    return deploy.build_app(conf, compute_api(conf, db))
 
 
 def conductor_service(conf, db):

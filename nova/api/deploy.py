@@ -21,10 +21,10 @@ _LEGACY_HEADER = 'X-OpenStack-Nova-API-Version'
 class ComputeApp:
     """Core app: microversion negotiation, dispatch, and error-to-fault mapping."""
 
-    def __init__(self, conf, compute_api, db):
+    def __init__(self, conf, compute_api):
+        # No database handle: handlers reach data only through the compute API.
         self.conf = conf
         self.compute_api = compute_api
-        self.db = db
 
     def link_prefix(self, req):
         base = self.conf.api.compute_link_prefix or req.host_url + req.script_name
@@ -154,7 +154,7 @@ def with_healthcheck(app, conf):
     return dispatch
 
 
-def build_app(conf, compute_api, db):
+def build_app(conf, compute_api):
     """Outermost first: access log, request id, CORS, health check, proxy
     headers, size limit, auth, the core app.
 
@@ -171,7 +171,7 @@ def build_app(conf, compute_api, db):
     before any handler sees the request.
     """
     nova_wsgi_conf.set_cors_defaults()
-    app = ComputeApp(conf, compute_api, db)
+    app = ComputeApp(conf, compute_api)
     app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
     app = BodySizeLimit(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

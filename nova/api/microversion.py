@@ -167,9 +167,49 @@ NETWORK_QUOTAS_REMOVED = (2, 36)
 LIMITS_NO_IMAGE_META = (2, 39)
 QUOTA_CLASS_SERVER_GROUPS = (2, 50)
 PERSONALITY_REMOVED = (2, 57)
+# Remote consoles.
+REMOTE_CONSOLES = (2, 6)        # POST /servers/{id}/remote-consoles replaces the actions
+MKS = (2, 8)                    # protocol mks / type webmks (not served here: 400)
+ANY_CONSOLE_TOKEN = (2, 31)     # before: only rdp-html5 tokens could be shown
+SPICE_DIRECT = (2, 99)          # spice-direct type; tls_port in token details
+# Server create and rebuild bodies.
+DEVICE_TAGS = (2, 32)
+CREATE_TAGS = (2, 52)
+BDM_VOLUME_TYPE = (2, 67)
+CREATE_ON_HOST = (2, 74)
+FQDN_HOSTNAMES = (2, 94)
+# Instance actions.
+DELETED_INSTANCE_ACTIONS = (2, 21)
+ACTION_EVENTS_FOR_ALL = (2, 51)
+INSTANCE_ACTIONS_PAGINATION = (2, 58)
+ACTION_EVENT_HOST = (2, 62)
+CHANGES_BEFORE = (2, 66)
+ACTION_EVENT_DETAILS = (2, 84)
+# Volume attachments.
+VOLUME_ATTACH_TAG = (2, 49)
+ATTACHMENT_TAG_SHOWN = (2, 70)
+DELETE_ON_TERMINATION = (2, 79)
+ATTACHMENT_UPDATE = (2, 85)
+ATTACHMENT_IDS = (2, 89)
+ASYNC_VOLUME_ATTACH = (2, 101)
+# Server external events.
+VOLUME_EXTENDED_EVENT = (2, 51)
+POWER_UPDATE_EVENT = (2, 76)
+ACCELERATOR_EVENT = (2, 82)
+VOLUME_REIMAGED_EVENT = (2, 93)
+# Migrations, resize and shelve.
+MIGRATION_IDS = (2, 23)
+MIGRATE_HOST = (2, 56)
+UNSHELVE_AZ = (2, 77)
+MIGRATIONS_USER_FILTERS = (2, 80)
+UNSHELVE_HOST = (2, 91)
+LIVE_MIGRATE_BLOCK_AUTO = (2, 25)
+LIVE_MIGRATE_FORCE = (2, 30)
+LIVE_MIGRATE_ASYNC = (2, 34)
+LIVE_MIGRATE_FORCE_REMOVED = (2, 68)
 
 _MAX_VERSION_TEXT = 16
-_VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$')
+_VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$', re.ASCII)
 
 
 class MalformedVersion(ValueError):
@@ -194,6 +234,19 @@ def as_string(version):
 
 MIN = parse(MIN_VERSION)
 MAX = parse(MAX_VERSION)
+
+
+def before(threshold):
+    """The last microversion below ``threshold``: the max_version of what it replaced."""
+    major, minor = threshold
+    return major, minor - 1
+
+
+# The last versions of what a later threshold removed or replaced.
+LEGACY_CONSOLE_ACTIONS_LAST = before(REMOTE_CONSOLES)
+HOSTS_LAST = before(HOSTS_REMOVED)
+HYPERVISOR_STATS_LAST = before(HYPERVISOR_STATS_REMOVED)
+HYPERVISOR_ID_PATHS_LAST = before(SERVICE_HYPERVISOR_UUIDS)
 
 
 def in_range(version):

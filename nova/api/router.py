@@ -17,15 +17,15 @@ from nova.api.handlers import (
     instance_actions,
     keypairs,
     limits,
-    live_migrate,  # noqa: F401 - registers its action
+    live_migrate,
     migrations,
     networks_proxy,
     quota_classes,
     quota_sets,
     remote_consoles,
-    rescue,  # noqa: F401 - registers its actions
-    resize_shelve,  # noqa: F401 - registers its actions
-    security_groups,  # noqa: F401 - registers its actions
+    rescue,
+    resize_shelve,
+    security_groups,
     server_actions,
     server_external_events,
     server_groups,
@@ -48,13 +48,69 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 
 TAGS = mv.TAGS
-_BEFORE_HOSTS_REMOVED = (2, 42)
 PROXY = mv.PROXY_APIS_LAST
 
 
 def proxy(handler):
     """The proxy APIs to the image and volume services end at 2.35, as upstream."""
     return Method(handler, mv.MIN, PROXY)
+
+
+# POST /servers/{id}/action: the action key of the body -> its handler and the
+# microversion range that serves it; outside that range the action answers 404.
+SERVER_ACTIONS = {
+    'reboot': m(server_actions.reboot),
+    'os-stop': m(server_actions.stop),
+    'os-start': m(server_actions.start),
+    'pause': m(server_actions.pause),
+    'unpause': m(server_actions.unpause),
+    'suspend': m(server_actions.suspend),
+    'resume': m(server_actions.resume),
+    'lock': m(server_actions.lock),
+    'unlock': m(server_actions.unlock),
+    'os-getConsoleOutput': m(server_actions.console_output),
+    'createImage': m(server_actions.create_image),
+    'rebuild': m(server_actions.rebuild),
+    'changePassword': m(server_password.change_password),
+    'rescue': m(rescue.rescue),
+    'unrescue': m(rescue.unrescue),
+    'resize': m(resize_shelve.resize),
+    'confirmResize': m(resize_shelve.confirm_resize),
+    'revertResize': m(resize_shelve.revert_resize),
+    'migrate': m(resize_shelve.migrate),
+    'os-migrateLive': m(live_migrate.migrate_live),
+    'shelve': m(resize_shelve.shelve),
+    'shelveOffload': m(resize_shelve.shelve_offload),
+    'unshelve': m(resize_shelve.unshelve),
+    'os-resetState': m(admin_actions.reset_state),
+    'injectNetworkInfo': m(admin_actions.inject_network_info),
+    'createBackup': m(admin_actions.create_backup),
+    'restore': m(admin_actions.restore),
+    'forceDelete': m(admin_actions.force_delete),
+    'addSecurityGroup': m(security_groups.add_security_group),
+    'removeSecurityGroup': m(security_groups.remove_security_group),
+    'os-getVNCConsole': m(remote_consoles.get_vnc_console,
+                          max_version=mv.LEGACY_CONSOLE_ACTIONS_LAST),
+    'os-getSerialConsole': m(remote_consoles.get_serial_console,
+                             max_version=mv.LEGACY_CONSOLE_ACTIONS_LAST),
+    'os-getSPICEConsole': m(remote_consoles.get_spice_console,
+                            max_version=mv.LEGACY_CONSOLE_ACTIONS_LAST),
+    'os-getRDPConsole': m(remote_consoles.get_rdp_console,
+                          max_version=mv.LEGACY_CONSOLE_ACTIONS_LAST),
+}
+
+
+def server_action(req, server_id):
+    """Dispatch POST /servers/{id}/action on its one key through SERVER_ACTIONS."""
+    name, body = server_actions.action_name(req)
+    method = SERVER_ACTIONS.get(name)
+    if method is None:
+        if name in server_actions.UPSTREAM_ONLY:
+            return server_actions.unsupported(req, server_id, body=body)
+        raise server_actions.no_such_action(name)
+    if not method.min_version <= req.api_version <= method.max_version:
+        raise server_actions.no_such_action(name, status=404)
+    return method.handler(req, server_id, body=body)
 
 
 # Paths are below /v2.1. Each method names its handler and the microversion
@@ -81,32 +137,33 @@ ROUTES = [
     ('/os-aggregates/{aggregate_id}/action', {'POST': m(aggregates.action)}),
     ('/os-availability-zone', {'GET': m(aggregates.az_index)}),
     ('/os-availability-zone/detail', {'GET': m(aggregates.az_detail)}),
-    ('/os-hosts', {'GET': m(hosts.index, max_version=_BEFORE_HOSTS_REMOVED)}),
-    ('/os-hosts/{host_name}', {'GET': m(hosts.show, max_version=_BEFORE_HOSTS_REMOVED),
-                               'PUT': m(hosts.update, max_version=_BEFORE_HOSTS_REMOVED)}),
+    ('/os-hosts', {'GET': m(hosts.index, max_version=mv.HOSTS_LAST)}),
+    ('/os-hosts/{host_name}', {'GET': m(hosts.show, max_version=mv.HOSTS_LAST),
+                               'PUT': m(hosts.update, max_version=mv.HOSTS_LAST)}),
     ('/os-hosts/{host_name}/reboot', {'GET': m(hosts.reboot,
-                                               max_version=_BEFORE_HOSTS_REMOVED)}),
+                                               max_version=mv.HOSTS_LAST)}),
     ('/os-hosts/{host_name}/shutdown', {'GET': m(hosts.shutdown,
-                                                 max_version=_BEFORE_HOSTS_REMOVED)}),
+                                                 max_version=mv.HOSTS_LAST)}),
     ('/os-hosts/{host_name}/startup', {'GET': m(hosts.startup,
-                                                max_version=_BEFORE_HOSTS_REMOVED)}),
+                                                max_version=mv.HOSTS_LAST)}),
     ('/os-services', {'GET': m(services.index)}),
     ('/os-services/{service_id}', {'PUT': m(services.update), 'DELETE': m(services.delete)}),
     ('/os-hypervisors', {'GET': m(hypervisors.index)}),
     ('/os-hypervisors/detail', {'GET': m(hypervisors.detail)}),
-    ('/os-hypervisors/statistics', {'GET': m(hypervisors.statistics, max_version=(2, 87))}),
+    ('/os-hypervisors/statistics',
+     {'GET': m(hypervisors.statistics, max_version=mv.HYPERVISOR_STATS_LAST)}),
     ('/os-hypervisors/{hypervisor_hostname_pattern}/search',
-     {'GET': m(hypervisors.search, max_version=(2, 52))}),
+     {'GET': m(hypervisors.search, max_version=mv.HYPERVISOR_ID_PATHS_LAST)}),
     ('/os-hypervisors/{hypervisor_hostname_pattern}/servers',
-     {'GET': m(hypervisors.servers, max_version=(2, 52))}),
+     {'GET': m(hypervisors.servers, max_version=mv.HYPERVISOR_ID_PATHS_LAST)}),
     ('/os-hypervisors/{hypervisor_id}/uptime', {'GET': m(hypervisors.uptime,
-                                                         max_version=(2, 87))}),
+                                                         max_version=mv.HYPERVISOR_STATS_LAST)}),
     ('/os-hypervisors/{hypervisor_id}', {'GET': m(hypervisors.show)}),
     ('/servers', {'GET': m(servers.index), 'POST': m(servers.create)}),
     ('/servers/detail', {'GET': m(servers.detail)}),
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
                               'DELETE': m(servers.delete)}),
-    ('/servers/{server_id}/action', {'POST': m(server_actions.action)}),
+    ('/servers/{server_id}/action', {'POST': m(server_action)}),
     ('/servers/{server_id}/metadata', {'GET': m(server_metadata.index),
                                        'POST': m(server_metadata.create),
                                        'PUT': m(server_metadata.update_all)}),
@@ -125,7 +182,7 @@ ROUTES = [
      {'GET': m(volume_attachments.show), 'PUT': m(volume_attachments.update),
       'DELETE': m(volume_attachments.delete)}),
     ('/servers/{server_id}/remote-consoles',
-     {'POST': m(remote_consoles.create, remote_consoles.REMOTE_CONSOLES)}),
+     {'POST': m(remote_consoles.create, mv.REMOTE_CONSOLES)}),
     ('/os-console-auth-tokens/{console_token}', {'GET': m(remote_consoles.token_show)}),
     ('/servers/{server_id}/os-server-password', {'GET': m(server_password.show),
                                                  'DELETE': m(server_password.clear)}),
@@ -140,7 +197,7 @@ ROUTES = [
     ('/os-quota-class-sets/{class_name}', {'GET': m(quota_classes.show),
                                            'PUT': m(quota_classes.update)}),
     ('/servers/{server_id}/diagnostics', {'GET': m(admin_actions.diagnostics)}),
-    ('/servers/{server_id}/migrations', {'GET': m(migrations.server_index, (2, 23))}),
+    ('/servers/{server_id}/migrations', {'GET': m(migrations.server_index, mv.MIGRATION_IDS)}),
     ('/os-migrations', {'GET': m(migrations.index)}),
     ('/os-simple-tenant-usage', {'GET': m(usage.index)}),
     ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),

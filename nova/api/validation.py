@@ -141,11 +141,12 @@ def validate_query(schema, params, strict):
 def schema(body_schema, min_version=None, max_version=None):
     """Validate the JSON body of a handler against ``body_schema`` in a version range.
 
-    Stack one decorator per microversion range; the first whose range holds the
-    request's version validates the body and passes it to the handler as ``body``.
-    A request outside every range is called without validation (the route table
-    decides which versions reach the handler). ``body_schema`` may be a callable
-    taking the request's version, for schemas derived per microversion.
+    The one way handlers validate a body. Stack one decorator per microversion
+    range, as upstream's; the first whose range holds the request's version
+    validates the body and passes it to the handler as ``body``. A request
+    outside every range is called without validation (the route table, or the
+    handler, decides what those versions get). Bounds are named thresholds of
+    nova/api/microversion.py.
     """
     def decorator(func):
         inner = getattr(func, '__wrapped_handler__', func)
@@ -153,12 +154,9 @@ def schema(body_schema, min_version=None, max_version=None):
             (body_schema, min_version, max_version)]
 
         def handler(req, *args, **kwargs):
-            version = req.api_version
-            for spec, low, high in ranges:
-                if (low is None or version >= low) and (high is None or version <= high):
-                    doc = spec(version) if callable(spec) else spec
-                    kwargs['body'] = validate(doc, req.json_body())
-                    break
+            spec = body_schema_for(handler, req.api_version)
+            if spec is not None:
+                kwargs['body'] = validate(spec, req.json_body())
             return inner(req, *args, **kwargs)
         handler.__schemas__ = ranges
         handler.__wrapped_handler__ = inner
@@ -166,6 +164,14 @@ def schema(body_schema, min_version=None, max_version=None):
         handler.__doc__ = inner.__doc__
         return handler
     return decorator
+
+
+def body_schema_for(handler, version):
+    """The body schema ``handler`` validates at ``version``, or None."""
+    for spec, low, high in getattr(handler, '__schemas__', ()):
+        if (low is None or version >= low) and (high is None or version <= high):
+            return spec
+    return None
 
 
 def query_schema(params_schema, min_version=None, max_version=None, strict_from=None):

@@ -21,6 +21,7 @@ from nova.compute import (
     api_live_migrate,
     api_password,
     api_proxy,
+    api_records,
     api_rescue,
     api_resize,
     api_server_groups,
@@ -35,6 +36,7 @@ from nova.compute import vm_states as vs
 from nova.image import glance, sysmeta
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
+from nova.virt import guest_request
 
 LOG = logging.getLogger(__name__)
 
@@ -92,7 +94,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
           api_server_groups.ServerGroupsMixin, api_admin_actions.AdminActionsMixin,
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
           api_consoles.ConsolesMixin, api_password.PasswordMixin,
-          api_resize.ResizeMixin, api_shelve.ShelveMixin, api_live_migrate.LiveMigrateMixin):
+          api_resize.ResizeMixin, api_shelve.ShelveMixin, api_live_migrate.LiveMigrateMixin,
+          api_records.RecordsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
@@ -106,12 +109,16 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         self.quota = quota.QuotaEngine(conf, db)
 
     # -- reads -------------------------------------------------------------
-    def get(self, context, uuid):
-        """The instance row; another project's instance is 'not found'."""
+    def get(self, context, uuid, read_deleted=False):
+        """The instance row; another project's instance is 'not found'.
+
+        ``read_deleted``: a deleted instance is found too (its actions stay
+        readable, as upstream's from 2.21).
+        """
         if not uuidutils.is_uuid_like(uuid):
             raise exception.InstanceNotFound(instance_id=uuid)
         project = None if context.is_admin else context.project_id
-        return self.db.instance_get(uuid, project_id=project)
+        return self.db.instance_get(uuid, project_id=project, read_deleted=read_deleted)
 
     def list(self, context, filters, limit, marker, sort_keys, sort_dirs):
         return self.db.instance_get_all(filters, limit=limit, marker=marker,
@@ -159,8 +166,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         props = image_meta_obj.ImageMetaProps.from_dict(image.get('properties', {}))
         # Flavor/image rules (NUMA, pinning, page sizes...) are pure checks,
         # run here so a conflict is a 400 before anything exists.
-        from nova.virt.libvirt import guestfeatures
-        guestfeatures.validate_image_request(flavor, props)
+        guest_request.validate_image_request(flavor, props)
 
     def create(self, context, server, networks=None, scheduler_hints=None):
         """Validate everything, write the instances, and cast the build.

@@ -152,8 +152,7 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = api_mod.image_id_from_ref(spec['imageRef'])
-        from nova.compute import block_device
-        if block_device.is_volume_backed(self.db.bdm_get_by_instance(instance['uuid'])):
+        if self.is_volume_backed(context, instance):
             # Re-imaging a root volume (upstream 2.93) is not implemented;
             # refuse rather than pretend the server became image-backed.
             raise exception.Invalid(reason='Rebuilding a volume-backed server is not '

@@ -33,8 +33,7 @@ class AdminActionsMixin:
             standard=standard)
 
     def backup(self, context, instance, name, backup_type, rotation, metadata):
-        from nova.compute import block_device
-        if block_device.is_volume_backed(self.db.bdm_get_by_instance(instance['uuid'])):
+        if self.is_volume_backed(context, instance):
             raise exception.Invalid(reason='Backup is not supported for volume-backed '
                                            'instances.')
         return self.snapshot(context, instance, name, metadata,

@@ -1,7 +1,7 @@
 """Resize, confirm/revert and cold migrate in the compute API: upstream's checks, then a cast."""
 
 from nova import exception
-from nova.compute import api_actions, block_device
+from nova.compute import api_actions
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -42,9 +42,7 @@ class ResizeMixin:
             raise exception.Invalid(reason='Unable to locate requested flavor.')
         if new['flavorid'] == current['flavorid']:
             raise exception.Invalid(reason='When resizing, instances must change flavor!')
-        volume_backed = block_device.is_volume_backed(
-            self.db.bdm_get_by_instance(instance['uuid']))
-        if not volume_backed:
+        if not self.is_volume_backed(context, instance):
             if new['root_gb'] == 0 and current['root_gb'] != 0:
                 raise exception.Invalid(reason='Server disk was unable to be resized because: '
                                                'Resize to zero disk flavor is not allowed.')

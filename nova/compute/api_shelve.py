@@ -3,7 +3,7 @@
 import logging
 
 from nova import exception
-from nova.compute import api_actions, block_device
+from nova.compute import api_actions
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -29,8 +29,7 @@ class ShelveMixin:
         """Snapshot to '<name>-shelved' and stop; volume-backed servers offload at once."""
         self.check_locked(context, instance)
         api_actions.check_state(instance, api_actions.SPECS['shelve'])
-        volume_backed = block_device.is_volume_backed(
-            self.db.bdm_get_by_instance(instance['uuid']))
+        volume_backed = self.is_volume_backed(context, instance)
         image_id = None
         if not volume_backed:
             image_id = self._shelve_image(context, instance)

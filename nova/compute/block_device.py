@@ -159,4 +159,8 @@ def block_device_info(bdm_rows, root_device_name=None):
 
 
 def is_volume_backed(bdm_rows):
+    """The one definition: the boot device (boot index 0) is a volume.
+
+    ``bdm_rows``: an instance's block device mappings (rows or dicts).
+    """
     return any(b['boot_index'] == 0 and b['destination_type'] == 'volume' for b in bdm_rows)

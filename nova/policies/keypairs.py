@@ -3,16 +3,20 @@
 from nova.policies import _helpers, base
 
 PREFIX = 'os_compute_api:os-keypairs:%s'
+INDEX = PREFIX % 'index'
+CREATE = PREFIX % 'create'
+DELETE = PREFIX % 'delete'
+SHOW = PREFIX % 'show'
 ADMIN_OR_OWNER = '(%s) or user_id:%%(user_id)s' % base.ADMIN
 
 rules = [
-    _helpers.rule(PREFIX % 'index', ADMIN_OR_OWNER, 'List all keypairs', 'GET',
+    _helpers.rule(INDEX, ADMIN_OR_OWNER, 'List all keypairs', 'GET',
                   '/os-keypairs'),
-    _helpers.rule(PREFIX % 'create', ADMIN_OR_OWNER, 'Create a keypair', 'POST',
+    _helpers.rule(CREATE, ADMIN_OR_OWNER, 'Create a keypair', 'POST',
                   '/os-keypairs'),
-    _helpers.rule(PREFIX % 'delete', ADMIN_OR_OWNER, 'Delete a keypair', 'DELETE',
+    _helpers.rule(DELETE, ADMIN_OR_OWNER, 'Delete a keypair', 'DELETE',
                   '/os-keypairs/{keypair_name}'),
-    _helpers.rule(PREFIX % 'show', ADMIN_OR_OWNER, 'Show details of a keypair', 'GET',
+    _helpers.rule(SHOW, ADMIN_OR_OWNER, 'Show details of a keypair', 'GET',
                   '/os-keypairs/{keypair_name}'),
 ]
 

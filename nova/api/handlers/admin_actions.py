@@ -2,7 +2,6 @@
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
 from nova.api.schemas import admin_actions as schemas
 from nova.policies import admin_actions as policies
 
@@ -14,16 +13,16 @@ def _instance(req, server_id, policy):
     return instance
 
 
+@validation.schema(schemas.reset_state)
 def reset_state(req, server_id, body):
-    validation.validate(schemas.reset_state, body)
     instance = _instance(req, server_id, policies.RESET_STATE)
     req.app.compute_api.reset_state(req.context, instance, body['os-resetState']['state'])
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.inject_network_info)
 def inject_network_info(req, server_id, body):
     """Accepted as upstream; with no network service there is nothing to inject."""
-    validation.validate(schemas.inject_network_info, body)
     instance = _instance(req, server_id, policies.INJECT_NETWORK_INFO)
     if not instance['host']:
         raise wsgi.fault(409, 'Cannot \'injectNetworkInfo\' instance %s while it is in '
@@ -31,8 +30,8 @@ def inject_network_info(req, server_id, body):
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.create_backup)
 def create_backup(req, server_id, body):
-    validation.validate(schemas.create_backup, body)
     instance = _instance(req, server_id, policies.CREATE_BACKUP)
     spec = body['createBackup']
     rotation = int(spec['rotation'])
@@ -49,15 +48,15 @@ def create_backup(req, server_id, body):
     return resp
 
 
+@validation.schema(schemas.restore)
 def restore(req, server_id, body):
-    validation.validate(schemas.restore, body)
     instance = _instance(req, server_id, policies.RESTORE)
     req.app.compute_api.restore(req.context, instance)
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.force_delete)
 def force_delete(req, server_id, body):
-    validation.validate(schemas.force_delete, body)
     instance = _instance(req, server_id, policies.FORCE_DELETE)
     req.app.compute_api.force_delete(req.context, instance)
     return wsgi.empty_response(202)
@@ -71,10 +70,3 @@ def diagnostics(req, server_id):
     except NotImplementedError:
         raise wsgi.fault(501, 'Unable to get diagnostics, functionality not implemented')
     return wsgi.json_response(body)
-
-
-server_actions.register('os-resetState', reset_state)
-server_actions.register('injectNetworkInfo', inject_network_info)
-server_actions.register('createBackup', create_backup)
-server_actions.register('restore', restore)
-server_actions.register('forceDelete', force_delete)

@@ -3,9 +3,7 @@
 from nova.api import validation, wsgi
 from nova.api.schemas import admin_hosts as schemas
 from nova.api.views import admin_hosts as views
-
-_POLICY = 'os_compute_api:os-aggregates:%s'
-_AZ_POLICY = 'os_compute_api:os-availability-zone:%s'
+from nova.policies import admin_hosts as policies
 
 
 def _id(aggregate_id):
@@ -18,14 +16,14 @@ def _id(aggregate_id):
 
 
 def index(req):
-    req.context.can(_POLICY % 'index', target={})
+    req.context.can(policies.AGGREGATES_INDEX, target={})
     aggs = req.app.compute_api.aggregate_list(req.context)
     return wsgi.json_response({'aggregates': [views.aggregate(req, a) for a in aggs]})
 
 
 @validation.schema(schemas.aggregate_create)
 def create(req, body):
-    req.context.can(_POLICY % 'create', target={})
+    req.context.can(policies.AGGREGATES_CREATE, target={})
     spec = body['aggregate']
     agg = req.app.compute_api.aggregate_create(req.context, spec['name'],
                                                spec.get('availability_zone'))
@@ -36,42 +34,54 @@ def create(req, body):
 
 
 def show(req, aggregate_id):
-    req.context.can(_POLICY % 'show', target={})
+    req.context.can(policies.AGGREGATES_SHOW, target={})
     agg = req.app.compute_api.aggregate_get(req.context, _id(aggregate_id))
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 
 @validation.schema(schemas.aggregate_update)
 def update(req, aggregate_id, body):
-    req.context.can(_POLICY % 'update', target={})
+    req.context.can(policies.AGGREGATES_UPDATE, target={})
     agg = req.app.compute_api.aggregate_update(req.context, _id(aggregate_id),
                                                body['aggregate'])
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 
 def delete(req, aggregate_id):
-    req.context.can(_POLICY % 'delete', target={})
+    req.context.can(policies.AGGREGATES_DELETE, target={})
     req.app.compute_api.aggregate_delete(req.context, _id(aggregate_id))
     return wsgi.empty_response(200)
 
 
 def _add_host(req, aggregate_id, body):
-    req.context.can(_POLICY % 'add_host', target={})
-    validation.validate(schemas.aggregate_add_host, body)
+    req.context.can(policies.AGGREGATES_ADD_HOST, target={})
+    return _add_host_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_add_host)
+def _add_host_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_add_host(req.context, aggregate_id,
                                                   body['add_host']['host'])
 
 
 def _remove_host(req, aggregate_id, body):
-    req.context.can(_POLICY % 'remove_host', target={})
-    validation.validate(schemas.aggregate_remove_host, body)
+    req.context.can(policies.AGGREGATES_REMOVE_HOST, target={})
+    return _remove_host_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_remove_host)
+def _remove_host_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_remove_host(req.context, aggregate_id,
                                                      body['remove_host']['host'])
 
 
 def _set_metadata(req, aggregate_id, body):
-    req.context.can(_POLICY % 'set_metadata', target={})
-    validation.validate(schemas.aggregate_set_metadata, body)
+    req.context.can(policies.AGGREGATES_SET_METADATA, target={})
+    return _set_metadata_body(req, aggregate_id)
+
+
+@validation.schema(schemas.aggregate_set_metadata)
+def _set_metadata_body(req, aggregate_id, body):
     return req.app.compute_api.aggregate_set_metadata(
         req.context, aggregate_id, body['set_metadata']['metadata'])
 
@@ -85,12 +95,12 @@ def action(req, aggregate_id):
     if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _ACTIONS:
         raise wsgi.fault(400, 'Invalid request body: expected one of %s'
                          % ', '.join(sorted(_ACTIONS)))
-    agg = _ACTIONS[next(iter(body))](req, _id(aggregate_id), body)
+    agg = _ACTIONS[next(iter(body))](req, _id(aggregate_id), body=body)
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 
 def az_index(req):
-    req.context.can(_AZ_POLICY % 'list', target={})
+    req.context.can(policies.AZ_LIST, target={})
     api = req.app.compute_api
     available, unavailable = api.availability_zones(req.context)
     internal = req.app.conf.internal_service_availability_zone
@@ -102,7 +112,7 @@ def az_index(req):
 
 
 def az_detail(req):
-    req.context.can(_AZ_POLICY % 'detail', target={})
+    req.context.can(policies.AZ_DETAIL, target={})
     api = req.app.compute_api
     available, unavailable = api.availability_zones(req.context)
     info = []

@@ -3,23 +3,22 @@
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import flavors as schemas
+from nova.policies import flavor_extras as policies
+from nova.policies import servers as server_policies
 
-_SPECS = 'os_compute_api:os-flavor-extra-specs:%s'
-_ACCESS = 'os_compute_api:os-flavor-access'
 
-
-def _reader(req, action):
-    req.context.can(_SPECS % action, target={'project_id': req.context.project_id})
+def _reader(req, policy):
+    req.context.can(policy, target={'project_id': req.context.project_id})
 
 
 def specs_index(req, flavor_id):
-    _reader(req, 'index')
+    _reader(req, server_policies.FLAVOR_EXTRA_SPECS_INDEX)
     specs = req.app.compute_api.flavor_extra_specs_get(req.context, flavor_id)
     return wsgi.json_response({'extra_specs': specs})
 
 
 def specs_show(req, flavor_id, key):
-    _reader(req, 'show')
+    _reader(req, policies.SPECS_SHOW)
     specs = req.app.compute_api.flavor_extra_specs_get(req.context, flavor_id)
     if key not in specs:
         raise wsgi.fault(404, 'Flavor %s has no extra specs with key %s.' % (flavor_id, key))
@@ -28,7 +27,7 @@ def specs_show(req, flavor_id, key):
 
 @validation.schema(schemas.extra_specs_create)
 def specs_create(req, flavor_id, body):
-    req.context.can(_SPECS % 'create', target={})
+    req.context.can(policies.SPECS_CREATE, target={})
     specs = req.app.compute_api.flavor_extra_specs_set(
         req.context, flavor_id, body['extra_specs'],
         validate=req.is_at_least(mv.FLAVOR_EXTRA_SPECS_VALIDATION))
@@ -37,7 +36,7 @@ def specs_create(req, flavor_id, body):
 
 @validation.schema(schemas.extra_spec_update)
 def specs_update(req, flavor_id, key, body):
-    req.context.can(_SPECS % 'update', target={})
+    req.context.can(policies.SPECS_UPDATE, target={})
     if key not in body:
         raise wsgi.fault(400, 'Request body and URI mismatch')
     specs = req.app.compute_api.flavor_extra_specs_set(
@@ -47,7 +46,7 @@ def specs_update(req, flavor_id, key, body):
 
 
 def specs_delete(req, flavor_id, key):
-    req.context.can(_SPECS % 'delete', target={})
+    req.context.can(policies.SPECS_DELETE, target={})
     req.app.compute_api.flavor_extra_specs_delete(req.context, flavor_id, key)
     # Upstream answers 200 with an empty body here.
     return wsgi.empty_response(200)
@@ -58,14 +57,18 @@ def _access_body(flavor_id, projects):
 
 
 def access_index(req, flavor_id):
-    req.context.can(_ACCESS, target={})
+    req.context.can(policies.ACCESS, target={})
     projects = req.app.compute_api.flavor_access_list(req.context, flavor_id)
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
 def add_tenant_access(req, flavor_id, body):
-    req.context.can(_ACCESS + ':add_tenant_access', target={})
-    validation.validate(schemas.add_tenant_access, body)
+    req.context.can(policies.ACCESS_ADD, target={})
+    return _add_tenant_access(req, flavor_id)
+
+
+@validation.schema(schemas.add_tenant_access)
+def _add_tenant_access(req, flavor_id, body):
     # From 2.7 a public flavor refuses an access list (409) instead of ignoring it.
     projects = req.app.compute_api.flavor_access_add(
         req.context, flavor_id, body['addTenantAccess']['tenant'],
@@ -74,8 +77,12 @@ def add_tenant_access(req, flavor_id, body):
 
 
 def remove_tenant_access(req, flavor_id, body):
-    req.context.can(_ACCESS + ':remove_tenant_access', target={})
-    validation.validate(schemas.remove_tenant_access, body)
+    req.context.can(policies.ACCESS_REMOVE, target={})
+    return _remove_tenant_access(req, flavor_id)
+
+
+@validation.schema(schemas.remove_tenant_access)
+def _remove_tenant_access(req, flavor_id, body):
     projects = req.app.compute_api.flavor_access_remove(
         req.context, flavor_id, body['removeTenantAccess']['tenant'])
     return wsgi.json_response(_access_body(flavor_id, projects))
@@ -89,4 +96,4 @@ def action(req, flavor_id):
     if not isinstance(body, dict) or len(body) != 1 or next(iter(body)) not in _ACTIONS:
         raise wsgi.fault(400, 'There is no such action: %s'
                          % (next(iter(body)) if isinstance(body, dict) and body else body))
-    return _ACTIONS[next(iter(body))](req, flavor_id, body)
+    return _ACTIONS[next(iter(body))](req, flavor_id, body=body)

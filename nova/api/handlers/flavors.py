@@ -6,6 +6,9 @@ from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import flavors as schemas
 from nova.api.views import flavors as views
+from nova.policies import flavor_extras as extra_policies
+from nova.policies import flavors as policies
+from nova.policies import servers as server_policies
 
 
 def _limit(req, params):
@@ -13,9 +16,7 @@ def _limit(req, params):
     return validation.clamp_int(params['limit'], ceiling) if 'limit' in params else ceiling
 
 
-def _list(req):
-    params = validation.validate_query(schemas.list_query, req.GET,
-                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
+def _list(req, params):
     ctx = req.context
     is_public = True
     raw = params.get('is_public')
@@ -35,16 +36,18 @@ def _list(req):
 
 
 def _show_extra_specs(req):
-    return req.context.can('os_compute_api:os-flavor-extra-specs:index', fatal=False)
+    return req.context.can(server_policies.FLAVOR_EXTRA_SPECS_INDEX, fatal=False)
 
 
-def index(req):
-    flavors, limit = _list(req)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def index(req, params):
+    flavors, limit = _list(req, params)
     return wsgi.json_response(views.index(req, flavors, limit))
 
 
-def detail(req):
-    flavors, limit = _list(req)
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def detail(req, params):
+    flavors, limit = _list(req, params)
     body = views.index(req, flavors, limit)
     extra = _show_extra_specs(req)
     body['flavors'] = [views.detail(req, f, extra) for f in flavors]
@@ -57,10 +60,14 @@ def show(req, flavor_id):
 
 
 def create(req):
-    req.context.can('os_compute_api:os-flavor-manage:create', target={})
-    schema = (schemas.create_v2_55 if req.is_at_least(mv.FLAVOR_DESCRIPTION)
-              else schemas.create_v2_1)
-    body = validation.validate(schema, req.json_body())['flavor']
+    req.context.can(policies.CREATE, target={})
+    return _create(req)
+
+
+@validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.FLAVOR_DESCRIPTION))
+@validation.schema(schemas.create_v2_55, mv.FLAVOR_DESCRIPTION)
+def _create(req, body):
+    body = body['flavor']
     flavorid = body.get('id')
     flavor = req.app.compute_api.flavor_create(req.context, dict(
         flavorid=str(flavorid) if flavorid is not None else uuidutils.generate_uuid(),
@@ -74,14 +81,14 @@ def create(req):
 
 @validation.schema(schemas.update_v2_55, mv.FLAVOR_DESCRIPTION)
 def update(req, flavor_id, body):
-    req.context.can('os_compute_api:os-flavor-manage:update', target={})
+    req.context.can(extra_policies.UPDATE, target={})
     flavor = req.app.compute_api.flavor_update_description(
         req.context, flavor_id, body['flavor']['description'])
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
 def delete(req, flavor_id):
-    req.context.can('os_compute_api:os-flavor-manage:delete', target={})
+    req.context.can(policies.DELETE, target={})
     req.app.compute_api.flavor_delete(req.context, flavor_id)
     return wsgi.empty_response(202)
 

@@ -2,8 +2,8 @@
 
 from nova.api import validation, wsgi
 from nova.api.schemas import admin_hosts as schemas
+from nova.policies import admin_hosts as policies
 
-_POLICY = 'os_compute_api:os-hosts:%s'
 # Upstream's libvirt driver implements none of the host power or maintenance
 # calls; the API answers them with this 501 after the host is found.
 _NOT_SUPPORTED = 'The requested functionality is not supported.'
@@ -11,7 +11,7 @@ _NOT_SUPPORTED = 'The requested functionality is not supported.'
 
 @validation.query_schema(schemas.host_list_query)
 def index(req, params):
-    req.context.can(_POLICY % 'list', target={})
+    req.context.can(policies.HOSTS_LIST, target={})
     # A blank zone means every zone, as upstream.
     hosts = req.app.compute_api.host_list(req.context, zone=params.get('zone') or None)
     return wsgi.json_response({'hosts': hosts})
@@ -23,7 +23,7 @@ def _resource(host, project, cpu, memory_mb, disk_gb):
 
 
 def show(req, host_name):
-    req.context.can(_POLICY % 'show', target={})
+    req.context.can(policies.HOSTS_SHOW, target={})
     node, instances = req.app.compute_api.host_get(req.context, host_name)
     node = node or {}
     body = [_resource(host_name, '(total)', node.get('vcpus', 0), node.get('memory_mb', 0),
@@ -44,14 +44,14 @@ def show(req, host_name):
 
 @validation.schema(schemas.host_update)
 def update(req, host_name, body):
-    req.context.can(_POLICY % 'update', target={})
+    req.context.can(policies.HOSTS_UPDATE, target={})
     req.app.compute_api.host_get(req.context, host_name)
     raise wsgi.fault(501, _NOT_SUPPORTED)
 
 
-def _power_action(action):
+def _power_action(action, policy):
     def handler(req, host_name):
-        req.context.can(_POLICY % action, target={})
+        req.context.can(policy, target={})
         req.app.compute_api.host_get(req.context, host_name)
         raise wsgi.fault(501, _NOT_SUPPORTED)
     handler.__name__ = action
@@ -59,6 +59,6 @@ def _power_action(action):
     return handler
 
 
-reboot = _power_action('reboot')
-shutdown = _power_action('shutdown')
-startup = _power_action('start')
+reboot = _power_action('reboot', policies.HOSTS_REBOOT)
+shutdown = _power_action('shutdown', policies.HOSTS_SHUTDOWN)
+startup = _power_action('start', policies.HOSTS_START)

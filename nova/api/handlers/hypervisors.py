@@ -9,10 +9,7 @@ from nova.api.schemas import admin_hosts as schemas
 from nova.api.views import admin_hosts as views
 from nova.api.views import common
 from nova.compute import api_admin
-
-_POLICY = 'os_compute_api:os-hypervisors:%s'
-_BEFORE_UUIDS = (2, 52)
-_BEFORE_STATS_REMOVED = (2, 87)
+from nova.policies import admin_hosts as policies
 
 
 def _uuids(req):
@@ -53,7 +50,8 @@ def _page(req, pairs, params):
 
 
 def _list(req, params, detail):
-    req.context.can(_POLICY % ('list-detail' if detail else 'list'), target={})
+    req.context.can(policies.HYPERVISORS_LIST_DETAIL if detail else policies.HYPERVISORS_LIST,
+                    target={})
     api = req.app.compute_api
     pairs, limit = _page(req, api.hypervisor_list(req.context), params)
     with_servers = strutils.bool_from_string(params.get('with_servers', False))
@@ -72,8 +70,8 @@ def _list(req, params, detail):
 @validation.query_schema(schemas.hypervisor_list_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
 @validation.query_schema(schemas.hypervisor_list_query_v2_33, mv.HYPERVISOR_PAGINATION,
-                         _BEFORE_UUIDS)
-@validation.query_schema(schemas.empty_query, mv.MIN, (2, 32))
+                         mv.HYPERVISOR_ID_PATHS_LAST)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.before(mv.HYPERVISOR_PAGINATION))
 def index(req, params):
     return _list(req, params, detail=False)
 
@@ -81,8 +79,8 @@ def index(req, params):
 @validation.query_schema(schemas.hypervisor_list_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
 @validation.query_schema(schemas.hypervisor_list_query_v2_33, mv.HYPERVISOR_PAGINATION,
-                         _BEFORE_UUIDS)
-@validation.query_schema(schemas.empty_query, mv.MIN, (2, 32))
+                         mv.HYPERVISOR_ID_PATHS_LAST)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.before(mv.HYPERVISOR_PAGINATION))
 def detail(req, params):
     return _list(req, params, detail=True)
 
@@ -98,9 +96,9 @@ def _get(req, hypervisor_id):
 
 @validation.query_schema(schemas.hypervisor_show_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
                          strict_from=mv.FULL_UPDATE_BODY)
-@validation.query_schema(schemas.empty_query, mv.MIN, _BEFORE_UUIDS)
+@validation.query_schema(schemas.empty_query, mv.MIN, mv.HYPERVISOR_ID_PATHS_LAST)
 def show(req, hypervisor_id, params):
-    req.context.can(_POLICY % 'show', target={})
+    req.context.can(policies.HYPERVISORS_SHOW, target={})
     node, svc = _get(req, hypervisor_id)
     api = req.app.compute_api
     servers = None
@@ -114,7 +112,7 @@ def show(req, hypervisor_id, params):
 
 
 def uptime(req, hypervisor_id):
-    req.context.can(_POLICY % 'uptime', target={})
+    req.context.can(policies.HYPERVISORS_UPTIME, target={})
     node, svc = _get(req, hypervisor_id)
     api = req.app.compute_api
     if not api.service_is_up(svc):
@@ -125,7 +123,7 @@ def uptime(req, hypervisor_id):
 
 
 def statistics(req):
-    req.context.can(_POLICY % 'statistics', target={})
+    req.context.can(policies.HYPERVISORS_STATISTICS, target={})
     api = req.app.compute_api
     pairs = api.hypervisor_list(req.context)
     return wsgi.json_response(views.statistics(
@@ -141,13 +139,13 @@ def _matching(req, pattern):
 
 
 def search(req, hypervisor_hostname_pattern):
-    req.context.can(_POLICY % 'search', target={})
+    req.context.can(policies.HYPERVISORS_SEARCH, target={})
     pairs = _matching(req, hypervisor_hostname_pattern)
     return wsgi.json_response({'hypervisors': [_view(req, n, s, False) for n, s in pairs]})
 
 
 def servers(req, hypervisor_hostname_pattern):
-    req.context.can(_POLICY % 'servers', target={})
+    req.context.can(policies.HYPERVISORS_SERVERS, target={})
     api = req.app.compute_api
     pairs = _matching(req, hypervisor_hostname_pattern)
     return wsgi.json_response({'hypervisors': [

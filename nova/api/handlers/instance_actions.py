@@ -2,8 +2,11 @@
 
 import hashlib
 
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.api.schemas import instance_actions as schemas
 from nova.api.views import common
+from nova.policies import server_actions as policies
 
 
 def _time(value):
@@ -15,7 +18,7 @@ def _action_view(req, action):
             'request_id': action['request_id'], 'user_id': action['user_id'],
             'project_id': action['project_id'], 'start_time': _time(action['start_time']),
             'message': action['message']}
-    if req.is_at_least((2, 58)):
+    if req.is_at_least(mv.INSTANCE_ACTIONS_PAGINATION):
         body['updated_at'] = _time(action['updated_at'] or action['start_time'])
     return body
 
@@ -25,38 +28,23 @@ def _event_view(req, event, project_id, show_traceback, show_details):
             'finish_time': _time(event['finish_time']), 'result': event['result']}
     if show_traceback:
         body['traceback'] = event['traceback']
-    if req.is_at_least((2, 62)):
+    if req.is_at_least(mv.ACTION_EVENT_HOST):
         host = event['host'] or ''
         body['hostId'] = hashlib.sha224((project_id + host).encode()).hexdigest() \
             if host else ''
         if req.context.is_admin:
             body['host'] = host
-    if req.is_at_least((2, 84)) and show_details:
+    if req.is_at_least(mv.ACTION_EVENT_DETAILS) and show_details:
         body['details'] = event['details']
     return body
 
 
 def _instance(req, server_id, policy):
     # Deleted servers keep their actions readable, as upstream from 2.21.
-    instance = req.app.db.instance_get(server_id, read_deleted=req.is_at_least((2, 21)),
-                                       project_id=None if req.context.is_admin
-                                       else req.context.project_id) \
-        if _is_uuid(server_id) else req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.get(
+        req.context, server_id, read_deleted=req.is_at_least(mv.DELETED_INSTANCE_ACTIONS))
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
-
-
-def _is_uuid(value):
-    from oslo_utils import uuidutils
-    return uuidutils.is_uuid_like(value)
-
-
-_list_query = {'type': 'object', 'properties': {
-    'limit': {'type': 'string', 'pattern': '^[0-9]+$'},
-    'marker': {'type': 'string'},
-    'changes-since': {'type': 'string', 'format': 'date-time'},
-    'changes-before': {'type': 'string', 'format': 'date-time'},
-}}
 
 
 def _parse_time(value):
@@ -65,25 +53,22 @@ def _parse_time(value):
 
 
 def index(req, server_id):
-    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:list')
+    # The server and the policy first, then the query string.
+    return _index(req, _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST))
+
+
+@validation.query_schema(schemas.list_query_v2_58, mv.INSTANCE_ACTIONS_PAGINATION,
+                         mv.before(mv.CHANGES_BEFORE), strict_from=mv.MIN)
+@validation.query_schema(schemas.list_query_v2_66, mv.CHANGES_BEFORE, strict_from=mv.MIN)
+def _index(req, instance, params=None):
     kwargs, limit = {}, None
-    if req.is_at_least((2, 58)):
-        # 2.58: pagination and changes-since; 2.66: changes-before.
-        schema = dict(_list_query, properties=dict(_list_query['properties']))
-        if not req.is_at_least((2, 66)):
-            del schema['properties']['changes-before']
-        params = validation.validate_query(schema, req.GET, strict=True)
+    if params is not None:
         if 'limit' in params:
             limit = validation.clamp_int(params['limit'], req.app.conf.api.max_limit)
-        if 'marker' in params:
-            marker = next((a for a in req.app.db.actions_get(instance['uuid'])
-                           if a['request_id'] == params['marker']), None)
-            if marker is None:
-                raise wsgi.fault(400, 'Marker %s could not be found.' % params['marker'])
-            kwargs['marker_id'] = marker['id']
+        kwargs['marker'] = params.get('marker')
         kwargs['changes_since'] = _parse_time(params.get('changes-since'))
         kwargs['changes_before'] = _parse_time(params.get('changes-before'))
-    actions = req.app.db.actions_get(instance['uuid'], limit=limit, **kwargs)
+    actions = req.app.compute_api.action_list(req.context, instance, limit=limit, **kwargs)
     body = {'instanceActions': [_action_view(req, a) for a in actions]}
     links = common.next_link(req, 'servers/%s/os-instance-actions' % instance['uuid'],
                              [{'id': a['request_id']} for a in actions], limit)
@@ -93,21 +78,20 @@ def index(req, server_id):
 
 
 def show(req, server_id, request_id):
-    instance = _instance(req, server_id, 'os_compute_api:os-instance-actions:show')
-    action = next((a for a in req.app.db.actions_get(instance['uuid'])
-                   if a['request_id'] == request_id), None)
+    instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_SHOW)
+    action = req.app.compute_api.action_get(req.context, instance, request_id)
     if action is None:
         raise wsgi.fault(404, 'Action %s not found' % request_id)
     body = _action_view(req, action)
     ctx = req.context
     target = {'project_id': instance['project_id']}
-    show_traceback = ctx.can('os_compute_api:os-instance-actions:events', target=target,
+    show_traceback = ctx.can(policies.INSTANCE_ACTIONS_EVENTS, target=target,
                              fatal=False)
-    show_details = ctx.can('os_compute_api:os-instance-actions:events:details',
+    show_details = ctx.can(policies.INSTANCE_ACTIONS_EVENT_DETAILS,
                            target=target, fatal=False)
     # Upstream shows events to everyone from 2.51; tracebacks stay admin-only.
-    if show_traceback or req.is_at_least((2, 51)):
+    if show_traceback or req.is_at_least(mv.ACTION_EVENTS_FOR_ALL):
         body['events'] = [_event_view(req, e, instance['project_id'], show_traceback,
                                       show_details)
-                          for e in req.app.db.events_get(action['id'])]
+                          for e in req.app.compute_api.action_events(req.context, action)]
     return wsgi.json_response({'instanceAction': body})

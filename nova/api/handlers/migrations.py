@@ -2,28 +2,17 @@
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.api.schemas import migrations as schemas
 from nova.policies import usage as policies
 
-_filters = {k: {'type': 'string'} for k in (
-    'hidden', 'host', 'instance_uuid', 'source_compute', 'status', 'migration_type')}
-_query_v2_1 = {'type': 'object', 'properties': _filters}
-# 2.59: paging and changes-since, and unknown parameters are refused.
-_query_v2_59 = {'type': 'object', 'properties': dict(
-    _filters, limit={'type': 'string', 'pattern': '^[0-9]+$'}, marker={'type': 'string'},
-    **{'changes-since': {'type': 'string', 'format': 'date-time'}})}
-# 2.66: changes-before.
-_query_v2_66 = {'type': 'object', 'properties': dict(
-    _query_v2_59['properties'], **{'changes-before': {'type': 'string',
-                                                      'format': 'date-time'}})}
-# 2.80: user_id and project_id filters.
-_query_v2_80 = {'type': 'object', 'properties': dict(
-    _query_v2_66['properties'], user_id={'type': 'string'}, project_id={'type': 'string'})}
 
-
-@validation.query_schema(_query_v2_1, max_version=(2, 58))
-@validation.query_schema(_query_v2_59, mv.MIGRATIONS_PAGINATION, (2, 65), strict_from=(2, 59))
-@validation.query_schema(_query_v2_66, (2, 66), (2, 79), strict_from=(2, 66))
-@validation.query_schema(_query_v2_80, (2, 80), strict_from=(2, 80))
+@validation.query_schema(schemas.query_v2_1, max_version=mv.before(mv.MIGRATIONS_PAGINATION))
+@validation.query_schema(schemas.query_v2_59, mv.MIGRATIONS_PAGINATION,
+                         mv.before(mv.CHANGES_BEFORE), strict_from=mv.MIGRATIONS_PAGINATION)
+@validation.query_schema(schemas.query_v2_66, mv.CHANGES_BEFORE,
+                         mv.before(mv.MIGRATIONS_USER_FILTERS), strict_from=mv.CHANGES_BEFORE)
+@validation.query_schema(schemas.query_v2_80, mv.MIGRATIONS_USER_FILTERS,
+                         strict_from=mv.MIGRATIONS_USER_FILTERS)
 def index(req, params):
     req.context.can(policies.MIGRATIONS, target={})
     filters = {k: params[k] for k in ('host', 'instance_uuid', 'source_compute', 'status',
@@ -66,12 +55,12 @@ def _view(req, migration):
         'dest_compute', 'dest_host', 'old_instance_type_id', 'new_instance_type_id')}
     view['created_at'] = _time(migration['created_at'])
     view['updated_at'] = _time(migration['updated_at'])
-    if req.is_at_least((2, 23)):
+    if req.is_at_least(mv.MIGRATION_IDS):
         # links only name in-progress live migrations, which this service never runs.
         view['migration_type'] = migration['migration_type']
     if req.is_at_least(mv.MIGRATIONS_PAGINATION):
         view['uuid'] = migration['uuid']
-    if req.is_at_least((2, 80)):
+    if req.is_at_least(mv.MIGRATIONS_USER_FILTERS):
         view['user_id'] = migration['user_id']
         view['project_id'] = migration['project_id']
     return view

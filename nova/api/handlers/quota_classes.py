@@ -13,8 +13,9 @@ def show(req, class_name):
     return wsgi.json_response(views.quota_class_set(req, values, class_name))
 
 
-@validation.schema(schemas.class_update_v2_1, mv.MIN, (2, 49))
-@validation.schema(schemas.class_update_v2_50, mv.QUOTA_CLASS_SERVER_GROUPS, (2, 56))
+@validation.schema(schemas.class_update_v2_1, mv.MIN, mv.before(mv.QUOTA_CLASS_SERVER_GROUPS))
+@validation.schema(schemas.class_update_v2_50, mv.QUOTA_CLASS_SERVER_GROUPS,
+                   mv.before(mv.PERSONALITY_REMOVED))
 @validation.schema(schemas.class_update_v2_57, mv.PERSONALITY_REMOVED)
 def update(req, class_name, body):
     ctx = req.context

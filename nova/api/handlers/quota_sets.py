@@ -34,8 +34,9 @@ def defaults(req, project_id):
     return wsgi.json_response(views.quota_set(req, _engine(req).defaults(), project_id))
 
 
-@validation.schema(schemas.update_v2_1, mv.MIN, (2, 35))
-@validation.schema(schemas.update_v2_36, mv.NETWORK_QUOTAS_REMOVED, (2, 56))
+@validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.NETWORK_QUOTAS_REMOVED))
+@validation.schema(schemas.update_v2_36, mv.NETWORK_QUOTAS_REMOVED,
+                   mv.before(mv.PERSONALITY_REMOVED))
 @validation.schema(schemas.update_v2_57, mv.PERSONALITY_REMOVED)
 @_query
 def update(req, project_id, body, params):

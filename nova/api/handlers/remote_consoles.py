@@ -2,60 +2,13 @@
 actions (2.1-2.5) and GET /os-console-auth-tokens/{token}."""
 
 from nova import exception
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
+from nova.api.schemas import remote_consoles as schemas
 from nova.policies import consoles as policies
-
-REMOTE_CONSOLES = (2, 6)        # POST /servers/{id}/remote-consoles replaces the actions
-LEGACY_ACTIONS_LAST = (2, 5)
-MKS = (2, 8)                    # protocol mks / type webmks (not served here: 400)
-ANY_CONSOLE_TOKEN = (2, 31)     # before: only rdp-html5 tokens could be shown
-SPICE_DIRECT = (2, 99)          # spice-direct type; tls_port in token details
-
-_PROTOCOLS_V2_6 = ['vnc', 'spice', 'rdp', 'serial']
-_TYPES_V2_6 = ['novnc', 'xvpvnc', 'rdp-html5', 'spice-html5', 'serial']
-
-
-def _remote_console_schema(version):
-    protocols = list(_PROTOCOLS_V2_6)
-    types = list(_TYPES_V2_6)
-    # 2.8: mks/webmks; 2.99: spice-direct (accepted by the schema, then 400
-    # as unavailable: this service has neither).
-    if version >= MKS:
-        protocols.append('mks')
-        types.append('webmks')
-    if version >= SPICE_DIRECT:
-        types.append('spice-direct')
-    return {
-        'type': 'object',
-        'properties': {'remote_console': {
-            'type': 'object',
-            'properties': {'protocol': {'type': 'string', 'enum': protocols},
-                           'type': {'type': 'string', 'enum': types}},
-            'required': ['protocol', 'type'], 'additionalProperties': False}},
-        'required': ['remote_console'], 'additionalProperties': False,
-    }
-
 
 # The protocol/type pairs this service serves, as console types of its proxies.
 _SERVED = {('vnc', 'novnc'): 'novnc', ('serial', 'serial'): 'serial'}
-
-
-def _action_schema(action, types):
-    return {
-        'type': 'object',
-        'properties': {action: {
-            'type': 'object',
-            'properties': {'type': {'type': 'string', 'enum': types}},
-            'required': ['type'], 'additionalProperties': False}},
-        'required': [action], 'additionalProperties': False,
-    }
-
-
-_GET_VNC = _action_schema('os-getVNCConsole', ['novnc', 'xvpvnc'])
-_GET_SERIAL = _action_schema('os-getSerialConsole', ['serial'])
-_GET_SPICE = _action_schema('os-getSPICEConsole', ['spice-html5'])
-_GET_RDP = _action_schema('os-getRDPConsole', ['rdp-html5'])
 
 
 def _console_url(req, server_id, console_type, policy):
@@ -66,9 +19,10 @@ def _console_url(req, server_id, console_type, policy):
     return req.app.compute_api.get_console_url(ctx, instance, console_type)
 
 
-def create(req, server_id):
-    body = req.json_body()
-    validation.validate(_remote_console_schema(req.api_version), body)
+@validation.schema(schemas.create_v2_6, mv.REMOTE_CONSOLES, mv.before(mv.MKS))
+@validation.schema(schemas.create_v2_8, mv.MKS, mv.before(mv.SPICE_DIRECT))
+@validation.schema(schemas.create_v2_99, mv.SPICE_DIRECT)
+def create(req, server_id, body):
     spec = body['remote_console']
     console_type = _SERVED.get((spec['protocol'], spec['type']))
     if console_type is None:
@@ -80,11 +34,8 @@ def create(req, server_id):
 
 
 def _legacy(schema, action, served_types):
+    @validation.schema(schema)
     def handler(req, server_id, body):
-        if req.api_version > LEGACY_ACTIONS_LAST:
-            # Replaced by POST /servers/{id}/remote-consoles at 2.6.
-            raise wsgi.fault(404, 'There is no such action: %s' % action)
-        validation.validate(schema, body)
         console_type = body[action]['type']
         if console_type not in served_types:
             req.app.compute_api.get(req.context, server_id)
@@ -100,17 +51,18 @@ def token_show(req, console_token):
         row = req.app.compute_api.console_token_show(req.context, console_token)
     except exception.InvalidToken:
         raise wsgi.fault(404, 'Token not found') from None
-    if not req.is_at_least(ANY_CONSOLE_TOKEN) and row['console_type'] != 'rdp-html5':
+    if not req.is_at_least(mv.ANY_CONSOLE_TOKEN) and row['console_type'] != 'rdp-html5':
         raise wsgi.fault(401, 'The requested console type details are not accessible')
     console = {'instance_uuid': row['instance_uuid'], 'host': row['host'],
                'port': row['port'], 'internal_access_path': row['internal_access_path']}
-    if req.is_at_least(SPICE_DIRECT):
+    if req.is_at_least(mv.SPICE_DIRECT):
         console['tls_port'] = None
     return wsgi.json_response({'console': console})
 
 
-server_actions.register('os-getVNCConsole', _legacy(_GET_VNC, 'os-getVNCConsole', ('novnc',)))
-server_actions.register('os-getSerialConsole',
-                        _legacy(_GET_SERIAL, 'os-getSerialConsole', ('serial',)))
-server_actions.register('os-getSPICEConsole', _legacy(_GET_SPICE, 'os-getSPICEConsole', ()))
-server_actions.register('os-getRDPConsole', _legacy(_GET_RDP, 'os-getRDPConsole', ()))
+# The legacy console actions; the router serves them up to
+# mv.LEGACY_CONSOLE_ACTIONS_LAST (POST /servers/{id}/remote-consoles replaces them).
+get_vnc_console = _legacy(schemas.get_vnc, 'os-getVNCConsole', ('novnc',))
+get_serial_console = _legacy(schemas.get_serial, 'os-getSerialConsole', ('serial',))
+get_spice_console = _legacy(schemas.get_spice, 'os-getSPICEConsole', ())
+get_rdp_console = _legacy(schemas.get_rdp, 'os-getRDPConsole', ())

@@ -1,7 +1,7 @@
 """addSecurityGroup / removeSecurityGroup server actions without a network service."""
 
 from nova.api import wsgi
-from nova.api.handlers import server_actions
+from nova.policies import server_actions as policies
 
 
 def _group_name(body, action):
@@ -13,10 +13,10 @@ def _group_name(body, action):
     return name.strip()
 
 
-def _handler(action, verb):
+def _handler(action, policy):
     def handler(req, server_id, body):
         instance = req.app.compute_api.get(req.context, server_id)
-        req.context.can('os_compute_api:os-security-groups:%s' % verb,
+        req.context.can(policy,
                         target={'project_id': instance['project_id']})
         _group_name(body, action)
         # Upstream applies groups to the server's ports; with no network service a
@@ -27,5 +27,5 @@ def _handler(action, verb):
     return handler
 
 
-server_actions.register('addSecurityGroup', _handler('addSecurityGroup', 'add'))
-server_actions.register('removeSecurityGroup', _handler('removeSecurityGroup', 'remove'))
+add_security_group = _handler('addSecurityGroup', policies.SECURITY_GROUP_ADD)
+remove_security_group = _handler('removeSecurityGroup', policies.SECURITY_GROUP_REMOVE)

@@ -1,9 +1,10 @@
-"""POST /servers/{id}/action: one small handler per action key."""
+"""POST /servers/{id}/action: the core server actions, one small handler per action key."""
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import server_actions as schemas
 from nova.api.views import servers as views
+from nova.policies import server_actions as policies
 
 
 def _instance(req, server_id, policy):
@@ -21,59 +22,65 @@ def _null_action(policy, spec_key):
     return handler
 
 
+@validation.schema(schemas.reboot)
 def reboot(req, server_id, body):
-    validation.validate(schemas.reboot, body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:reboot')
+    instance = _instance(req, server_id, policies.REBOOT)
     kind = body['reboot']['type'].upper()
     req.app.compute_api.power_action(req.context, instance,
                                      'reboot_hard' if kind == 'HARD' else 'reboot_soft')
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.lock_v2_73, mv.LOCKED_REASON)
 def lock(req, server_id, body):
     reason = None
     if req.is_at_least(mv.LOCKED_REASON):
-        validation.validate(schemas.lock_v2_73, body['lock'])
         reason = (body['lock'] or {}).get('locked_reason')
-    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:lock')
+    instance = _instance(req, server_id, policies.LOCK)
     req.app.compute_api.lock(req.context, instance, reason=reason)
     return wsgi.empty_response(202)
 
 
 def unlock(req, server_id, body):
-    instance = _instance(req, server_id, 'os_compute_api:os-lock-server:unlock')
+    instance = _instance(req, server_id, policies.UNLOCK)
     if instance['locked_by'] == 'admin' and not req.context.is_admin:
-        req.context.can('os_compute_api:os-lock-server:unlock:unlock_override', target={
+        req.context.can(policies.UNLOCK_OVERRIDE, target={
             'project_id': instance['project_id']})
     req.app.compute_api.unlock(req.context, instance)
     return wsgi.empty_response(202)
 
 
+@validation.schema(schemas.console_output)
 def console_output(req, server_id, body):
-    validation.validate(schemas.console_output, body)
-    instance = _instance(req, server_id, 'os_compute_api:os-console-output')
+    instance = _instance(req, server_id, policies.CONSOLE_OUTPUT)
     length = body['os-getConsoleOutput'].get('length')
     length = None if length in (None, -1, '-1') else int(length)
     output = req.app.compute_api.get_console_output(req.context, instance, length=length)
     return wsgi.json_response({'output': output})
 
 
+@validation.schema(schemas.create_image)
 def create_image(req, server_id, body):
-    validation.validate(schemas.create_image, body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:create_image')
+    instance = _instance(req, server_id, policies.CREATE_IMAGE)
     spec = body['createImage']
     image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
                                             spec.get('metadata', {}))
-    if req.is_at_least((2, 45)):
+    if req.is_at_least(mv.IMAGE_ID_IN_BODY):
         return wsgi.json_response({'image_id': image_id}, status=202)
     resp = wsgi.empty_response(202)
     resp.headers['Location'] = req.url_for('images', image_id)
     return resp
 
 
+@validation.schema(schemas.rebuild_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.rebuild_v2_19, mv.DESCRIPTION, mv.before(mv.KEYPAIR_ON_REBUILD))
+@validation.schema(schemas.rebuild_v2_54, mv.KEYPAIR_ON_REBUILD,
+                   mv.before(mv.PERSONALITY_REMOVED))
+@validation.schema(schemas.rebuild_v2_57, mv.PERSONALITY_REMOVED, mv.before(mv.TRUSTED_CERTS))
+@validation.schema(schemas.rebuild_v2_63, mv.TRUSTED_CERTS, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.rebuild_v2_90, mv.HOSTNAME_FOR_USERS)
 def rebuild(req, server_id, body):
-    validation.validate(schemas.rebuild_schema(req.api_version), body)
-    instance = _instance(req, server_id, 'os_compute_api:servers:rebuild')
+    instance = _instance(req, server_id, policies.REBUILD)
     instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
@@ -99,26 +106,18 @@ def rebuild(req, server_id, body):
     return wsgi.json_response({'server': server}, status=202)
 
 
-ACTIONS = {
-    'reboot': reboot,
-    'os-stop': _null_action('os_compute_api:servers:stop', 'stop'),
-    'os-start': _null_action('os_compute_api:servers:start', 'start'),
-    'pause': _null_action('os_compute_api:os-pause-server:pause', 'pause'),
-    'unpause': _null_action('os_compute_api:os-pause-server:unpause', 'unpause'),
-    'suspend': _null_action('os_compute_api:os-suspend-server:suspend', 'suspend'),
-    'resume': _null_action('os_compute_api:os-suspend-server:resume', 'resume'),
-    'lock': lock,
-    'unlock': unlock,
-    'os-getConsoleOutput': console_output,
-    'createImage': create_image,
-    'rebuild': rebuild,
-}
+stop = _null_action(policies.STOP, 'stop')
+start = _null_action(policies.START, 'start')
+pause = _null_action(policies.PAUSE, 'pause')
+unpause = _null_action(policies.UNPAUSE, 'unpause')
+suspend = _null_action(policies.SUSPEND, 'suspend')
+resume = _null_action(policies.RESUME, 'resume')
 
 
 # Upstream's server actions this service does not (yet) offer. Upstream knows them, so it
 # looks the server up first (404 for an unknown one) and only then answers.
 UPSTREAM_ONLY = frozenset([
-    'migrate', 'resize', 'confirmResize', 'revertResize', 'os-migrateLive', 'shelve',
+    'migrate', 'resize', 'confirmResize', 'revertResize', 'shelve',
     'shelveOffload', 'unshelve', 'changePassword', 'evacuate', 'restore', 'forceDelete',
     'trigger_crash_dump', 'os-resetState', 'resetNetwork', 'injectNetworkInfo',
     'addFixedIp', 'removeFixedIp', 'addFloatingIp', 'removeFloatingIp',
@@ -126,25 +125,19 @@ UPSTREAM_ONLY = frozenset([
 ])
 
 
-def _unsupported(req, server_id, body):
+def unsupported(req, server_id, body):
     req.app.compute_api.get(req.context, server_id)
     raise wsgi.fault(400, 'The requested functionality is not supported: %s.'
                      % next(iter(body)))
 
 
-def register(name, handler):
-    """Let other modules (rescue, volumes) add their action keys."""
-    ACTIONS[name] = handler
-
-
-def action(req, server_id):
+def action_name(req):
+    """The one action key of a POST /servers/{id}/action body."""
     body = req.json_body()
     if not isinstance(body, dict) or len(body) != 1:
         raise wsgi.fault(400, 'Malformed request body: exactly one action is required.')
-    name = next(iter(body))
-    handler = ACTIONS.get(name)
-    if handler is None and name in UPSTREAM_ONLY:
-        handler = _unsupported
-    if handler is None:
-        raise wsgi.fault(400, 'There is no such action: %s' % name)
-    return handler(req, server_id, body)
+    return next(iter(body)), body
+
+
+def no_such_action(name, status=400):
+    return wsgi.fault(status, 'There is no such action: %s' % name)

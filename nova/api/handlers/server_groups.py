@@ -39,8 +39,8 @@ def index(req, params):
     return wsgi.json_response({'server_groups': [views.group(req, g) for g in groups]})
 
 
-@validation.schema(schemas.create_v2_1, max_version=(2, 14))
-@validation.schema(schemas.create_v2_15, mv.SOFT_AFFINITY, (2, 63))
+@validation.schema(schemas.create_v2_1, max_version=mv.before(mv.SOFT_AFFINITY))
+@validation.schema(schemas.create_v2_15, mv.SOFT_AFFINITY, mv.before(mv.SERVER_GROUP_POLICY))
 @validation.schema(schemas.create_v2_64, mv.SERVER_GROUP_POLICY)
 def create(req, body):
     ctx = req.context

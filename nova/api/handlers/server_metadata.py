@@ -1,22 +1,18 @@
 """Handlers of /servers/{id}/metadata and /servers/{id}/metadata/{key}."""
 
 from nova.api import validation, wsgi
-from nova.api.schemas import types
+from nova.api.schemas import server_metadata as schemas
 from nova.compute import api_actions
 from nova.compute import vm_states as vs
+from nova.policies import server_actions as policies
 
 _SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
                                                    vs.STOPPED), (None,), None)
-_metadata_body = {'type': 'object', 'properties': {'metadata': types.metadata},
-                  'required': ['metadata'], 'additionalProperties': False}
-_meta_body = {'type': 'object', 'properties': {'meta': dict(types.metadata, minProperties=1,
-                                                            maxProperties=1)},
-              'required': ['meta'], 'additionalProperties': False}
 
 
 def _instance(req, server_id, policy, writing=False):
     instance = req.app.compute_api.get(req.context, server_id)
-    req.context.can('os_compute_api:server-metadata:' + policy,
+    req.context.can(policy,
                     target={'project_id': instance['project_id']})
     if writing:
         req.app.compute_api.check_locked(req.context, instance)
@@ -32,41 +28,41 @@ def _save(req, instance, metadata):
 
 
 def index(req, server_id):
-    instance = _instance(req, server_id, 'index')
+    instance = _instance(req, server_id, policies.METADATA_INDEX)
     return wsgi.json_response({'metadata': instance['metadata']})
 
 
-def create(req, server_id):
-    body = validation.validate(_metadata_body, req.json_body())
-    instance = _instance(req, server_id, 'create', writing=True)
+@validation.schema(schemas.metadata)
+def create(req, server_id, body):
+    instance = _instance(req, server_id, policies.METADATA_CREATE, writing=True)
     merged = dict(instance['metadata'], **body['metadata'])
     return wsgi.json_response({'metadata': _save(req, instance, merged)['metadata']})
 
 
-def update_all(req, server_id):
-    body = validation.validate(_metadata_body, req.json_body())
-    instance = _instance(req, server_id, 'update_all', writing=True)
+@validation.schema(schemas.metadata)
+def update_all(req, server_id, body):
+    instance = _instance(req, server_id, policies.METADATA_UPDATE_ALL, writing=True)
     return wsgi.json_response({'metadata': _save(req, instance, body['metadata'])['metadata']})
 
 
 def show(req, server_id, key):
-    instance = _instance(req, server_id, 'show')
+    instance = _instance(req, server_id, policies.METADATA_SHOW)
     if key not in instance['metadata']:
         raise wsgi.fault(404, 'Metadata item was not found')
     return wsgi.json_response({'meta': {key: instance['metadata'][key]}})
 
 
-def update(req, server_id, key):
-    body = validation.validate(_meta_body, req.json_body())
+@validation.schema(schemas.meta_item)
+def update(req, server_id, key, body):
     if key not in body['meta']:
         raise wsgi.fault(400, 'Request body and URI mismatch')
-    instance = _instance(req, server_id, 'update', writing=True)
+    instance = _instance(req, server_id, policies.METADATA_UPDATE, writing=True)
     _save(req, instance, dict(instance['metadata'], **body['meta']))
     return wsgi.json_response({'meta': body['meta']})
 
 
 def delete(req, server_id, key):
-    instance = _instance(req, server_id, 'delete', writing=True)
+    instance = _instance(req, server_id, policies.METADATA_DELETE, writing=True)
     if key not in instance['metadata']:
         raise wsgi.fault(404, 'Metadata item was not found')
     metadata = dict(instance['metadata'])

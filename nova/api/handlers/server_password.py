@@ -1,17 +1,8 @@
 """changePassword (the guest agent sets it) and GET/DELETE /servers/{id}/os-server-password."""
 
 from nova.api import validation, wsgi
-from nova.api.handlers import server_actions
+from nova.api.schemas import server_actions as schemas
 from nova.policies import consoles as policies
-
-_change_password = {
-    'type': 'object',
-    'properties': {'changePassword': {
-        'type': 'object',
-        'properties': {'adminPass': {'type': 'string'}},
-        'required': ['adminPass'], 'additionalProperties': False}},
-    'required': ['changePassword'], 'additionalProperties': False,
-}
 
 
 def _instance(req, server_id, policy):
@@ -21,8 +12,8 @@ def _instance(req, server_id, policy):
     return instance
 
 
+@validation.schema(schemas.change_password)
 def change_password(req, server_id, body):
-    validation.validate(_change_password, body)
     instance = _instance(req, server_id, policies.ADMIN_PASSWORD)
     try:
         req.app.compute_api.set_admin_password(req.context, instance,
@@ -42,6 +33,3 @@ def clear(req, server_id):
     instance = _instance(req, server_id, policies.SERVER_PASSWORD_CLEAR)
     req.app.compute_api.clear_server_password(req.context, instance)
     return wsgi.empty_response(204)
-
-
-server_actions.register('changePassword', change_password)

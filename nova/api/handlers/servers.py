@@ -11,6 +11,7 @@ from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views
 from nova.compute import vm_states as vs
+from nova.policies import servers as policies
 
 # Keys of the full view that the pre-2.75 update response does not carry.
 _DETAIL_ONLY_PREFIXES = ('OS-EXT-', 'OS-SRV-USG:', 'os-extended-volumes:')
@@ -25,11 +26,11 @@ _SORT_KEYS = {'created_at', 'display_name', 'display_description', 'host', 'host
 
 
 def _view_context(req, instances, in_list=False):
-    db = req.app.db
+    compute_api = req.app.compute_api
     uuids = [i['uuid'] for i in instances]
-    faults = db.faults_latest([i['uuid'] for i in instances if i['vm_state'] in ('error',
-                                                                                'deleted')])
-    volumes = db.volume_bdms_by_instance(uuids)
+    faults = compute_api.latest_faults(
+        req.context, [i['uuid'] for i in instances if i['vm_state'] in ('error', 'deleted')])
+    volumes = compute_api.volume_mappings(req.context, uuids)
     vc = views.ViewContext(req, faults=faults, volumes=volumes)
     # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
     if not in_list and req.is_at_least(mv.SERVER_GROUPS):
@@ -47,20 +48,24 @@ def _get(req, server_id):
 
 def show(req, server_id):
     instance = _get(req, server_id)
-    req.context.can('os_compute_api:servers:show', target=_target(instance))
+    req.context.can(policies.SHOW, target=_target(instance))
     return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
 
 
-def _list(req, policy_name):
+def _list(req, policy_name, all_tenants_policy):
+    # Policy first, then the query string.
+    req.context.can(policy_name, target={'project_id': req.context.project_id})
+    return _filtered_list(req, all_tenants_policy)
+
+
+@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+def _filtered_list(req, all_tenants_policy, params):
     ctx = req.context
-    ctx.can(policy_name, target={'project_id': ctx.project_id})
-    params = validation.validate_query(schemas.list_query, req.GET,
-                                       strict=req.is_at_least(mv.FULL_UPDATE_BODY))
     filters = {}
     all_tenants = 'all_tenants' in params and strutils.bool_from_string(
         params['all_tenants'] or 'True', default=True)
     if all_tenants:
-        ctx.can(policy_name + ':get_all_tenants', target={})
+        ctx.can(all_tenants_policy, target={})
         for key in ('project_id', 'tenant_id'):
             if key in params:
                 filters['project_id'] = params[key]
@@ -132,26 +137,42 @@ def _regex_filters(ctx, params):
 
 
 def index(req):
-    instances, limit = _list(req, 'os_compute_api:servers:index')
+    instances, limit = _list(req, policies.INDEX, policies.INDEX_ALL_TENANTS)
     return wsgi.json_response(views.index(req, instances, limit))
 
 
 def detail(req):
-    instances, limit = _list(req, 'os_compute_api:servers:detail')
+    instances, limit = _list(req, policies.DETAIL, policies.DETAIL_ALL_TENANTS)
     vc = _view_context(req, instances, in_list=True)
     return wsgi.json_response(views.detail(vc, instances, limit))
 
 
 def create(req):
     ctx = req.context
-    ctx.can('os_compute_api:servers:create', target={'project_id': ctx.project_id,
-                                                     'user_id': ctx.user_id})
-    body = validation.validate(schemas.create_schema(req.api_version), req.json_body())
+    # Policy first, then the body (a reader gets 403 whatever it sent).
+    ctx.can(policies.CREATE, target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
+    return _create(req)
+
+
+@validation.schema(schemas.create_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.create_v2_19, mv.DESCRIPTION, mv.before(mv.DEVICE_TAGS))
+@validation.schema(schemas.create_v2_32, mv.DEVICE_TAGS, mv.before(mv.NETWORKS_REQUIRED))
+@validation.schema(schemas.create_v2_37, mv.NETWORKS_REQUIRED, mv.before(mv.CREATE_TAGS))
+@validation.schema(schemas.create_v2_52, mv.CREATE_TAGS, mv.before(mv.PERSONALITY_REMOVED))
+@validation.schema(schemas.create_v2_57, mv.PERSONALITY_REMOVED, mv.before(mv.TRUSTED_CERTS))
+@validation.schema(schemas.create_v2_63, mv.TRUSTED_CERTS, mv.before(mv.BDM_VOLUME_TYPE))
+@validation.schema(schemas.create_v2_67, mv.BDM_VOLUME_TYPE, mv.before(mv.CREATE_ON_HOST))
+@validation.schema(schemas.create_v2_74, mv.CREATE_ON_HOST, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.create_v2_90, mv.HOSTNAME_FOR_USERS, mv.before(mv.FQDN_HOSTNAMES))
+@validation.schema(schemas.create_v2_94, mv.FQDN_HOSTNAMES, mv.before(mv.IMAGE_PROPS_OVERRIDE))
+@validation.schema(schemas.create_v2_105, mv.IMAGE_PROPS_OVERRIDE)
+def _create(req, body):
+    ctx = req.context
     server = body['server']
     if server.get('host') or server.get('hypervisor_hostname'):
-        ctx.can('os_compute_api:servers:create:forced_host', target={})
+        ctx.can(policies.CREATE_FORCED_HOST, target={})
     if 'image_props_override' in server:
-        ctx.can('os_compute_api:servers:create:image_props_override',
+        ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     networks = server.get('networks')
     hints = body.get('os:scheduler_hints') or body.get('OS-SCH-HNT:scheduler_hints')
@@ -174,11 +195,13 @@ def create(req):
                               headers={'Location': req.url_for('servers', first['uuid'])})
 
 
-def update(req, server_id):
+@validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
+@validation.schema(schemas.update_v2_19, mv.DESCRIPTION, mv.before(mv.HOSTNAME_FOR_USERS))
+@validation.schema(schemas.update_v2_90, mv.HOSTNAME_FOR_USERS)
+def update(req, server_id, body):
     ctx = req.context
-    body = validation.validate(schemas.update_schema(req.api_version), req.json_body())
     instance = _get(req, server_id)
-    ctx.can('os_compute_api:servers:update', target=_target(instance))
+    ctx.can(policies.UPDATE, target=_target(instance))
     server = body['server']
     values = {}
     for key, column in (('name', 'display_name'), ('description', 'display_description'),
@@ -206,6 +229,6 @@ def trim_before_2_75(body):
 def delete(req, server_id):
     ctx = req.context
     instance = _get(req, server_id)
-    ctx.can('os_compute_api:servers:delete', target=_target(instance))
+    ctx.can(policies.DELETE, target=_target(instance))
     req.app.compute_api.delete(ctx, instance)
     return wsgi.empty_response(204)

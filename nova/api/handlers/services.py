@@ -8,8 +8,7 @@ from nova.api import validation, wsgi
 from nova.api.schemas import admin_hosts as schemas
 from nova.api.views import admin_hosts as views
 from nova.compute import api_admin
-
-_POLICY = 'os_compute_api:os-services:%s'
+from nova.policies import admin_hosts as policies
 
 
 def _view(req, svc, zones=None):
@@ -19,7 +18,7 @@ def _view(req, svc, zones=None):
 
 @validation.query_schema(schemas.service_query, strict_from=mv.FULL_UPDATE_BODY)
 def index(req, params):
-    req.context.can(_POLICY % 'list', target={})
+    req.context.can(policies.SERVICES_LIST, target={})
     api = req.app.compute_api
     services = api.service_list(req.context, host=params.get('host'),
                                 binary=params.get('binary'))
@@ -38,20 +37,26 @@ def _find(req, service_id):
 
 
 def update(req, service_id):
-    req.context.can(_POLICY % 'update', target={})
+    req.context.can(policies.SERVICES_UPDATE, target={})
     if req.is_at_least(mv.SERVICE_HYPERVISOR_UUIDS):
         return _update_v2_53(req, service_id)
+    _check_legacy_action(req, service_id)
     return _legacy_action(req, service_id)
 
 
-def _legacy_action(req, action):
-    """PUT /os-services/{enable,disable,disable-log-reason,force-down} before 2.53."""
+def _check_legacy_action(req, action):
+    # An action unknown at the request's version is a 404 before the body is read.
     forced = req.is_at_least(mv.SERVICE_FORCED_DOWN)
     if action not in ('enable', 'disable', 'disable-log-reason') and not (
             forced and action == 'force-down'):
         raise wsgi.fault(404, 'Unknown action')
-    body = validation.validate(schemas.service_update_v2_11 if forced
-                               else schemas.service_update_v2_1, req.json_body())
+
+
+@validation.schema(schemas.service_update_v2_1, mv.MIN, mv.before(mv.SERVICE_FORCED_DOWN))
+@validation.schema(schemas.service_update_v2_11, mv.SERVICE_FORCED_DOWN,
+                   mv.before(mv.SERVICE_HYPERVISOR_UUIDS))
+def _legacy_action(req, action, body):
+    """PUT /os-services/{enable,disable,disable-log-reason,force-down} before 2.53."""
     api = req.app.compute_api
     svc = api.service_find(req.context, body['host'], body['binary'])
     resp = {'host': body['host'], 'binary': body['binary']}
@@ -73,8 +78,8 @@ def _legacy_action(req, action):
     return wsgi.json_response({'service': resp})
 
 
-def _update_v2_53(req, service_id):
-    body = validation.validate(schemas.service_update_v2_53, req.json_body())
+@validation.schema(schemas.service_update_v2_53, mv.SERVICE_HYPERVISOR_UUIDS)
+def _update_v2_53(req, service_id, body):
     svc = _find(req, service_id)
     status = body.get('status')
     if 'disabled_reason' in body and status != 'disabled':
@@ -97,7 +102,7 @@ def _update_v2_53(req, service_id):
 
 
 def delete(req, service_id):
-    req.context.can(_POLICY % 'delete', target={})
+    req.context.can(policies.SERVICES_DELETE, target={})
     svc = _find(req, service_id)
     req.app.compute_api.service_delete(req.context, svc)
     return wsgi.empty_response(204)

@@ -6,20 +6,13 @@ from oslo_utils import timeutils
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
+from nova.api.schemas import usage as schemas
 from nova.api.views import common
 from nova.policies import usage as policies
 
 _TIME_FORMATS = ('%Y-%m-%dT%H:%M:%S', '%Y-%m-%dT%H:%M:%S.%f', '%Y-%m-%d %H:%M:%S.%f')
 _AUDIT_FORMATS = ('%Y-%m-%d %H:%M:%S.%f', '%Y-%m-%d %H:%M:%S')
 _PERFECT = '%Y-%m-%dT%H:%M:%S.%f'
-
-_usage_query = {'type': 'object', 'properties': {
-    'start': {'type': 'string'}, 'end': {'type': 'string'}, 'detailed': {'type': 'string'}}}
-# 2.40: marker/limit pagination.
-_usage_query_v2_40 = {'type': 'object', 'properties': dict(
-    _usage_query['properties'], limit={'type': 'string', 'pattern': '^[0-9]+$'},
-    marker={'type': 'string'})}
-
 
 def _parse(value, formats, message):
     if not value:
@@ -75,8 +68,8 @@ def _links(req, body, key, servers, limit, path):
         body[key] = links
 
 
-@validation.query_schema(_usage_query, max_version=(2, 39))
-@validation.query_schema(_usage_query_v2_40, mv.USAGE_PAGINATION,
+@validation.query_schema(schemas.query_v2_1, max_version=mv.before(mv.USAGE_PAGINATION))
+@validation.query_schema(schemas.query_v2_40, mv.USAGE_PAGINATION,
                          strict_from=mv.FULL_UPDATE_BODY)
 def index(req, params):
     req.context.can(policies.USAGE_LIST, target={'project_id': req.context.project_id})
@@ -86,8 +79,8 @@ def index(req, params):
     return wsgi.json_response(body)
 
 
-@validation.query_schema(_usage_query, max_version=(2, 39))
-@validation.query_schema(_usage_query_v2_40, mv.USAGE_PAGINATION,
+@validation.query_schema(schemas.query_v2_1, max_version=mv.before(mv.USAGE_PAGINATION))
+@validation.query_schema(schemas.query_v2_40, mv.USAGE_PAGINATION,
                          strict_from=mv.FULL_UPDATE_BODY)
 def show(req, tenant_id, params):
     req.context.can(policies.USAGE_SHOW, target={'project_id': tenant_id})

@@ -1,51 +1,20 @@
 """Handlers of /servers/{id}/os-volume_attachments: list, show, attach, update, detach."""
 
-import copy
-
+from nova.api import microversion as mv
 from nova.api import validation, wsgi
-from nova.api.schemas import types
-
-_attach_v2_1 = {
-    'type': 'object',
-    'properties': {'volumeAttachment': {
-        'type': 'object',
-        'properties': {'volumeId': types.uuid,
-                       'device': {'type': ['string', 'null'],
-                                  'pattern': '(^/dev/x{0,1}[a-z]{0,1}d{0,1})([a-z]+)[0-9]*$'}},
-        'required': ['volumeId'], 'additionalProperties': False}},
-    'required': ['volumeAttachment'], 'additionalProperties': False,
-}
-# 2.49: tag.
-_attach_v2_49 = copy.deepcopy(_attach_v2_1)
-_attach_v2_49['properties']['volumeAttachment']['properties']['tag'] = types.tag
-# 2.79: delete_on_termination.
-_attach_v2_79 = copy.deepcopy(_attach_v2_49)
-_attach_v2_79['properties']['volumeAttachment']['properties'][
-    'delete_on_termination'] = {'type': 'boolean'}
-
-_update_v2_85 = copy.deepcopy(_attach_v2_79)
-del _update_v2_85['properties']['volumeAttachment']['properties']['tag']
-_update_v2_85['properties']['volumeAttachment']['properties'].update(
-    {'id': {}, 'serverId': {}, 'device': {}, 'tag': {}})
-
-
-def _attach_schema(version):
-    if version >= (2, 79):
-        return _attach_v2_79
-    if version >= (2, 49):
-        return _attach_v2_49
-    return _attach_v2_1
+from nova.api.schemas import volume_attachments as schemas
+from nova.policies import server_actions as policies
 
 
 def view(req, bdm, server_id, listing=False):
     body = {'serverId': server_id, 'volumeId': bdm['volume_id'], 'device': bdm['device_name']}
-    if not (listing and req.is_at_least((2, 89))):
+    if not (listing and req.is_at_least(mv.ATTACHMENT_IDS)):
         body['id'] = bdm['volume_id']
-    if req.is_at_least((2, 70)):
+    if req.is_at_least(mv.ATTACHMENT_TAG_SHOWN):
         body['tag'] = bdm['tag']
-    if req.is_at_least((2, 79)):
+    if req.is_at_least(mv.DELETE_ON_TERMINATION):
         body['delete_on_termination'] = bool(bdm['delete_on_termination'])
-    if listing and req.is_at_least((2, 89)):
+    if listing and req.is_at_least(mv.ATTACHMENT_IDS):
         body['attachment_id'] = bdm['attachment_id']
         body['bdm_uuid'] = bdm['uuid']
     return body
@@ -53,14 +22,13 @@ def view(req, bdm, server_id, listing=False):
 
 def _instance(req, server_id, policy):
     instance = req.app.compute_api.get(req.context, server_id)
-    req.context.can('os_compute_api:os-volumes-attachments:' + policy,
+    req.context.can(policy,
                     target={'project_id': instance['project_id']})
     return instance
 
 
 def _volume_bdms(req, instance):
-    return [b for b in req.app.db.bdm_get_by_instance(instance['uuid'])
-            if b['destination_type'] == 'volume' and b['volume_id']]
+    return req.app.compute_api.volume_attachments(req.context, instance)
 
 
 def _find(req, instance, volume_id):
@@ -71,46 +39,54 @@ def _find(req, instance, volume_id):
 
 
 def index(req, server_id):
-    instance = _instance(req, server_id, 'index')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_INDEX)
     items = [view(req, b, instance['uuid'], listing=True) for b in _volume_bdms(req, instance)]
     return wsgi.json_response({'volumeAttachments': items})
 
 
 def show(req, server_id, volume_id):
-    instance = _instance(req, server_id, 'show')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_SHOW)
     return wsgi.json_response({'volumeAttachment': view(req, _find(req, instance, volume_id),
                                                         instance['uuid'], listing=True)})
 
 
-def create(req, server_id):
-    body = validation.validate(_attach_schema(req.api_version), req.json_body())
-    instance = _instance(req, server_id, 'create')
+@validation.schema(schemas.attach_v2_1, mv.MIN, mv.before(mv.VOLUME_ATTACH_TAG))
+@validation.schema(schemas.attach_v2_49, mv.VOLUME_ATTACH_TAG,
+                   mv.before(mv.DELETE_ON_TERMINATION))
+@validation.schema(schemas.attach_v2_79, mv.DELETE_ON_TERMINATION)
+def create(req, server_id, body):
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_CREATE)
     spec = body['volumeAttachment']
     bdm = req.app.compute_api.attach_volume(
         req.context, instance, spec['volumeId'], device=spec.get('device'),
         tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False))
-    status = 202 if req.is_at_least((2, 101)) else 200
+    status = 202 if req.is_at_least(mv.ASYNC_VOLUME_ATTACH) else 200
     return wsgi.json_response({'volumeAttachment': view(req, bdm, instance['uuid'])},
                               status=status)
 
 
 def update(req, server_id, volume_id):
-    if not req.is_at_least((2, 85)):
+    # Before 2.85 an update swaps the volume, which this deployment does not do.
+    if not req.is_at_least(mv.ATTACHMENT_UPDATE):
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
-    body = validation.validate(_update_v2_85, req.json_body())
-    instance = _instance(req, server_id, 'update')
+    return _update_v2_85(req, server_id, volume_id)
+
+
+@validation.schema(schemas.update_v2_85, mv.ATTACHMENT_UPDATE)
+def _update_v2_85(req, server_id, volume_id, body):
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
     spec = body['volumeAttachment']
     if spec['volumeId'] != volume_id:
         raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
     bdm = _find(req, instance, volume_id)
     if 'delete_on_termination' in spec:
-        req.app.db.bdm_update(bdm['uuid'],
-                              {'delete_on_termination': spec['delete_on_termination']})
+        req.app.compute_api.set_delete_on_termination(req.context, instance, bdm,
+                                                      spec['delete_on_termination'])
     return wsgi.empty_response(202)
 
 
 def delete(req, server_id, volume_id):
-    instance = _instance(req, server_id, 'delete')
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_DELETE)
     bdm = _find(req, instance, volume_id)
     req.app.compute_api.detach_volume(req.context, instance, bdm)
     return wsgi.empty_response(202)

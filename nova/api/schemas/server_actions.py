@@ -16,10 +16,15 @@ reboot = {
     'required': ['reboot'], 'additionalProperties': False,
 }
 
-lock_v2_73 = {'type': ['object', 'null'],
-              'properties': {'locked_reason': {'type': 'string', 'minLength': 1,
-                                               'maxLength': 255}},
-              'additionalProperties': False}
+# 2.73: an optional reason.
+lock_v2_73 = {
+    'type': 'object',
+    'properties': {'lock': {
+        'type': ['object', 'null'],
+        'properties': {'locked_reason': {'type': 'string', 'minLength': 1, 'maxLength': 255}},
+        'additionalProperties': False}},
+    'required': ['lock'], 'additionalProperties': False,
+}
 
 create_image = {
     'type': 'object',
@@ -80,10 +85,11 @@ rebuild_v2_90['properties']['rebuild']['properties']['hostname'] = {
     'type': 'string', 'minLength': 1, 'maxLength': 255}
 
 
-def rebuild_schema(version):
-    for threshold, schema in (((2, 90), rebuild_v2_90), ((2, 63), rebuild_v2_63),
-                              ((2, 57), rebuild_v2_57), ((2, 54), rebuild_v2_54),
-                              ((2, 19), rebuild_v2_19)):
-        if version >= threshold:
-            return schema
-    return rebuild_v2_1
+change_password = {
+    'type': 'object',
+    'properties': {'changePassword': {
+        'type': 'object',
+        'properties': {'adminPass': {'type': 'string'}},
+        'required': ['adminPass'], 'additionalProperties': False}},
+    'required': ['changePassword'], 'additionalProperties': False,
+}

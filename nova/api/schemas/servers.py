@@ -161,22 +161,6 @@ create_v2_105['properties']['server']['properties']['image_props_override'] = {
 }
 
 
-_CREATE_BY_VERSION = [((2, 105), create_v2_105), ((2, 94), create_v2_94),
-                      ((2, 90), create_v2_90), ((2, 74), create_v2_74),
-                      ((2, 67), create_v2_67), ((2, 63), create_v2_63),
-                      ((2, 57), create_v2_57), ((2, 52), create_v2_52),
-                      ((2, 37), create_v2_37), ((2, 32), create_v2_32),
-                      ((2, 19), create_v2_19)]
-
-
-def create_schema(version):
-    """The create schema that applies at ``version`` (newest threshold first)."""
-    for threshold, schema in _CREATE_BY_VERSION:
-        if version >= threshold:
-            return schema
-    return create_v2_1
-
-
 update_v2_1 = {
     'type': 'object',
     'properties': {
@@ -202,14 +186,6 @@ update_v2_19['properties']['server']['properties']['description'] = types.descri
 update_v2_90 = copy.deepcopy(update_v2_19)
 update_v2_90['properties']['server']['properties']['hostname'] = {
     'type': 'string', 'minLength': 1, 'maxLength': 255}
-
-
-def update_schema(version):
-    if version >= (2, 90):
-        return update_v2_90
-    if version >= (2, 19):
-        return update_v2_19
-    return update_v2_1
 
 
 _list_query_common = {

@@ -9,6 +9,7 @@ from oslo_utils import timeutils
 from nova.api import microversion as mv
 from nova.api.views import common
 from nova.image import sysmeta
+from nova.policies import servers as policies
 
 # (vm_state, task_state) -> status; a task_state key overrides the default.
 _STATUS = {
@@ -100,9 +101,9 @@ class ViewContext:
         self.req = req
         self.faults = faults or {}
         self.volumes = volumes or {}
-        self.show_extended = ctx.can('os_compute_api:os-extended-server-attributes',
+        self.show_extended = ctx.can(policies.EXTENDED_ATTRIBUTES,
                                      fatal=False)
-        self.show_extra_specs = ctx.can('os_compute_api:os-flavor-extra-specs:index',
+        self.show_extra_specs = ctx.can(policies.FLAVOR_EXTRA_SPECS_INDEX,
                                         fatal=False)
         self.is_admin = ctx.is_admin
         # {instance uuid: [group uuid]}; filled by the single-server show (2.71).
@@ -118,12 +119,13 @@ def _wants_host_status(req):
         return False
     if req.method not in ('GET', 'HEAD') and not req.is_at_least(mv.FULL_UPDATE_BODY):
         return False
-    return req.context.can('os_compute_api:servers:show:host_status', fatal=False)
+    return req.context.can(policies.SHOW_HOST_STATUS, fatal=False)
 
 
 def _host_status_lookup(req):
     """inst -> UP/DOWN/MAINTENANCE/UNKNOWN, or '' without a host, from one services query."""
-    services = {s['host']: s for s in req.app.db.service_get_all(binary='nova-compute')}
+    services = {s['host']: s for s in req.app.compute_api.service_list(
+        req.context, binary='nova-compute')}
     down_time = datetime.timedelta(seconds=req.app.conf.service_down_time)
     now = timeutils.utcnow()
 

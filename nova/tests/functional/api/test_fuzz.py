@@ -17,7 +17,7 @@ import pytest
 from hypothesis import strategies as st
 
 from nova.api import microversion as mv
-from nova.api.handlers import server_actions
+from nova.api import router
 from nova.tests.functional.api import fuzz_support as fz
 from nova.tests.functional.api.conftest import server_body
 
@@ -243,7 +243,7 @@ def _headers(d, version, has_body):
 def _one_request(fuzzer, d, template, method, version, service):
     action = None
     if template.endswith('/action'):
-        action = d.pick(sorted(server_actions.ACTIONS) + ['bogus'])
+        action = d.pick(sorted(router.SERVER_ACTIONS) + ['bogus'])
     body = fuzzer.base_body(template, method, version, action)
     if method in ('POST', 'PUT', 'PATCH') or d.int(0, 9) == 0:
         raw = d.pick(fz.NASTY_RAW) if d.int(0, 7) == 0 else None

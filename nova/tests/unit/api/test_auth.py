@@ -34,7 +34,7 @@ def _conf(strategy):
 
 
 def _app(strategy):
-    return deploy.build_app(_conf(strategy), _Compute(), db=None)
+    return deploy.build_app(_conf(strategy), _Compute())
 
 
 class _Seen:

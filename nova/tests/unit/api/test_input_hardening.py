@@ -85,7 +85,7 @@ def test_counts_are_bounded_whether_number_or_string(value, ok):
 def test_string_min_count_zero_is_refused_at_the_schema():
     body = {'server': {'name': 'x', 'flavorRef': '1', 'networks': 'none', 'min_count': '0'}}
     with pytest.raises(wsgi.Fault) as err:
-        validation.validate(server_schemas.create_schema((2, 37)), body)
+        validation.validate(server_schemas.create_v2_37, body)
     assert 'min_count' in err.value.message
 
 
@@ -93,7 +93,7 @@ def test_non_base64_user_data_is_refused_at_the_schema():
     body = {'server': {'name': 'x', 'flavorRef': '1', 'networks': 'none',
                        'user_data': 'not base64!'}}
     with pytest.raises(wsgi.Fault) as err:
-        validation.validate(server_schemas.create_schema((2, 37)), body)
+        validation.validate(server_schemas.create_v2_37, body)
     assert 'user_data' in err.value.message
 
 

@@ -25,7 +25,7 @@ def app(db):
                                   compute_rpcapi=None)
     # What keystonemiddleware validated arrives as headers; KeystoneContext
     # turns them into the context every handler sees.
-    return auth.KeystoneContext(deploy.ComputeApp(conf, compute, db))
+    return auth.KeystoneContext(deploy.ComputeApp(conf, compute))
 
 
 @pytest.fixture

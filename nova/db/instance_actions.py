@@ -1,0 +1,97 @@
+"""Instance faults, instance actions and their events."""
+
+import sqlalchemy as sa
+from oslo_utils import timeutils
+
+from nova.db import models
+
+FAULTS = models.InstanceFault.__table__
+ACTIONS = models.InstanceAction.__table__
+EVENTS = models.InstanceActionEvent.__table__
+
+
+def _now():
+    return timeutils.utcnow().replace(microsecond=0)
+
+
+class InstanceActionsMixin:
+    """Faults and the action log of instances; mixed into db.api.Database."""
+
+    def fault_create(self, instance_uuid, code, message, details=None, host=None):
+        with self.writer.begin() as conn:
+            self._insert(conn, FAULTS, dict(instance_uuid=instance_uuid, code=code,
+                                            message=(message or '')[:255],
+                                            details=details, host=host))
+
+    def faults_latest(self, instance_uuids):
+        """Latest fault per instance, one query for the whole page."""
+        if not instance_uuids:
+            return {}
+        latest = sa.select(sa.func.max(FAULTS.c.id)).where(
+            FAULTS.c.instance_uuid.in_(list(instance_uuids))).group_by(FAULTS.c.instance_uuid)
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(FAULTS).where(FAULTS.c.id.in_(latest)))
+            return {r.instance_uuid: dict(r._mapping) for r in rows}
+
+    def action_start(self, context, instance_uuid, action):
+        with self.writer.begin() as conn:
+            return self._insert(conn, ACTIONS,
+                                self._action_values(context, instance_uuid, action))
+
+    @staticmethod
+    def _action_values(context, instance_uuid, action):
+        return dict(instance_uuid=instance_uuid, action=action,
+                    request_id=getattr(context, 'request_id', None),
+                    user_id=getattr(context, 'user_id', None),
+                    project_id=getattr(context, 'project_id', None), start_time=_now())
+
+    def action_finish(self, action_id, message=None):
+        with self.writer.begin() as conn:
+            conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(
+                finish_time=_now(), updated_at=_now(), message=message))
+
+    def event_start(self, instance_uuid, request_id, event, host=None):
+        with self.writer.begin() as conn:
+            action = conn.execute(sa.select(ACTIONS.c.id).where(
+                ACTIONS.c.instance_uuid == instance_uuid,
+                ACTIONS.c.request_id == request_id).order_by(ACTIONS.c.id.desc())).first()
+            if action is None:
+                return None
+            return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
+                                                   host=host, start_time=_now()))
+
+    def event_finish(self, event_id, result, traceback=None, details=None):
+        if event_id is None:
+            return
+        with self.writer.begin() as conn:
+            conn.execute(EVENTS.update().where(EVENTS.c.id == event_id).values(
+                finish_time=_now(), result=result, traceback=traceback, details=details))
+            action_id = conn.execute(sa.select(EVENTS.c.action_id).where(
+                EVENTS.c.id == event_id)).scalar()
+            values = {'updated_at': _now(), 'finish_time': _now()}
+            if result == 'Error':
+                values['message'] = 'Error'
+            conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(**values))
+
+    def actions_get(self, instance_uuid, limit=None, marker_id=None, changes_since=None,
+                    changes_before=None):
+        """Newest first; ``marker_id`` pages past that action."""
+        query = sa.select(ACTIONS).where(ACTIONS.c.instance_uuid == instance_uuid)
+        if marker_id is not None:
+            query = query.where(ACTIONS.c.id < marker_id)
+        changed = sa.func.coalesce(ACTIONS.c.updated_at, ACTIONS.c.start_time)
+        if changes_since is not None:
+            query = query.where(changed >= changes_since)
+        if changes_before is not None:
+            query = query.where(changed <= changes_before)
+        query = query.order_by(ACTIONS.c.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in conn.execute(query)]
+
+    def events_get(self, action_id):
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(EVENTS).where(
+                EVENTS.c.action_id == action_id).order_by(EVENTS.c.id))
+            return [dict(r._mapping) for r in rows]
