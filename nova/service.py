@@ -58,10 +58,14 @@ class Service:
         LOG.info('%s started on %s (topic %s)', self.binary, self.host, self.topic)
 
     def stop(self):
+        LOG.info('%s on %s stopping: finishing the RPC work in flight', self.binary,
+                 self.host)
         for thread in self._threads:
             thread.stop()
         if hasattr(self.manager, 'cleanup_host'):
             self.manager.cleanup_host()
         if self.rpcserver is not None:
+            # No new messages; handlers already running finish first.
             self.rpcserver.stop()
             self.rpcserver.wait()
+        LOG.info('%s on %s stopped', self.binary, self.host)

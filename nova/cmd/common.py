@@ -10,6 +10,7 @@ from oslo_log import log as logging
 
 import nova.conf
 from nova import exception, objects, version
+from nova.cmd import sd_notify
 
 
 class StartupError(Exception):
@@ -55,7 +56,8 @@ def wait_for_signal(on_stop, conf=None, ready=None):
 
     SIGHUP re-reads the config files (mutable options such as ``debug`` take
     effect) and reopens the log files, so logrotate can move them away. The
-    service tells systemd (``Type=notify``) that it is ready before waiting.
+    service tells systemd (``Type=notify``) that it is ready before waiting
+    and that it is stopping before ``on_stop`` drains the work in flight.
     """
     done = threading.Event()
     hup = threading.Event()
@@ -72,12 +74,14 @@ def wait_for_signal(on_stop, conf=None, ready=None):
     # on the announcement must not meet the default action (exit).
     if ready is not None:
         ready()
-    from oslo_service import systemd
-    systemd.notify_once()
+    notifier = sd_notify.Notifier()
+    notifier.ready()
     while not done.wait(0.5):
         if hup.is_set():
             hup.clear()
             _reload(conf or nova.conf.CONF)
+    # systemd shows the unit as deactivating while work in flight finishes.
+    notifier.stopping()
     on_stop()
 
 

@@ -53,16 +53,20 @@ class IdentityStub:
         # [(service type, name, url template with %(project_id)s)]
         self.endpoints = endpoints
 
-    def _catalog(self, project_id):
+    def _catalog(self, project_id, base):
+        entries = list(self.endpoints)
+        if not any(kind == 'identity' for kind, _n, _u in entries):
+            # Served on its own (nova.wsgi.identity): it is where the client asked.
+            entries.append(('identity', 'keystone', base.replace('%', '%%')))
         return [{'type': kind, 'name': name, 'id': uuid.uuid5(uuid.NAMESPACE_URL, kind).hex,
                  'endpoints': [{'id': uuid.uuid5(uuid.NAMESPACE_URL, url).hex,
                                 'interface': interface, 'region': 'RegionOne',
                                 'region_id': 'RegionOne',
                                 'url': url % {'project_id': project_id}}
                                for interface in ('public', 'internal', 'admin')]}
-                for kind, name, url in self.endpoints]
+                for kind, name, url in entries]
 
-    def _token(self, req):
+    def _token(self, req, base):
         try:
             auth = strict_json.loads(req.body)['auth']
             user = _named(auth['identity']['password']['user'])
@@ -82,7 +86,7 @@ class IdentityStub:
                  'roles': [{'id': r, 'name': r} for r in roles],
                  'issued_at': '2020-01-01T00:00:00.000000Z',
                  'expires_at': '2999-01-01T00:00:00.000000Z',
-                 'catalog': self._catalog(project)}
+                 'catalog': self._catalog(project, base)}
         return _json({'token': token}, status=201,
                      headers={'X-Subject-Token': '%s:%s' % (user, project)})
 
@@ -98,7 +102,7 @@ class IdentityStub:
         base = req.application_url.rstrip('/')
         parts = [p for p in req.path_info.split('/') if p]
         if parts == ['v3', 'auth', 'tokens'] and req.method == 'POST':
-            return self._token(req)
+            return self._token(req, base)
         if req.method not in ('GET', 'HEAD'):
             return _error(405, 'Method Not Allowed', 'Not served by this endpoint.')
         if not parts:

@@ -53,11 +53,43 @@ def _build(name, conf):
         volume = volume_app.make_app(os.path.join(conf.state_path, 'volumes'),
                                      image_fetcher=images.download)
         return aio.with_request_log(auth.protect(volume, conf, aio.VOLUME_PUBLIC_PATHS))
+    if name == 'identity':
+        return aio.with_request_log(_identity(conf))
     raise ValueError('unknown application %r' % name)
 
 
+def identity_catalog(conf):
+    """The catalog the identity stand-in hands out, from the options that already
+    name the public endpoints; a service whose option is unset is left out."""
+    def url(value):
+        # '%' in an operator's URL is not a placeholder.
+        return value.rstrip('/').replace('%', '%%')
+    entries = []
+    if conf.api.compute_link_prefix:
+        entries.append(('compute', 'nova', url(conf.api.compute_link_prefix) + '/v2.1'))
+    if conf.glance.endpoint_override:
+        entries.append(('image', 'glance', url(conf.glance.endpoint_override)))
+    if conf.cinder.endpoint_override:
+        entries.append(('block-storage', 'cinder',
+                        url(conf.cinder.endpoint_override) + '/v3/%(project_id)s'))
+    return entries
+
+
+def _identity(conf):
+    from nova.embedded import identity
+    if conf.api.auth_strategy != 'noauth2':
+        raise common.StartupError(
+            'the identity stand-in serves noauth2 deployments only ([api] auth_strategy '
+            '= %s); clients authenticate with Keystone' % conf.api.auth_strategy)
+    catalog = identity_catalog(conf)
+    if not any(kind == 'compute' for kind, _n, _u in catalog):
+        LOG.warning('The identity stand-in\'s catalog has no compute endpoint: set '
+                    '[api] compute_link_prefix to the compute API\'s public URL')
+    return identity.IdentityStub(catalog)
+
+
 def init_application(name):
-    """The WSGI application ``name`` (osapi_compute, image or volume).
+    """The WSGI application ``name`` (osapi_compute, image, volume or identity).
 
     A misconfiguration is logged as the same one line the console scripts
     print, then raised: the server reports that the application failed to load.

@@ -34,16 +34,23 @@ def _assert_one_line(rc, err, *needles):
         assert needle in line[0], line[0]
 
 
-@pytest.mark.parametrize('module', ['aio', 'api', 'conductor', 'compute', 'manage'])
-def test_version_flag(module):
-    rc, out, err = _run(module, '--version')
-    assert rc == 0, err
-    assert (out + err).strip()
+@pytest.mark.parametrize('command', ['nova-aio', 'nova-api', 'nova-conductor',
+                                     'nova-compute', 'nova-manage', 'nova-status',
+                                     'nova-novncproxy', 'nova-serialproxy'])
+def test_every_command_answers_version(command):
+    from nova import version
+    # The installed console script (setup.cfg entry point), not only the module.
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), command),
+                           '--version'], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert (proc.stdout + proc.stderr).strip() == version.version_string()
 
 
-def test_split_service_without_transport_url(tmp_path):
+@pytest.mark.parametrize('module', ['api', 'conductor', 'compute'])
+def test_split_service_without_transport_url(tmp_path, module):
     conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s\n' % tmp_path)
-    rc, _out, err = _run('conductor', '--config-file', conf)
+    rc, _out, err = _run(module, '--config-file', conf)
     _assert_one_line(rc, err, 'transport_url is not set')
 
 
@@ -92,3 +99,16 @@ def test_unusable_state_path(tmp_path):
     conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s/state\n' % blocker)
     rc, _out, err = _run('aio', '--config-file', conf)
     _assert_one_line(rc, err, 'state_path')
+
+
+@pytest.mark.parametrize('module,section', [('novncproxy', '[vnc]\nnovncproxy_'),
+                                            ('serialproxy', '[serial_console]\nserialproxy_')])
+def test_console_proxy_port_in_use_is_named(tmp_path, module, section):
+    with socket.socket() as busy:
+        busy.bind(('127.0.0.1', 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s\n%shost = 127.0.0.1\n%sport = %d\n'
+                     % (tmp_path, section, section.split('\n')[1], port))
+        rc, _out, err = _run(module, '--config-file', conf)
+    _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port, 'Address already in use')

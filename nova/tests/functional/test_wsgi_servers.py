@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -57,19 +58,33 @@ def served(request, tmp_path):
     command = {'uwsgi': _uwsgi_command, 'gunicorn': _gunicorn_command}[request.param]
     port = api_server.free_port()
     api_server.write_conf(tmp_path, port)
-    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    # Both servers speak systemd's protocol (nova-api-uwsgi.service is Type=notify).
+    systemd = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    systemd.bind(str(tmp_path / 'notify.sock'))
+    systemd.settimeout(60)
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path),
+               NOTIFY_SOCKET=str(tmp_path / 'notify.sock'))
     log = open(tmp_path / 'server.out', 'wb')
     proc = subprocess.Popen(command(tmp_path, port), env=env, cwd=str(tmp_path),
                             stdout=log, stderr=subprocess.STDOUT)
     try:
         api_server.wait_listening(port, proc, timeout=60)
-        yield {'proc': proc, 'port': port, 'tmp': tmp_path, 'kind': request.param}
+        yield {'proc': proc, 'port': port, 'tmp': tmp_path, 'kind': request.param,
+               'systemd': systemd}
     finally:
         api_server.stop(proc)
         log.close()
+        systemd.close()
+
+
+def _systemd_ready(sock):
+    while True:
+        if b'READY=1' in sock.recv(4096).split(b'\n'):
+            return True
 
 
 def test_compute_api_under_a_wsgi_server(served):
+    assert _systemd_ready(served['systemd'])
     conn = http.client.HTTPConnection('127.0.0.1', served['port'], timeout=30)
     resp, body = api_server.get(conn, '/v2.1/flavors/1',
                                 {'OpenStack-API-Version': 'compute 2.61'})
@@ -90,10 +105,11 @@ def test_compute_api_under_a_wsgi_server(served):
     resp.read()
     assert resp.status == 401
     conn.close()
-    # Configuration came from OS_NOVA_CONFIG_DIR: the access log went to its log_file.
-    lines = [ln for ln in (served['tmp'] / 'nova-api.log').read_text().splitlines()
-             if 'nova.api.access' in ln]
-    assert any('"GET /v2.1/flavors/1" status: 200' in ln for ln in lines), lines
+    # Configuration came from OS_NOVA_CONFIG_DIR: the access log went to its
+    # log_file. The line is written once the response is sent, by whichever
+    # worker served it: under load it may come a little after the response.
+    api_server._wait_log(served['tmp'] / 'nova-api.log',
+                         r'nova\.api\.access .*"GET /v2\.1/flavors/1" status: 200', timeout=30)
     if served['kind'] == 'uwsgi':
         # lazy-apps: each worker loads the application itself; a worker
         # still loading when SIGTERM arrives is only killed after
@@ -145,3 +161,58 @@ def test_embedded_endpoints_under_gunicorn(tmp_path, module):
         assert resp.status == 401
     finally:
         api_server.stop(proc)
+
+
+IDENTITY_CONF = ('[api]\ncompute_link_prefix = http://compute.example.org:8774\n'
+                 '[glance]\nendpoint_override = http://image.example.org:9292\n'
+                 '[cinder]\nendpoint_override = http://volume.example.org:8776\n')
+
+
+def test_identity_stand_in_under_gunicorn(tmp_path):
+    from keystoneauth1 import session
+    from keystoneauth1.identity import v3
+    port = api_server.free_port()
+    api_server.write_conf(tmp_path, port, IDENTITY_CONF)
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.Popen([_tool('gunicorn'), '--bind', '127.0.0.1:%d' % port,
+                             'nova.wsgi.identity:application'], env=env,
+                            cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        api_server.wait_listening(port, proc, timeout=60)
+        # A real client logs in with a password, as openstackclient would.
+        url = 'http://127.0.0.1:%d' % port
+        sess = session.Session(auth=v3.Password(
+            auth_url=url + '/v3', username='demo', password='any', project_name='demo',
+            user_domain_name='Default', project_domain_name='Default'))
+        assert sess.get_token() == 'demo:demo'
+        assert sess.get_endpoint(service_type='compute', interface='public') == (
+            'http://compute.example.org:8774/v2.1')
+        assert sess.get_endpoint(service_type='image', interface='public') == (
+            'http://image.example.org:9292')
+        assert sess.get_endpoint(service_type='block-storage', interface='public') == (
+            'http://volume.example.org:8776/v3/demo')
+        # Not listed by the operator: the stand-in names itself.
+        assert sess.get_endpoint(service_type='identity', interface='public') == url
+        conn = http.client.HTTPConnection('127.0.0.1', port, timeout=30)
+        resp, body = api_server.get(conn, '/v3/projects/demo')
+        assert resp.status == 200, body
+        assert resp.getheader('x-openstack-request-id').startswith('req-')
+        conn.close()
+        api_server._wait_log(tmp_path / 'nova-api.log',
+                             '"GET /v3/projects/demo" status: 200')
+    finally:
+        api_server.stop(proc)
+
+
+def test_identity_stand_in_refuses_keystone_deployments(tmp_path):
+    (tmp_path / 'nova.conf').write_text(
+        '[DEFAULT]\nstate_path = %s\n[api]\nauth_strategy = keystone\n' % tmp_path)
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, '-c', 'import nova.wsgi.identity'], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        'nova identity: error: the identity stand-in serves noauth2 deployments only '
+        '([api] auth_strategy = keystone); clients authenticate with Keystone')
+    assert 'Traceback' not in proc.stderr
