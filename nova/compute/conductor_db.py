@@ -62,7 +62,7 @@ class ConductorDB:
             context = _current_context()
         return self._send(context, self.host, method, list(args), kwargs)
 
-    def wait_until_ready(self, timeout=None, interval=2):
+    def wait_until_ready(self, timeout=None, interval=1):
         """Block until a conductor answers: messages sent before it listens may be lost."""
         if self._ping is None:
             return

@@ -212,7 +212,7 @@ class ComputeDBMixin:
 
     # Lookups that miss and compare-and-swap losses are answers, not conductor errors.
     @messaging.expected_exceptions(exception.NovaException)
-    def compute_db(self, context, host, method, args, kwargs):
-        result = self.host_scoped_db.dispatch(context, host, method, wire.decode(args),
+    def compute_db(self, context, host, operation, args, kwargs):
+        result = self.host_scoped_db.dispatch(context, host, operation, wire.decode(args),
                                               wire.decode(kwargs))
         return wire.encode(result)

@@ -15,7 +15,7 @@ class ConductorAPI:
 
     * 1.0 - Initial version: build_instances.
     * 1.1 - unshelve_instance (schedule a shelved-offloaded server again).
-    * 1.2 - compute_db(host, method, args, kwargs): every database read and
+    * 1.2 - compute_db(host, operation, args, kwargs): every database read and
             write of nova-compute, one of the operations named in
             ``nova.compute.conductor_db.OPERATIONS`` (instance_get/_get_all/
             _update/_destroy, migration_get/_update/_get_by_instance_and_status,
@@ -55,13 +55,13 @@ class ConductorAPI:
             raise exception.RPCVersionPinned(what='nova-compute', topic=TOPIC,
                                              needed=COMPUTE_DB_VERSION, pin=self.pin)
         cctxt = self.client.prepare(version=COMPUTE_DB_VERSION, timeout=timeout)
-        result = cctxt.call(context, 'compute_db', host=host, method=method,
+        result = cctxt.call(context, 'compute_db', host=host, operation=method,
                             args=wire.encode(args), kwargs=wire.encode(kwargs))
         return wire.decode(result)
 
     def ping(self, context, host):
         """True once a conductor answers (a short call, retried by the caller)."""
-        return self.compute_db(context, host, 'ping', [], {}, timeout=10)
+        return self.compute_db(context, host, 'ping', [], {}, timeout=3)
 
 
 def target():
