@@ -186,4 +186,4 @@ def test_only_the_listed_operations_are_served(db, scoped):
     missing = [m for m in conductor_db.OPERATIONS if not hasattr(scoped, m)]
     assert missing == []
     with pytest.raises(AttributeError):
-        _as(scoped, 'h1').instance_hard_delete
+        _as(scoped, 'h1').instance_hard_delete('x')
