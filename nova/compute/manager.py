@@ -55,9 +55,9 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
 
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
+        self.driver.init_host(self.host)
         # Every row this host reads or writes comes through the conductor.
         self.db.wait_until_ready()
-        self.driver.init_host(self.host)
         # Listen before the start-up sync, so no change falls in between.
         self.start_lifecycle_events()
         self.update_available_resource()
