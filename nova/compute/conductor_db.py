@@ -8,6 +8,7 @@ import oslo_messaging as messaging
 from oslo_context import context as o_context
 
 from nova import context as nova_context
+from nova.version import SERVICE_VERSION
 
 LOG = logging.getLogger(__name__)
 
@@ -61,6 +62,10 @@ class ConductorDB:
         else:
             context = _current_context()
         return self._send(context, self.host, method, list(args), kwargs)
+
+    def service_heartbeat(self, host, binary, topic=None):
+        # This host's code version, not the conductor's: nova-status compares them.
+        return self._call('service_heartbeat', host, binary, topic, version=SERVICE_VERSION)
 
     def wait_until_ready(self, timeout=None, interval=1):
         """Block until a conductor answers: messages sent before it listens may be lost."""

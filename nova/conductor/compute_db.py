@@ -200,11 +200,14 @@ class HostScopedDB:
         self._own_host(caller, named_host, 'set the usage of')
         return self.db.compute_node_set_usage(caller, vcpus, memory_mb, disk_gb)
 
-    def service_heartbeat(self, context, caller, named_host, binary, topic=None):
+    def service_heartbeat(self, context, caller, named_host, binary, topic=None,
+                          version=None):
         self._own_host(caller, named_host, 'report the liveness of')
         if binary != 'nova-compute':
             self._refuse(caller, 'report the liveness of', binary)
-        return self.db.service_heartbeat(caller, binary, topic)
+        if not isinstance(version, int) or isinstance(version, bool):
+            version = None   # not given: the conductor's own
+        return self.db.service_heartbeat(caller, binary, topic, version=version)
 
 
 class ComputeDBMixin:

@@ -528,15 +528,17 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             conn.execute(BDMS.delete().where(BDMS.c.uuid == bdm_uuid))
 
     # -- services and compute nodes -------------------------------------------
-    def service_heartbeat(self, host, binary, topic=None):
+    def service_heartbeat(self, host, binary, topic=None, version=None):
+        """``version``: the reporting service's code (nova-compute's, via the conductor)."""
         now = _now()
+        version = SERVICE_VERSION if version is None else version
         with self.writer.begin() as conn:
             count = conn.execute(SERVICES.update().where(
                 SERVICES.c.host == host, SERVICES.c.binary == binary).values(
-                last_seen_up=now, updated_at=now, version=SERVICE_VERSION)).rowcount
+                last_seen_up=now, updated_at=now, version=version)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now, version=SERVICE_VERSION,
+                                                  last_seen_up=now, version=version,
                                                   uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)

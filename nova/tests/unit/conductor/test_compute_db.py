@@ -187,3 +187,14 @@ def test_only_the_listed_operations_are_served(db, scoped):
     assert missing == []
     with pytest.raises(AttributeError):
         _as(scoped, 'h1').instance_hard_delete('x')
+
+
+def test_the_heartbeat_records_the_compute_hosts_own_code_version(db, scoped):
+    from nova.version import SERVICE_VERSION
+    _as(scoped, 'h1').service_heartbeat('h1', 'nova-compute', 'compute')
+    [row] = db.service_get_all('nova-compute')
+    assert (row['host'], row['version']) == ('h1', SERVICE_VERSION)
+    # An older compute host's heartbeat says so, whatever the conductor runs.
+    scoped.dispatch(None, 'h1', 'service_heartbeat', ['h1', 'nova-compute', 'compute'],
+                    {'version': SERVICE_VERSION - 1})
+    assert db.service_get_all('nova-compute')[0]['version'] == SERVICE_VERSION - 1
