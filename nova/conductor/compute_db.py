@@ -44,9 +44,9 @@ class HostScopedDB:
                     caller, operation, target)
         raise exception.HostNotAuthorized(host=caller, operation=operation, target=target)
 
-    def _owner_host(self, caller, instance_uuid, operation):
+    def _owner_host(self, caller, instance_uuid, operation, owner=None):
         """The instance's current host (for an atomic update) if ``caller`` may touch it."""
-        owner = self.db.instance_owner(instance_uuid)
+        owner = owner or self.db.instance_owner(instance_uuid)
         if owner is None:
             raise exception.InstanceNotFound(instance_id=instance_uuid)
         if owner['host'] == caller:
@@ -69,15 +69,17 @@ class HostScopedDB:
 
     # -- instances ------------------------------------------------------------
     def instance_get(self, context, caller, uuid, read_deleted=False):
+        row = self.db.instance_get(uuid, read_deleted=read_deleted)
+        if row['host'] == caller:
+            return row   # the common case: no second query
         try:
-            self._owner_host(caller, uuid, 'read')
+            self._owner_host(caller, uuid, 'read', owner=_owner_of(row))
         except exception.HostNotAuthorized:
             # Enough to tell a domain of another host's instance from an
             # orphan (lifecycle events, running-deleted cleanup); nothing of
             # its project, name, flavor or metadata.
-            row = self.db.instance_get(uuid, read_deleted=read_deleted)
             return {key: row[key] for key in _FOREIGN_VIEW}
-        return self.db.instance_get(uuid, read_deleted=read_deleted)
+        return row
 
     def instance_get_all(self, context, caller, filters=None):
         filters = dict(filters or {})
@@ -92,8 +94,17 @@ class HostScopedDB:
         # A host may let an instance go (shelve offload), never hand it to another.
         if values.get('host') not in (None, caller) or values.get('node') is not None:
             self._refuse(caller, 'move to another host', 'instance %s' % uuid)
-        current = self._owner_host(caller, uuid, 'update')
         # One statement: the states and the host are checked where they change.
+        # Tried first as the instance's host (the common case, no extra query);
+        # only a miss looks at why.
+        try:
+            return self.db.instance_update(
+                uuid, values, expected_task_state=expected_task_state,
+                expected_vm_state=expected_vm_state, expected_host=[caller])
+        except exception.UnexpectedTaskStateError:
+            current = self._owner_host(caller, uuid, 'update')
+            if current == caller:
+                raise   # its own instance: the states did not match
         return self.db.instance_update(uuid, values, expected_task_state=expected_task_state,
                                        expected_vm_state=expected_vm_state,
                                        expected_host=[current])
@@ -130,10 +141,10 @@ class HostScopedDB:
         return self.db.bdm_create(values)
 
     def _bdm(self, caller, bdm_uuid, operation):
-        instance_uuid = self.db.bdm_instance_uuid(bdm_uuid)
-        if instance_uuid is None:
+        owner = self.db.bdm_owner(bdm_uuid)
+        if owner is None:
             raise exception.NotFound('Block device mapping %s could not be found.' % bdm_uuid)
-        self._owner_host(caller, instance_uuid, operation)
+        self._owner_host(caller, owner['uuid'], operation, owner=owner)
 
     def bdm_update(self, context, caller, bdm_uuid, values):
         self._bdm(caller, bdm_uuid, 'update the volumes of')
@@ -142,9 +153,10 @@ class HostScopedDB:
         return self.db.bdm_update(bdm_uuid, values)
 
     def bdm_destroy(self, context, caller, bdm_uuid):
-        if self.db.bdm_instance_uuid(bdm_uuid) is None:
+        owner = self.db.bdm_owner(bdm_uuid)
+        if owner is None:
             return None  # already gone: deleting is idempotent, as in the database
-        self._bdm(caller, bdm_uuid, 'remove the volumes of')
+        self._owner_host(caller, owner['uuid'], 'remove the volumes of', owner=owner)
         return self.db.bdm_destroy(bdm_uuid)
 
     # -- actions, events and faults -------------------------------------------------
@@ -164,17 +176,17 @@ class HostScopedDB:
     def event_finish(self, context, caller, event_id, result, traceback=None, details=None):
         if event_id is None:
             return None
-        instance_uuid = self.db.event_instance_uuid(event_id)
-        if instance_uuid is None:
+        owner = self.db.event_owner(event_id)
+        if owner is None:
             self._refuse(caller, 'finish', 'event %s' % event_id)
-        self._owner_host(caller, instance_uuid, 'finish an event of')
+        self._owner_host(caller, owner['uuid'], 'finish an event of', owner=owner)
         return self.db.event_finish(event_id, result, traceback=traceback, details=details)
 
     def events_get(self, context, caller, action_id):
-        instance_uuid = self.db.action_instance_uuid(action_id)
-        if instance_uuid is None:
+        owner = self.db.action_owner(action_id)
+        if owner is None:
             return []
-        self._owner_host(caller, instance_uuid, 'read the events of')
+        self._owner_host(caller, owner['uuid'], 'read the events of', owner=owner)
         return self.db.events_get(action_id)
 
     def fault_create(self, context, caller, instance_uuid, code, message, details=None,
@@ -208,6 +220,11 @@ class HostScopedDB:
         if not isinstance(version, int) or isinstance(version, bool):
             version = None   # not given: the conductor's own
         return self.db.service_heartbeat(caller, binary, topic, version=version)
+
+
+def _owner_of(row):
+    return {'host': row['host'], 'project_id': row['project_id'],
+            'shelved_host': (row['system_metadata'] or {}).get('shelved_host')}
 
 
 class ComputeDBMixin:

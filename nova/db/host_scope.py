@@ -38,17 +38,27 @@ class HostScopeMixin:
                 MIGRATIONS.c.status.in_(migrations_db.IN_PROGRESS)))
             return {host for row in rows for host in row if host}
 
-    def bdm_instance_uuid(self, bdm_uuid):
-        return self._scalar(sa.select(BDMS.c.instance_uuid).where(BDMS.c.uuid == bdm_uuid))
+    def bdm_owner(self, bdm_uuid):
+        """instance_owner() of the mapping's instance, plus its 'uuid'; None if no mapping."""
+        return self._owner(BDMS.join(INSTANCES, BDMS.c.instance_uuid == INSTANCES.c.uuid),
+                           BDMS.c.uuid == bdm_uuid)
 
-    def action_instance_uuid(self, action_id):
-        return self._scalar(sa.select(ACTIONS.c.instance_uuid).where(ACTIONS.c.id == action_id))
+    def action_owner(self, action_id):
+        return self._owner(ACTIONS.join(INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid),
+                           ACTIONS.c.id == action_id)
 
-    def event_instance_uuid(self, event_id):
-        return self._scalar(sa.select(ACTIONS.c.instance_uuid).select_from(
-            EVENTS.join(ACTIONS, EVENTS.c.action_id == ACTIONS.c.id)).where(
-            EVENTS.c.id == event_id))
+    def event_owner(self, event_id):
+        return self._owner(EVENTS.join(ACTIONS, EVENTS.c.action_id == ACTIONS.c.id).join(
+            INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid), EVENTS.c.id == event_id)
 
-    def _scalar(self, query):
+    def _owner(self, joined, where):
+        """One query from a row to its instance's owner."""
         with self.engine.connect() as conn:
-            return conn.execute(query).scalar()
+            row = conn.execute(sa.select(
+                INSTANCES.c.uuid, INSTANCES.c.host, INSTANCES.c.project_id,
+                INSTANCES.c.system_metadata).select_from(joined).where(where)).first()
+        if row is None:
+            return None
+        sysmeta = json.loads(row.system_metadata or '{}')
+        return {'uuid': row.uuid, 'host': row.host, 'project_id': row.project_id,
+                'shelved_host': sysmeta.get('shelved_host')}

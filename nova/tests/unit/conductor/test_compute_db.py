@@ -165,17 +165,29 @@ def test_migration_hosts_and_the_shelving_host_may_touch_the_instance(db, scoped
 
 def test_the_host_check_and_the_update_are_one_statement(db, scoped, monkeypatch):
     """An instance that changes hosts between the check and the write is not written."""
-    mine = _server(db, 'h1')
+    moving = _server(db, 'h2')
+    db.migration_create({'instance_uuid': moving, 'source_compute': 'h2',
+                         'dest_compute': 'h3', 'status': 'migrating'})
     real_owner = db.instance_owner
 
     def owner_then_move(uuid):
         found = real_owner(uuid)
-        db.instance_update(uuid, {'host': 'h2'})   # a real write lands in between
+        db.instance_update(uuid, {'host': 'h4'})   # a real write lands in between
         return found
     monkeypatch.setattr(db, 'instance_owner', owner_then_move)
     with pytest.raises(exception.UnexpectedTaskStateError):
-        scoped.dispatch(None, 'h1', 'instance_update', [mine, {'vm_state': 'error'}], {})
-    assert db.instance_get(mine)['vm_state'] == 'active'
+        scoped.dispatch(None, 'h3', 'instance_update', [moving, {'vm_state': 'error'}], {})
+    row = db.instance_get(moving)
+    assert (row['host'], row['vm_state']) == ('h4', 'active')
+
+
+def test_a_write_to_its_own_instance_is_a_single_statement(db, scoped, monkeypatch):
+    mine = _server(db, 'h1')
+    looked_up = []
+    monkeypatch.setattr(db, 'instance_owner', lambda uuid: looked_up.append(uuid))
+    _as(scoped, 'h1').instance_update(mine, {'power_state': 4}, expected_task_state=[None])
+    _as(scoped, 'h1').instance_get(mine)
+    assert looked_up == [] and db.instance_get(mine)['power_state'] == 4
 
 
 def test_only_the_listed_operations_are_served(db, scoped):
