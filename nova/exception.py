@@ -43,6 +43,16 @@ class PolicyNotAuthorized(Forbidden):
     pass
 
 
+class HostNotAuthorized(Forbidden):
+    """A compute host asked the conductor for a row that is not its own."""
+    msg_fmt = "Host %(host)s may not %(operation)s %(target)s: it is not that host's."
+
+
+class RPCVersionPinned(NovaException):
+    msg_fmt = ("%(what)s needs %(topic)s RPC %(needed)s, but [upgrade_levels] %(topic)s "
+               "pins it to %(pin)s: upgrade every %(topic)s service, then lift the pin.")
+
+
 class NotFound(NovaException):
     msg_fmt = "Resource could not be found."
     code = 404

@@ -61,9 +61,10 @@ def cleanup(conf):
     notifier.cleanup(conf)
 
 
-def get_client(conf, topic, version, server=None):
+def get_client(conf, topic, version, server=None, version_cap=None):
+    """A client of ``topic``; ``version_cap`` (an [upgrade_levels] pin) bounds what it sends."""
     target = messaging.Target(topic=topic, version=version, server=server)
-    return messaging.get_rpc_client(get_transport(conf), target,
+    return messaging.get_rpc_client(get_transport(conf), target, version_cap=version_cap or None,
                                     serializer=RequestContextSerializer())
 
 

@@ -29,7 +29,11 @@ class PeriodicThread(threading.Thread):
 
 
 class Service:
-    """Serves ``manager`` on ``topic``/``host`` and reports liveness in the DB."""
+    """Serves ``manager`` on ``topic``/``host`` and reports liveness in the DB.
+
+    ``db`` is the database, or for nova-compute the conductor proxy
+    (``nova.compute.conductor_db``) that records the heartbeat for it.
+    """
 
     def __init__(self, conf, db, binary, topic, host, manager, periodic=()):
         self.conf = conf

@@ -5,7 +5,8 @@ import functools
 # Bumped when a service's RPC or database behaviour changes in a way its peers
 # must know about; each service records it with its heartbeat, and
 # `nova-status upgrade check` warns about services older than the previous one.
-SERVICE_VERSION = 1
+# 2: nova-compute reads and writes the database through the conductor (RPC 1.2).
+SERVICE_VERSION = 2
 
 
 @functools.lru_cache(maxsize=1)

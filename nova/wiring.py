@@ -1,19 +1,22 @@
 """Build each service's object graph from configuration (no hidden globals)."""
 
-from nova import policy
-from nova.compute import api as compute_api_mod
+from nova.compute import conductor_db
 from nova.compute import rpcapi as compute_rpcapi
 from nova.conductor import rpcapi as conductor_rpcapi
-from nova.db import api as db_api
 from nova.image import glance
 from nova.volume import cinder
 
 
 def database(conf):
+    # Imported here: nova-compute holds no database credentials and must not
+    # even load the database layer.
+    from nova.db import api as db_api
     return db_api.Database.from_conf(conf)
 
 
 def compute_api(conf, db):
+    from nova import policy
+    from nova.compute import api as compute_api_mod
     policy.init(conf)
     return compute_api_mod.API(conf, db, glance.GlanceClient(conf),
                                conductor_rpcapi.ConductorAPI(conf),
@@ -43,12 +46,34 @@ def _resize_shelve_interval(conf):
     return min([conf.shelved_poll_interval] + windows)
 
 
-def compute_service(conf, db):
+def compute_db(conf, db=None):
+    """The compute manager's database handle: conductor calls, never a connection.
+
+    Split (``db`` None): an RPC call to nova-conductor per operation. In the
+    all-in-one the conductor lives in the same process, so the calls go
+    straight into the same host-scoped code (nova/conductor/compute_db.py),
+    the same checks without the serialisation and queue round trip.
+    """
+    if db is None:
+        capi = conductor_rpcapi.ConductorAPI(conf)
+        if not capi.can_serve_compute_db():
+            from nova import exception
+            raise exception.RPCVersionPinned(
+                what='nova-compute', topic=conductor_rpcapi.TOPIC,
+                needed=conductor_rpcapi.COMPUTE_DB_VERSION, pin=capi.pin)
+        return conductor_db.ConductorDB(conf.host, capi.compute_db, ping=capi.ping)
+    from nova.conductor import compute_db as scoped
+    return conductor_db.ConductorDB(conf.host, scoped.HostScopedDB(db).dispatch)
+
+
+def compute_service(conf, db=None):
+    """nova-compute; ``db`` only in the all-in-one, whose conductor shares the process."""
     from nova import service
     from nova.compute import manager
     from nova.virt.libvirt import driver as libvirt_driver
     image_api = glance.GlanceClient(conf)
     driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
+    db = compute_db(conf, db)
     mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api,
                                  volume_api=cinder.CinderClient(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),

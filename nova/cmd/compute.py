@@ -1,6 +1,6 @@
-"""nova-compute: run the compute manager and libvirt driver on this host."""
+"""nova-compute: run the compute manager and libvirt driver on this host (no database)."""
 
-from nova import wiring
+from nova import exception, wiring
 from nova.cmd import common
 
 
@@ -10,6 +10,10 @@ def main(argv=None):
     common.require_broker(conf)
     # Instance disks live there: find out now, not at the first build.
     common.require_writable_paths(conf)
-    svc = wiring.compute_service(conf, wiring.database(conf))
+    try:
+        # Every database access goes through nova-conductor: no [database] here.
+        svc = wiring.compute_service(conf)
+    except exception.RPCVersionPinned as exc:
+        raise common.StartupError(exc.format_message()) from None
     svc.start()
     common.wait_for_signal(svc.stop)

@@ -23,8 +23,8 @@ from nova.compute import (
     power_state,
 )
 from nova.compute import manager_lifecycle as lifecycle
+from nova.compute import resources as usage
 from nova.compute import vm_states as vs
-from nova.conductor import scheduler as scheduler_mod
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 
@@ -56,6 +56,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
         self.driver.init_host(self.host)
+        # Every row this host reads or writes comes through the conductor.
+        self.db.wait_until_ready()
         # Listen before the start-up sync, so no change falls in between.
         self.start_lifecycle_events()
         self.update_available_resource()
@@ -86,10 +88,10 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         used = [0, 0, 0]
         for row in self.db.instance_get_all({'host': self.host}):
             if row['flavor']:
-                for i, amount in enumerate(scheduler_mod.requested_resources(row['flavor'])):
+                for i, amount in enumerate(usage.requested_resources(row['flavor'])):
                     used[i] += amount
         for flavor in self.resize_usage_flavors():
-            for i, amount in enumerate(scheduler_mod.requested_resources(flavor)):
+            for i, amount in enumerate(usage.requested_resources(flavor)):
                 used[i] += amount
         self.db.compute_node_set_usage(self.host, *used)
 
@@ -205,7 +207,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             pass
 
     def _release(self, flavor):
-        self.db.compute_node_release(self.host, *scheduler_mod.requested_resources(flavor))
+        self.db.compute_node_release(self.host, *usage.requested_resources(flavor))
 
     # -- delete --------------------------------------------------------------
     @notify.instance_action('delete')

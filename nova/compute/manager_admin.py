@@ -1,12 +1,14 @@
 """Compute manager: diagnostics, backups with rotation, soft delete, restore and reclaim."""
 
+import datetime
 import logging
+
+from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
 from nova.compute import actions, power_state
 from nova.compute import vm_states as vs
-from nova.db import api as db_api
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
@@ -86,7 +88,8 @@ class AdminMixin:
         interval = self.conf.reclaim_instance_interval
         if interval <= 0:
             return
-        cutoff = db_api.utcnow_minus(interval)
+        # As the database stores it: naive UTC, whole seconds.
+        cutoff = timeutils.utcnow().replace(microsecond=0) - datetime.timedelta(seconds=interval)
         ctx = nova_context.get_admin_context()
         for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.SOFT_DELETED,
                                              'task_state': None}):

@@ -8,8 +8,8 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception
 from nova.compute import actions
+from nova.compute import resources as usage
 from nova.compute import vm_states as vs
-from nova.conductor import scheduler as scheduler_mod
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
 
@@ -40,7 +40,7 @@ class ResizeMixin:
                         # No other host to move to: what upstream's scheduler says.
                         raise exception.NoValidHost(reason='No valid host found for resize')
                     if not self.db.compute_node_claim(
-                            self.host, *scheduler_mod.requested_resources(new)):
+                            self.host, *usage.requested_resources(new)):
                         raise exception.NoValidHost(reason='No valid host found for resize')
                     self.db.migration_update(migration_id, {'status': 'migrating'})
             except Exception as exc:  # noqa: BLE001 - nothing changed yet: report and stop.
@@ -90,7 +90,7 @@ class ResizeMixin:
                                             self.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED)
         self.db.compute_node_release(
-            self.host, *scheduler_mod.requested_resources(migration['new_flavor']))
+            self.host, *usage.requested_resources(migration['new_flavor']))
         self.db.migration_update(migration['id'], {'status': status})
         sysmeta = {k: v for k, v in (instance.system_metadata or {}).items()
                    if k != OLD_VM_STATE}
@@ -113,7 +113,7 @@ class ResizeMixin:
     def _confirm(self, context, instance, migration):
         self.driver.confirm_migration(context, migration, instance)
         self.db.compute_node_release(
-            self.host, *scheduler_mod.requested_resources(migration['old_flavor']))
+            self.host, *usage.requested_resources(migration['old_flavor']))
         self.db.migration_update(migration['id'], {'status': 'confirmed'})
         row = self.db.instance_get(instance.uuid)
         sysmeta = dict(row['system_metadata'])
@@ -151,7 +151,7 @@ class ResizeMixin:
             return
         self.driver.confirm_migration(context, migration, instance_obj.Instance.from_db(row))
         self.db.compute_node_release(
-            self.host, *scheduler_mod.requested_resources(migration['old_flavor']))
+            self.host, *usage.requested_resources(migration['old_flavor']))
         self.db.migration_update(migration['id'], {'status': 'confirmed'})
 
     def reconcile_resize_shelve(self, context, row):

@@ -20,13 +20,18 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
             set_admin_password (changePassword).
     * 1.2 - prep_resize, confirm_resize, revert_resize, shelve_instance,
             shelve_offload_instance, unshelve_instance (rpcapi_resize).
+
+    ``[upgrade_levels] compute`` caps the version sent: a message that needs a
+    newer version than the pin is not sent (oslo.messaging raises
+    RPCVersionCapError), so an older host never receives a call it cannot read.
     """
 
     VERSION = '1.2'
 
     def __init__(self, conf):
         self.conf = conf
-        self.client = rpc.get_client(conf, TOPIC, self.VERSION)
+        self.client = rpc.get_client(conf, TOPIC, self.VERSION,
+                                     version_cap=conf.upgrade_levels.compute)
 
     def _prepare(self, host, version='1.0', timeout=None):
         return self.client.prepare(server=host, version=version, timeout=timeout)

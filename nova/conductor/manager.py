@@ -7,20 +7,22 @@ import oslo_messaging as messaging
 from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
-from nova.conductor import manager_shelve, reconcile
+from nova.conductor import compute_db, manager_shelve, reconcile
 from nova.conductor import scheduler as scheduler_mod
 
 LOG = logging.getLogger(__name__)
 
 
-class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin):
-    target = messaging.Target(version='1.1')
+class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin,
+                       compute_db.ComputeDBMixin):
+    target = messaging.Target(version='1.2')
 
     def __init__(self, conf, db, compute_rpcapi):
         self.conf = conf
         self.db = db
         self.compute_rpcapi = compute_rpcapi
         self.scheduler = scheduler_mod.Scheduler(conf, db)
+        self.host_scoped_db = compute_db.HostScopedDB(db)
 
     def build_instances(self, context, instances, image, request_spec):
         for instance in instances:

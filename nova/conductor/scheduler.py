@@ -1,16 +1,9 @@
 """Host selection: filter live, enabled hosts with room, then claim atomically in the DB."""
 
-import math
-
 from nova import exception
+from nova.compute.resources import requested_resources
 from nova.conductor import filters
 from nova.db import api as db_api
-
-
-def requested_resources(flavor):
-    """(vcpus, memory_mb, disk_gb) an instance of ``flavor`` consumes on a host."""
-    disk = flavor['root_gb'] + flavor['ephemeral_gb'] + math.ceil(flavor['swap'] / 1024)
-    return flavor['vcpus'], flavor['memory_mb'], disk
 
 
 def _free_ram(node):

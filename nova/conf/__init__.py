@@ -22,6 +22,7 @@ _MODULES = (
     'consoles',
     'wsgi',
     'resize_shelve',
+    'upgrade_levels',
 )
 
 

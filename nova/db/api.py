@@ -16,6 +16,7 @@ from nova.db import (
     claims,
     console_tokens,
     flavor_access,
+    host_scope,
     keypairs,
     migration,
     migrations_db,
@@ -132,7 +133,8 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
                server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin,
                claims.ClaimsMixin, console_tokens.ConsoleTokensMixin,
-               migrations_db.MigrationsDBMixin, actions_db.InstanceActionsMixin):
+               migrations_db.MigrationsDBMixin, actions_db.InstanceActionsMixin,
+               host_scope.HostScopeMixin):
     """A handle on one database; every method is a single short transaction."""
 
     def __init__(self, connection_url, max_retries=10, retry_interval=10):
@@ -347,17 +349,18 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         return sa.func.json_extract(INSTANCES.c.flavor, '$.flavorid')
 
     def instance_update(self, uuid, values, expected_task_state=(),
-                        expected_vm_state=()):
+                        expected_vm_state=(), expected_host=()):
         """Compare-and-swap update: only applies while the states still match.
 
-        ``expected_task_state`` / ``expected_vm_state`` are iterables of
-        allowed current values (None allowed); empty means no check.
+        ``expected_task_state`` / ``expected_vm_state`` / ``expected_host`` are
+        iterables of allowed current values (None allowed); empty means no check.
         """
         values = _encode(INSTANCES, values)
         values.setdefault('updated_at', _now())
         where = [INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0]
         for column, expected in ((INSTANCES.c.task_state, expected_task_state),
-                                 (INSTANCES.c.vm_state, expected_vm_state)):
+                                 (INSTANCES.c.vm_state, expected_vm_state),
+                                 (INSTANCES.c.host, expected_host)):
             if expected is None:
                 expected = (None,)
             elif isinstance(expected, str):
@@ -451,15 +454,17 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
             conn.execute(BDMS.delete().where(BDMS.c.uuid == bdm_uuid))
 
     # -- services and compute nodes -------------------------------------------
-    def service_heartbeat(self, host, binary, topic=None):
+    def service_heartbeat(self, host, binary, topic=None, version=None):
+        """``version``: the reporting service's code (nova-compute's, via the conductor)."""
         now = _now()
+        version = SERVICE_VERSION if version is None else version
         with self.writer.begin() as conn:
             count = conn.execute(SERVICES.update().where(
                 SERVICES.c.host == host, SERVICES.c.binary == binary).values(
-                last_seen_up=now, updated_at=now, version=SERVICE_VERSION)).rowcount
+                last_seen_up=now, updated_at=now, version=version)).rowcount
             if not count:
                 self._insert(conn, SERVICES, dict(host=host, binary=binary, topic=topic,
-                                                  last_seen_up=now, version=SERVICE_VERSION,
+                                                  last_seen_up=now, version=version,
                                                   uuid=uuidutils.generate_uuid()))
             return self._one(conn, SERVICES, SERVICES.c.host == host,
                              SERVICES.c.binary == binary)

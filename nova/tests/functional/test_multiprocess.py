@@ -44,7 +44,7 @@ def _call(method, url, body=None, token='demo:demo'):
         return err.code, json.loads(err.read() or b'null')
 
 
-def _write_conf(path, db_url, image_url, api_port, state):
+def _write_conf(path, db_url, image_url, api_port, state, exchange):
     path.write_text(
         '[DEFAULT]\n'
         'transport_url = %s\n'
@@ -55,11 +55,13 @@ def _write_conf(path, db_url, image_url, api_port, state):
         'api_listen = 127.0.0.1\n'
         'api_listen_port = %d\n'
         'report_interval = 1\n'
-        '[database]\nconnection = %s\n'
+        '%s'
         '[api]\nauth_strategy = noauth2\n'
         '[glance]\nauth_type = none\nendpoint_override = %s\n'
         '[libvirt]\nconnection_uri = test:///default\n'
-        % (services.RABBIT_URL, uuid.uuid4().hex[:8], state, api_port, db_url, image_url))
+        % (services.RABBIT_URL, exchange, state, api_port,
+           # nova-compute holds no database credentials: its file has no [database].
+           '[database]\nconnection = %s\n' % db_url if db_url else '', image_url))
 
 
 @pytest.fixture
@@ -73,18 +75,27 @@ def cluster(tmp_path):
         image_app.make_app(str(tmp_path / 'images')), image_conf, aio.IMAGE_PUBLIC_PATHS))
     api_port = _free_port()
     conf = tmp_path / 'nova.conf'
+    compute_conf = tmp_path / 'nova-compute.conf'
     procs = []
+    exchange = uuid.uuid4().hex[:8]
     with services.ThrowawayDatabase(services.PG_URL) as database:
-        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state')
+        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state', exchange)
+        _write_conf(compute_conf, None, image_url, api_port, tmp_path / 'state', exchange)
         manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)
         try:
             for binary in ('nova-conductor', 'nova-compute', 'nova-api'):
                 log = open(tmp_path / ('%s.log' % binary), 'wb')
+                env, stderr = None, subprocess.STDOUT
+                if binary == 'nova-compute':
+                    # Python lists every module it imports on stderr.
+                    env = dict(os.environ, PYTHONPROFILEIMPORTTIME='1')
+                    stderr = open(tmp_path / 'nova-compute.imports', 'wb')
                 procs.append(subprocess.Popen(
-                    [os.path.join(BIN, binary), '--config-file', str(conf)],
-                    stdout=log, stderr=subprocess.STDOUT))
+                    [os.path.join(BIN, binary), '--config-file',
+                     str(compute_conf if binary == 'nova-compute' else conf)],
+                    stdout=log, stderr=stderr, env=env))
             yield {'api': 'http://127.0.0.1:%d/v2.1' % api_port, 'image': image_url,
                    'tmp': tmp_path, 'procs': procs}
         finally:
@@ -149,6 +160,21 @@ def test_boot_through_three_processes(cluster):
     assert admin_view['server']['OS-EXT-SRV-ATTR:host'] == 'mp-compute'
     assert _call('DELETE', api + '/servers/' + server['id'])[0] == 204
     _wait(lambda: _call('GET', api + '/servers/' + server['id'])[0] == 404, 30, 'delete')
+    _assert_compute_without_database(cluster['tmp'])
+
+
+def _assert_compute_without_database(tmp):
+    """nova-compute built, ran and deleted a server without loading a database layer."""
+    modules = {line.rsplit('|', 1)[1].strip()
+               for line in (tmp / 'nova-compute.imports').read_text().splitlines()
+               if line.startswith('import time:')}
+    assert {'nova.compute.manager', 'nova.compute.conductor_db'} <= modules
+    loaded = sorted(m for m in modules if m.split('.')[0] in (
+        'sqlalchemy', 'psycopg2', 'pymysql', '_sqlite3', 'sqlite3')
+        or m.startswith(('nova.db', 'oslo_db.sqlalchemy', 'nova.conductor.compute_db')))
+    assert loaded == []
+    # Its default [database] connection (SQLite under state_path) was never opened.
+    assert not (tmp / 'state' / 'nova.sqlite').exists()
 
 
 def _terminal(api, sid):

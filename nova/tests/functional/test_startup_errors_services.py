@@ -55,3 +55,12 @@ def test_compute_unwritable_instances_path(tmp_path, rabbit):
         '[database]', 'instances_path = %s/instances\n[database]' % blocker)
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'instances_path', str(blocker))
+
+
+def test_compute_refuses_a_conductor_pin_below_its_database_calls(tmp_path, rabbit):
+    """nova-compute needs conductor RPC 1.2 for every row it touches: a lower pin stops it."""
+    conf = _split_conf(tmp_path, '[upgrade_levels]\nconductor = 1.1\n')
+    conf = conf[:conf.index('[database]')] + conf[conf.index('[libvirt]'):]
+    rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'nova-compute needs conductor RPC 1.2',
+                     '[upgrade_levels] conductor pins it to 1.1')

@@ -1,0 +1,121 @@
+"""Layers point down only: what each part of the tree may import, checked on the source."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]   # the nova package
+
+
+def _module(path):
+    parts = path.relative_to(ROOT.parent).with_suffix('').parts
+    return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+def _imports(path, top_level_only=False):
+    """Every nova module ``path`` imports (inside functions too, unless top_level_only)."""
+    tree = ast.parse(path.read_text())
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                yield '%s.%s' % (node.module, alias.name)
+
+
+def _files(pattern):
+    return sorted(p for p in ROOT.glob(pattern) if 'tests' not in p.parts)
+
+
+# (files, packages they must never import, why)
+RULES = [
+    ('compute/manager*.py', ('nova.db', 'nova.conductor', 'nova.api'),
+     'nova-compute holds no database credentials: the conductor reads and writes for it'),
+    ('compute/conductor_db.py', ('nova.db', 'nova.conductor', 'nova.api'),
+     'the compute side of the conductor calls is given its transport'),
+    ('virt/**/*.py', ('nova.api', 'nova.db', 'nova.conductor', 'nova.compute.api'),
+     'the driver sits below the compute manager'),
+    ('conductor/*.py', ('nova.api', 'nova.virt', 'nova.compute.manager'),
+     'the conductor never drives a hypervisor'),
+    ('db/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt'),
+     'the database layer is the bottom'),
+]
+
+
+@pytest.mark.parametrize('pattern,forbidden,why', RULES, ids=[r[0] for r in RULES])
+def test_no_upward_imports(pattern, forbidden, why):
+    files = _files(pattern)
+    assert files, pattern
+    found = ['%s imports %s' % (_module(path), name) for path in files
+             for name in _imports(path)
+             if any(name == f or name.startswith(f + '.') for f in forbidden)]
+    assert found == [], why
+
+
+def test_no_module_level_import_cycles():
+    modules = {_module(p): p for p in _files('**/*.py')}
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for imported in _imports(path, top_level_only=True):
+            while imported and imported not in modules:
+                imported = imported.rpartition('.')[0]
+            if imported and imported != name:
+                deps.add(imported)
+        graph[name] = deps
+    # models imports shadow last, so that the shadow tables join its metadata.
+    allowed = {frozenset({'nova.db.models', 'nova.db.shadow'})}
+    cycles = [c for c in _strongly_connected(graph) if len(c) > 1 and c not in allowed]
+    assert cycles == []
+
+
+def _strongly_connected(graph):
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for dep in graph.get(node, ()):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in on_stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            found.append(frozenset(component))
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_building_nova_compute_loads_no_database_layer():
+    """What nova-compute imports to build its service: no SQLAlchemy, no nova.db."""
+    code = (
+        'import sys\n'
+        'from nova import conf, objects, wiring\n'
+        'from nova.cmd import compute\n'
+        'from nova.compute import manager\n'
+        'from nova.virt.libvirt import driver\n'
+        'c = conf.new_config()\n'
+        "c.set_override('transport_url', 'fake:/')\n"
+        'objects.register_all()\n'
+        'wiring.compute_db(c)\n'
+        "print(sorted(m for m in sys.modules if m.startswith(('sqlalchemy', 'nova.db', "
+        "'oslo_db.sqlalchemy', 'nova.conductor.compute_db', 'nova.api'))))\n")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         cwd=ROOT.parent, check=True).stdout
+    assert out.strip() == '[]'
