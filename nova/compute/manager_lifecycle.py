@@ -9,7 +9,7 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
-from nova.compute import actions
+from nova.compute import actions, retry_queue
 from nova.compute import power_state as ps
 from nova.compute import vm_states as vs
 
@@ -83,12 +83,17 @@ class LifecycleMixin:
         if start is None or not self.conf.handle_virt_lifecycle_events:
             return None
         self._events_stopped = threading.Event()
+        # One thread for every pending retry (there may be dozens at once).
+        self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
         return start(self.handle_lifecycle_event, on_reconnect=self.sync_power_states)
 
     def cleanup_host(self):
         stopped = getattr(self, '_events_stopped', None)
         if stopped is not None:
             stopped.set()
+        retries = getattr(self, '_event_retries', None)
+        if retries is not None:
+            retries.stop()
         stop = getattr(self.driver, 'stop_lifecycle_events', None)
         if stop is not None:
             stop()
@@ -108,10 +113,14 @@ class LifecycleMixin:
         if self._sync_one(row, event_power_state) is BUSY and attempt < EVENT_RETRIES:
             # An operation holds the instance; the change may have come after
             # it read the state it will record, so look again once it is done.
-            timer = threading.Timer(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
-                                    (uuid, event_power_state, attempt + 1))
-            timer.daemon = True
-            timer.start()
+            self._retry_queue().call_later(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
+                                          uuid, event_power_state, attempt + 1)
+
+    def _retry_queue(self):
+        # Made at start_lifecycle_events; here for a handler called without it.
+        if getattr(self, '_event_retries', None) is None:
+            self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
+        return self._event_retries
 
     # ------------------------------------------------------------ periodic
     def sync_power_states(self):

@@ -1,0 +1,62 @@
+"""Delayed calls run in due order by one thread (lifecycle event retries)."""
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+
+LOG = logging.getLogger(__name__)
+
+
+class RetryQueue:
+    """``call_later`` without a thread per call, as ``threading.Timer`` needs.
+
+    The thread starts with the first call and stays; calls run one after
+    another, each when due. ``stop`` drops what is pending and ends the thread.
+    """
+
+    def __init__(self, name):
+        self.name = name
+        self._cond = threading.Condition()
+        self._heap = []
+        self._seq = itertools.count()   # equal due times: in the order added
+        self._thread = None
+        self._stopped = False
+
+    def call_later(self, delay, func, *args):
+        with self._cond:
+            if self._stopped:
+                return
+            heapq.heappush(self._heap, (time.monotonic() + delay, next(self._seq), func, args))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def pending(self):
+        with self._cond:
+            return len(self._heap)
+
+    def stop(self):
+        with self._cond:
+            self._stopped = True
+            self._heap.clear()
+            self._cond.notify()
+
+    def _next(self):
+        with self._cond:
+            while not self._stopped:
+                wait = self._heap[0][0] - time.monotonic() if self._heap else None
+                if wait is not None and wait <= 0:
+                    return heapq.heappop(self._heap)[2:]
+                self._cond.wait(wait)
+            return None
+
+    def _run(self):
+        while (item := self._next()) is not None:
+            func, args = item
+            try:
+                func(*args)
+            except Exception:  # noqa: BLE001 - one failed call must not end the queue.
+                LOG.exception('Delayed call %s failed', getattr(func, '__name__', func))
