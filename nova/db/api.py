@@ -8,7 +8,6 @@ import sqlalchemy as sa
 from oslo_db.sqlalchemy import engines
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import timeutils, uuidutils
-from sqlalchemy.dialects import postgresql
 
 from nova import exception
 from nova.db import (
@@ -342,6 +341,8 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         """The flavorid inside the instance's flavor JSON, per database dialect."""
         dialect = self.engine.dialect.name
         if dialect == 'postgresql':
+            # Here, not at import: a SQLite or MySQL service never loads it (2 MB).
+            from sqlalchemy.dialects import postgresql
             return sa.func.json_extract_path_text(
                 sa.cast(INSTANCES.c.flavor, postgresql.JSON), 'flavorid')
         if dialect == 'mysql':

@@ -56,3 +56,13 @@ def test_compare_and_swap_and_json(backend_db):
     got = backend_db.instance_get(inst['uuid'])
     assert got['system_metadata'] == {'image_hw_disk_bus': 'virtio'}
     assert got['task_state'] is None
+
+
+def test_instances_filtered_by_flavorid_in_the_flavor_json(backend_db):
+    # The JSON lookup differs per dialect (PostgreSQL casts to its JSON type).
+    for flavorid in ('42', '7'):
+        backend_db.instance_create(dict(
+            project_id='p', vm_state='active', created_at=db_api._now(),
+            flavor={'flavorid': flavorid, 'name': 'f%s' % flavorid}))
+    rows = backend_db.instance_get_all({'instance_type_flavorid': '42'})
+    assert [row['flavor']['flavorid'] for row in rows] == ['42']

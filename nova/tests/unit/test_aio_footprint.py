@@ -82,3 +82,12 @@ def test_luks_image_with_a_passphrase_still_decrypts(tmp_path):
             'print(i.NAME, i.inner_format and i.inner_format.NAME, '
             '"cryptography" in sys.modules)' % str(path))
     assert _fresh(code) == 'luks qcow2 True'
+
+
+def test_start_imports_no_postgresql_dialect():
+    # Loaded by SQLAlchemy when the connection is PostgreSQL; the flavor
+    # filter needs its JSON type only then.
+    code = ('import sys; from nova import conf, wiring; from nova.cmd import aio; '
+            'from nova.virt.libvirt import driver; c = conf.new_config(); '
+            'print("sqlalchemy.dialects.postgresql" in sys.modules)')
+    assert _fresh(code) == 'False'
