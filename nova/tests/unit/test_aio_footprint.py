@@ -54,36 +54,6 @@ def _fresh(code):
     return out.stdout.strip()
 
 
-def test_image_inspection_does_not_load_cryptography(tmp_path):
-    # The compute service imports the image backend at start and inspects
-    # every image it downloads; only a LUKS image may need cryptography.
-    path = tmp_path / 'disk.qcow2'
-    subprocess.run(['qemu-img', 'create', '-q', '-f', 'qcow2', str(path), '1M'], check=True)
-    code = ('import sys; from nova.virt.libvirt import imagebackend as ib; '
-            'print(ib.inspect_untrusted("i", %r, "qcow2"), "cryptography" in sys.modules)'
-            % str(path))
-    assert _fresh(code) == 'qcow2 False'
-
-
-def test_luks_image_with_a_passphrase_still_decrypts(tmp_path):
-    # The inspector's LUKS helper loads on demand and then works as before:
-    # with the passphrase it finds the qcow2 inside (cryptography decrypts).
-    path = tmp_path / 'disk.luks'
-    inner = tmp_path / 'inner.qcow2'
-    subprocess.run(['qemu-img', 'create', '-q', '-f', 'qcow2', str(inner), '1M'], check=True)
-    subprocess.run(['qemu-img', 'convert', '-f', 'raw', '-O', 'luks', '--object',
-                    'secret,id=s0,data=sesame', '-o', 'key-secret=s0,iter-time=10',
-                    str(inner), str(path)], check=True)
-    code = ('import sys; from nova.virt.libvirt import imagebackend; '
-            'from oslo_utils.imageutils import format_inspector as fi; '
-            'i = fi.LUKSInspector(params={"luks_passphrase": "sesame"}); '
-            'f = open(%r, "rb"); '
-            '[i.eat_chunk(c) for c in iter(lambda: f.read(65536), b"")]; '
-            'print(i.NAME, i.inner_format and i.inner_format.NAME, '
-            '"cryptography" in sys.modules)' % str(path))
-    assert _fresh(code) == 'luks qcow2 True'
-
-
 def test_start_imports_no_postgresql_dialect():
     # Loaded by SQLAlchemy when the connection is PostgreSQL; the flavor
     # filter needs its JSON type only then.

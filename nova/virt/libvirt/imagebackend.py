@@ -8,12 +8,9 @@ import shutil
 import uuid as uuidlib
 
 from oslo_concurrency import lockutils, processutils
+from oslo_utils.imageutils import format_inspector
 
 from nova import exception
-from nova.virt.libvirt import luks_on_demand
-
-luks_on_demand.install()
-from oslo_utils.imageutils import format_inspector  # noqa: E402
 
 LOG = logging.getLogger(__name__)
 
