@@ -50,6 +50,7 @@ from nova.virt.disk_buses import (  # noqa: F401 - re-exported
     BUS_PROPERTY,
     VALID_BUSES,
     VALID_DEVICE_TYPES,
+    default_disk_bus,
     is_q35,
     validate_disk_bus,
 )
@@ -61,9 +62,6 @@ from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
 )
 
 DEFAULT_MAX_DEVS = 26
-
-# Architectures whose machines have no IDE/SATA and boot CDs from SCSI.
-_SCSI_CDROM_ARCHES = ('aarch64', 'armv7l', 'ppc64', 'ppc64le', 's390x')
 
 DEFAULT_SCSI_MODEL = 'virtio-scsi'
 
@@ -97,23 +95,6 @@ def parse_dev(dev):
 
 def max_devs_for_bus(bus):
     return MAX_DEVS.get(bus, DEFAULT_MAX_DEVS)
-
-
-def default_disk_bus(virt_type, device_type='disk', machine_type=None,
-                     arch=None):
-    """The bus a device type gets when the image does not ask for one."""
-    if virt_type == 'lxc':
-        return 'lxc'
-    if device_type == 'cdrom':
-        if arch in _SCSI_CDROM_ARCHES:
-            return 'scsi'
-        # q35 has an AHCI controller and no IDE; i440fx ('pc') has IDE.
-        return 'sata' if is_q35(machine_type) else 'ide'
-    if device_type == 'floppy':
-        return 'fdc'
-    if device_type == 'lun':
-        return 'scsi'
-    return 'virtio'
 
 
 def get_disk_bus_for_device_type(virt_type, image_props, device_type='disk',
