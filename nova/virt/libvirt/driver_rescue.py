@@ -183,12 +183,11 @@ class RescueMixin:
         return parse_domain_disk_caps(self.host.get_domain_capabilities(
             self.settings.domain_type, self.settings.arch, machine_type))
 
-    def _validate_rescue(self, instance, image_meta, domain):
+    def _validate_rescue(self, instance, image_meta, domain, volume_backed):
+        """``volume_backed`` is the compute manager's decision (from the
+        block device mappings), never re-derived from the domain."""
         props = image_meta.properties
         machine = domain_machine_type(domain)
-        root = root_disk(domain)
-        volume_backed = root is None or root.source_path != \
-            os.path.join(self.get_instance_dir(instance), 'disk')
         caps = None
         if is_stable_rescue(props):
             caps = self._host_disk_caps(machine)
@@ -203,13 +202,13 @@ class RescueMixin:
             rescue_disk_info(domain, device[0], device[1])
         return device
 
-    def validate_rescue_request(self, instance, image_meta):
+    def validate_rescue_request(self, instance, image_meta, volume_backed=False):
         """The API's pre-check (through compute RPC) when the guest's disks
         may fill the rescue bus: raises Invalid for a rescue this host
         cannot do; changes nothing."""
         guest = self._guest(instance)
         domain = read_domain(guest.get_xml_desc(inactive=True))
-        return self._validate_rescue(instance, image_meta, domain)
+        return self._validate_rescue(instance, image_meta, domain, volume_backed)
 
     def rescue(self, context, instance, network_info, image_meta,
                rescue_password, block_device_info=None):
@@ -220,8 +219,9 @@ class RescueMixin:
         last with boot order 1.  Otherwise upstream's legacy layout.
         ``block_device_info`` (the complete mapping) gets its volumes
         connected; the persistent domain already attaches them at their
-        normal targets.  ``rescue_password`` is not used: the rescue image
-        brings its own credentials (no rescue config drive is built).
+        normal targets; its ``volume_backed`` is the manager's decision.
+        ``rescue_password`` is not used: the rescue image brings its own
+        credentials (no rescue config drive is built).
         """
         guest = self._guest(instance)
         saved_path = self._unrescue_xml_path(instance)
@@ -234,7 +234,9 @@ class RescueMixin:
         touched = False
         try:
             domain = read_domain(saved)
-            device = self._validate_rescue(instance, image_meta, domain)
+            device = self._validate_rescue(
+                instance, image_meta, domain,
+                bool((block_device_info or {}).get('volume_backed')))
             if device is not None:
                 self._connect_volumes(instance, block_device_info)
             inst_dir = self.get_instance_dir(instance)
