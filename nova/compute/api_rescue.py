@@ -1,7 +1,7 @@
 """Rescue in the compute API: every check happens before any state changes."""
 
 from nova import exception
-from nova.compute import api_actions, block_device, image_props
+from nova.compute import api_actions, block_device, image_props, request_values
 from nova.image import glance, sysmeta
 from nova.objects import instance as instance_obj
 from nova.virt import rescue_rules
@@ -65,8 +65,7 @@ class RescueMixin:
         if stable:
             self._check_stable_rescue(context, instance, inst, image, bdms, volume_backed)
         if password is None and self.conf.api.enable_instance_password:
-            from nova.compute import api as api_mod
-            password = api_mod.generate_password()
+            password = request_values.generate_password()
         inst = self.begin_action(context, instance, 'rescue')
         self.compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
         return password if self.conf.api.enable_instance_password else None
