@@ -46,9 +46,10 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
     """Check a rescue request before anything changes.
 
     Returns (bus, device) for stable-device rescue, None for legacy.
-    ``domain_caps`` is parse_domain_disk_caps() output (or None to skip
-    the host check); ``rescue_disk_format`` is the rescue image's
-    disk_format.  Raises UnsupportedRescue* (all exception.Invalid).
+    ``domain_caps`` is the libvirt driver's parse_domain_disk_caps() or
+    node_disk_caps() output (or None to skip the host check);
+    ``rescue_disk_format`` is the rescue image's disk_format.  Raises
+    UnsupportedRescue* (all exception.Invalid).
     """
     raw_bus = rescue_image_props.get('hw_rescue_bus')
     raw_device = rescue_image_props.get('hw_rescue_device')
@@ -59,6 +60,25 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
                        'rescue image that sets hw_rescue_bus and/or '
                        'hw_rescue_device (stable device rescue)')
         return None
+    _check_requested(virt_type, raw_bus, raw_device)
+    bus, device = get_rescue_device(virt_type, instance_image_props,
+                                    rescue_image_props, machine_type, arch)
+    _check_pair(bus, device, machine_type)
+    if domain_caps:
+        _check_host_offers(domain_caps, bus, device, machine_type)
+    if device == 'cdrom' and not rescue_disk_format:
+        # Without a format there is nothing to put in the drive.
+        raise exception.UnsupportedRescueImage(
+            reason='a cdrom rescue device needs an image with a '
+                   'disk_format, this one has disk_format=None')
+    # Any other image goes in the drive as upstream puts it there; the
+    # firmware boots a CD-ROM only from El Torito media (an ISO), so a
+    # plain disk image in a cdrom is readable media, not a boot device.
+    return bus, device
+
+
+def _check_requested(virt_type, raw_bus, raw_device):
+    """The virt type allows stable rescue and the named bus/device exist."""
     if virt_type not in STABLE_RESCUE_VIRT_TYPES:
         raise exception.UnsupportedRescue(
             reason='stable device rescue (hw_rescue_bus/hw_rescue_device) '
@@ -72,8 +92,10 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
         raise exception.UnsupportedRescueBus(
             bus=raw_bus, reason='hw_rescue_bus must be one of %s'
                                 % ', '.join(RESCUE_BUSES))
-    bus, device = get_rescue_device(virt_type, instance_image_props,
-                                    rescue_image_props, machine_type, arch)
+
+
+def _check_pair(bus, device, machine_type):
+    """The bus can carry the device, the firmware boots it, the machine has the bus."""
     if device == 'floppy' and bus != 'fdc':
         raise exception.UnsupportedRescueDevice(
             device=device, reason='a floppy needs hw_rescue_bus=fdc, not %r'
@@ -101,29 +123,23 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
         raise exception.UnsupportedRescueBus(
             bus=bus, reason='machine type %r has no IDE bus; use sata (cdrom)'
                             ' or usb' % machine_type)
-    if domain_caps:
-        buses = domain_caps.get('bus') or ()
-        if buses and bus not in buses:
-            raise exception.UnsupportedRescueBus(
-                bus=bus, reason="this host's QEMU offers no %r disk bus for "
-                                'machine type %s (it offers: %s)'
-                                % (bus, machine_type or 'default',
-                                   ', '.join(buses)))
-        devices = domain_caps.get('diskDevice') or ()
-        if devices and device not in devices:
-            raise exception.UnsupportedRescueDevice(
-                device=device, reason="this host's QEMU offers no %s disk "
-                                      'device (it offers: %s)'
-                                      % (device, ', '.join(devices)))
-    if device == 'cdrom' and not rescue_disk_format:
-        # Without a format there is nothing to put in the drive.
-        raise exception.UnsupportedRescueImage(
-            reason='a cdrom rescue device needs an image with a '
-                   'disk_format, this one has disk_format=None')
-    # Any other image goes in the drive as upstream puts it there; the
-    # firmware boots a CD-ROM only from El Torito media (an ISO), so a
-    # plain disk image in a cdrom is readable media, not a boot device.
-    return bus, device
+
+
+def _check_host_offers(domain_caps, bus, device, machine_type):
+    """The host's QEMU offers the bus and the device (domain capabilities)."""
+    buses = domain_caps.get('bus') or ()
+    if buses and bus not in buses:
+        raise exception.UnsupportedRescueBus(
+            bus=bus, reason="this host's QEMU offers no %r disk bus for "
+                            'machine type %s (it offers: %s)'
+                            % (bus, machine_type or 'default',
+                               ', '.join(buses)))
+    devices = domain_caps.get('diskDevice') or ()
+    if devices and device not in devices:
+        raise exception.UnsupportedRescueDevice(
+            device=device, reason="this host's QEMU offers no %s disk "
+                                  'device (it offers: %s)'
+                                  % (device, ', '.join(devices)))
 
 
 def node_disk_caps(node_caps, instance_machine_type=None):
