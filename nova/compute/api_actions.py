@@ -3,6 +3,7 @@
 import collections
 
 from nova import exception, failpoint
+from nova.compute import request_values
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -147,11 +148,10 @@ class ServerActionsMixin:
 
     def rebuild(self, context, instance, spec):
         """Validate the new image fully, then rebuild on the same host."""
-        from nova.compute import api as api_mod
         from nova.image import glance, sysmeta
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
-        image_id = api_mod.image_id_from_ref(spec['imageRef'])
+        image_id = request_values.image_id_from_ref(spec['imageRef'])
         if self.is_volume_backed(context, instance):
             # Re-imaging a root volume (upstream 2.93) is not implemented;
             # refuse rather than pretend the server became image-backed.
@@ -165,7 +165,7 @@ class ServerActionsMixin:
                                                instance['image_props_override'] or {})
         self.validate_image_for_flavor(instance['flavor'], internal)
         password = spec.get('adminPass') or (
-            api_mod.generate_password() if self.conf.api.enable_instance_password else None)
+            request_values.generate_password() if self.conf.api.enable_instance_password else None)
         system_metadata = {k: v for k, v in instance['system_metadata'].items()
                            if not k.startswith(sysmeta.SYSMETA_PREFIX)}
         system_metadata.update(sysmeta.properties_to_sysmeta(internal))
@@ -180,7 +180,7 @@ class ServerActionsMixin:
         for key, column, version in (('accessIPv4', 'access_ip_v4', 4),
                                      ('accessIPv6', 'access_ip_v6', 6)):
             if key in spec:
-                values[column] = api_mod.normalize_ip(spec[key], version)
+                values[column] = request_values.normalize_ip(spec[key], version)
         if 'key_name' in spec:
             # 2.54: a new key pair for the server's owner, or null to drop it.
             values.update(self.key_values(instance['user_id'], spec['key_name']))

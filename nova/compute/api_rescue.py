@@ -1,9 +1,10 @@
 """Rescue in the compute API: every check happens before any state changes."""
 
 from nova import exception
-from nova.compute import api_actions, block_device, image_props
+from nova.compute import api_actions, block_device, image_props, request_values
 from nova.image import glance, sysmeta
 from nova.objects import instance as instance_obj
+from nova.virt import rescue_rules
 
 
 class InstanceNotRescuable(exception.Invalid):
@@ -62,19 +63,39 @@ class RescueMixin:
                        'hw_rescue_bus and/or hw_rescue_device set (stable device rescue).')
         inst = instance_obj.Instance.from_db(instance)
         if stable:
-            # Where the rescue disk goes depends on the guest's domain (its
-            # machine type, the names free on the bus) and the host's QEMU:
-            # ask the host now, so a combination that cannot work is a 400,
-            # not a late ERROR. A legacy rescue of an image-backed server
-            # (the only legacy rescue left here) has nothing for the host to
-            # refuse: no round trip before the cast.
-            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            self._check_stable_rescue(context, instance, inst, image, bdms, volume_backed)
         if password is None and self.conf.api.enable_instance_password:
-            from nova.compute import api as api_mod
-            password = api_mod.generate_password()
+            password = request_values.generate_password()
         inst = self.begin_action(context, instance, 'rescue')
         self.compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
         return password if self.conf.api.enable_instance_password else None
+
+    def _check_stable_rescue(self, context, instance, inst, image, bdms, volume_backed):
+        """Refuse (400) a stable-device rescue the instance's host cannot do.
+
+        The host's node record holds its virt type, arch, default machine
+        type and the disk buses and devices its QEMU offers: the static rules
+        apply here, with no round trip. Only a free device name on the rescue
+        bus depends on the guest's live domain; the host is asked only when
+        the guest could have used up that bus's names, and otherwise the
+        rescue itself refuses (a fault, the server back as it was).
+        """
+        node = self.db.compute_node_get(inst.host) or {}
+        caps = node.get('capabilities') or {}
+        if not caps.get('virt_type'):
+            # A host that reports nothing is asked, as before.
+            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            return
+        own = sysmeta.sysmeta_to_image(instance['system_metadata'])['properties']
+        machine = own.get('hw_machine_type') or caps.get('machine_type')
+        bus, _device = rescue_rules.validate_rescue(
+            caps['virt_type'], own, image.get('properties') or {},
+            rescue_rules.node_disk_caps(caps, own.get('hw_machine_type')), machine,
+            image.get('disk_format'), volume_backed, caps.get('arch'))
+        flavor = instance.get('flavor') or {}
+        if rescue_rules.names_may_run_out(bus, rescue_rules.disk_count_bound(
+                bdms, flavor.get('ephemeral_gb'), flavor.get('swap'))):
+            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
 
     def unrescue(self, context, instance):
         inst = self.begin_action(context, instance, 'unrescue')

@@ -155,7 +155,9 @@ def block_device_info(bdm_rows, root_device_name=None):
                                    'device_type': bdm['device_type'],
                                    'num': len(ephemerals)})
     return {'root_device_name': root_device_name, 'ephemerals': ephemerals, 'swap': swap,
-            'block_device_mapping': volumes}
+            'block_device_mapping': volumes,
+            # Decided here, once, so a driver never re-derives it.
+            'volume_backed': is_volume_backed(bdm_rows)}
 
 
 def is_volume_backed(bdm_rows):

@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception, failpoint
-from nova.compute import actions
+from nova.compute import actions, block_device
 from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
@@ -30,7 +30,8 @@ class RescueMixin:
             return
         # Refusals are nova.exception classes, so they reach the API as 400s.
         try:
-            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image))
+            check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image),
+                  volume_backed=block_device.is_volume_backed(self.bdms(instance.uuid)))
         except exception.Invalid as exc:
             LOG.info('Rescue of %s refused: %s', instance.uuid, exc.format_message())
             raise

@@ -8,6 +8,9 @@ from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
     VALID_DEVICE_TYPES,
 )
 
+# Architectures whose machines have no IDE/SATA and boot CDs from SCSI.
+_SCSI_CDROM_ARCHES = ('aarch64', 'armv7l', 'ppc64', 'ppc64le', 's390x')
+
 # Image property that names the bus of each device type.
 BUS_PROPERTY = {'disk': 'hw_disk_bus', 'cdrom': 'hw_cdrom_bus', 'floppy': 'hw_floppy_bus'}
 
@@ -48,3 +51,20 @@ def check_image_buses(virt_type, image_props, machine_type=None):
         bus = image_props.get(prop)
         if bus:
             validate_disk_bus(virt_type, bus, device_type, machine)
+
+
+def default_disk_bus(virt_type, device_type='disk', machine_type=None,
+                     arch=None):
+    """The bus a device type gets when the image does not ask for one."""
+    if virt_type == 'lxc':
+        return 'lxc'
+    if device_type == 'cdrom':
+        if arch in _SCSI_CDROM_ARCHES:
+            return 'scsi'
+        # q35 has an AHCI controller and no IDE; i440fx ('pc') has IDE.
+        return 'sata' if is_q35(machine_type) else 'ide'
+    if device_type == 'floppy':
+        return 'fdc'
+    if device_type == 'lun':
+        return 'scsi'
+    return 'virtio'

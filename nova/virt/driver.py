@@ -132,9 +132,10 @@ class ComputeDriver:
         raise NotImplementedError()
 
     # ----------------------------------------------------------- rescue
-    def validate_rescue_request(self, instance, image_meta):
+    def validate_rescue_request(self, instance, image_meta, volume_backed=False):
         """Raise Invalid if this host cannot rescue ``instance`` with the
-        rescue image ``image_meta``; changes nothing."""
+        rescue image ``image_meta``; changes nothing.  ``volume_backed``:
+        the compute manager's decision from the block device mappings."""
         raise NotImplementedError()
 
     def rescue(self, context, instance, network_info, image_meta,

@@ -1,5 +1,6 @@
 """Stable-device rescue through the API on real libvirtd + QEMU (TCG) guests."""
 
+import logging
 import os
 import time
 
@@ -352,6 +353,31 @@ def test_rescue_on_a_full_bus_is_400_before_anything_changes(cloud, caplog):
     # An expected refusal crossing RPC is not an error on the compute host.
     assert not [r for r in caplog.records if r.levelname == 'ERROR'], caplog.text
     cloud.request('DELETE', '/servers/' + sid)
+
+
+def test_static_rescue_refusals_come_from_the_node_record(cloud, caplog):
+    """The host reports its rescue facts; only a bus that may be full is asked about."""
+    manager = cloud.aio.services[1].manager
+    caps = cloud.db.compute_node_get(manager.host)['capabilities']
+    assert caps['virt_type'] in ('qemu', 'kvm') and caps['supports_stable_rescue']
+    assert {'virtio', 'usb', 'ide'} <= set(caps['rescue_disk_buses'].split(','))
+    assert {'disk', 'cdrom'} <= set(caps['rescue_disk_devices'].split(','))
+    caplog.set_level(logging.INFO, logger='nova.compute.manager_rescue')
+    q35 = boot(cloud, overrides={'hw_machine_type': 'q35'})
+    full = boot(cloud, flavor='full', overrides={'hw_disk_bus': 'ide', 'hw_machine_type': 'pc'},
+                config_drive=True)
+    ide = {'rescue': {'rescue_image_ref': cloud.images[('ide', 'disk')]}}
+    caplog.clear()
+    status, body = act(cloud, q35, ide)
+    assert status == 400 and 'ide' in body['badRequest']['message'].lower(), body
+    asked = [r for r in caplog.records if r.name == 'nova.compute.manager_rescue']
+    assert asked == []
+    status, body = act(cloud, full, ide)
+    assert status == 400 and 'no free device name' in body['badRequest']['message'], body
+    asked = [r.getMessage() for r in caplog.records if r.name == 'nova.compute.manager_rescue']
+    assert asked and full in asked[0] and 'refused' in asked[0]
+    for sid in (q35, full):
+        cloud.request('DELETE', '/servers/' + sid)
 
 
 def test_failed_rescue_rolls_back_with_a_fault(cloud):

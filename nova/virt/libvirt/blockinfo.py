@@ -50,6 +50,7 @@ from nova.virt.disk_buses import (  # noqa: F401 - re-exported
     BUS_PROPERTY,
     VALID_BUSES,
     VALID_DEVICE_TYPES,
+    default_disk_bus,
     is_q35,
     validate_disk_bus,
 )
@@ -61,9 +62,6 @@ from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
 )
 
 DEFAULT_MAX_DEVS = 26
-
-# Architectures whose machines have no IDE/SATA and boot CDs from SCSI.
-_SCSI_CDROM_ARCHES = ('aarch64', 'armv7l', 'ppc64', 'ppc64le', 's390x')
 
 DEFAULT_SCSI_MODEL = 'virtio-scsi'
 
@@ -97,23 +95,6 @@ def parse_dev(dev):
 
 def max_devs_for_bus(bus):
     return MAX_DEVS.get(bus, DEFAULT_MAX_DEVS)
-
-
-def default_disk_bus(virt_type, device_type='disk', machine_type=None,
-                     arch=None):
-    """The bus a device type gets when the image does not ask for one."""
-    if virt_type == 'lxc':
-        return 'lxc'
-    if device_type == 'cdrom':
-        if arch in _SCSI_CDROM_ARCHES:
-            return 'scsi'
-        # q35 has an AHCI controller and no IDE; i440fx ('pc') has IDE.
-        return 'sata' if is_q35(machine_type) else 'ide'
-    if device_type == 'floppy':
-        return 'fdc'
-    if device_type == 'lun':
-        return 'scsi'
-    return 'virtio'
 
 
 def get_disk_bus_for_device_type(virt_type, image_props, device_type='disk',
@@ -279,31 +260,50 @@ def get_disk_mapping(virt_type, image_props, disk_format=None,
     swap = bdi.get('swap')
     if swap is not None and not swap.get('swap_size'):
         swap = None
-    root_bdm = None
-    for bdm in volumes:
-        if bdm.get('boot_index') == 0:
-            root_bdm = bdm
-            break
+    root_bdm = next((b for b in volumes if b.get('boot_index') == 0), None)
+    guest = (virt_type, image_props, machine_type, arch)
+    others = [bdm for bdm in volumes if bdm is not root_bdm]
 
     # The root first: its name is fixed (requested or the bus's first);
     # then every requested name is reserved before any automatic choice.
     mapping = {}
     if root_bdm is not None:
-        root_dev = strip_dev(root_bdm.get('mount_device')) or root_device_name
-        dtype = root_bdm.get('device_type') or 'disk'
-        bus = _bdm_bus(virt_type, image_props, machine_type, arch,
-                       root_bdm.get('disk_bus'), root_dev, dtype,
-                       'root device')
-        info = disk_info(bus, root_dev or get_dev_name(DEV_PREFIX[bus], 0),
-                         dtype, boot_index=1)
-        info['volume_id'] = _volume_id(root_bdm)
+        info = _root_volume_info(guest, root_bdm, root_device_name)
         mapping[info['dev']] = info
     else:
         info = get_root_info(virt_type, image_props, disk_format,
                              machine_type, arch, root_device_name)
         mapping['disk'] = info
     mapping['root'] = info
-    reserved = {info['dev']: 'the root disk'}
+    reserved = _requested_names(info['dev'], ephemerals, swap, others)
+    _add_local_disks(mapping, reserved, guest, ephemerals, ephemeral_gb,
+                     swap, swap_mb)
+    _add_volumes(mapping, reserved, guest, others)
+    if config_drive_type:
+        bus = get_disk_bus_for_device_type(
+            virt_type, image_props, config_drive_type, machine_type, arch)
+        mapping['disk.config'] = disk_info(
+            bus, find_free_dev(mapping, bus, last=True), config_drive_type)
+    return mapping
+
+
+def _root_volume_info(guest, root_bdm, root_device_name):
+    """Disk info of a boot volume (boot index 0): the requested name, else
+    the first of its bus."""
+    root_dev = strip_dev(root_bdm.get('mount_device')) or root_device_name
+    dtype = root_bdm.get('device_type') or 'disk'
+    bus = _bdm_bus(*guest, root_bdm.get('disk_bus'), root_dev, dtype,
+                   'root device')
+    info = disk_info(bus, root_dev or get_dev_name(DEV_PREFIX[bus], 0),
+                     dtype, boot_index=1)
+    info['volume_id'] = _volume_id(root_bdm)
+    return info
+
+
+def _requested_names(root_dev, ephemerals, swap, volumes):
+    """{dev: what} of every name a mapping asks for (conflicts raise
+    Invalid); the root's own name is not kept."""
+    reserved = {root_dev: 'the root disk'}
     for eph in ephemerals:
         _reserve(reserved, strip_dev(eph.get('device_name')),
                  'ephemeral disk %s' % eph.get('num', 0))
@@ -311,17 +311,21 @@ def get_disk_mapping(virt_type, image_props, disk_format=None,
         _reserve(reserved, strip_dev(swap.get('device_name')),
                  'the swap disk')
     for bdm in volumes:
-        if bdm is not root_bdm:
-            _reserve(reserved, strip_dev(bdm.get('mount_device')),
-                     _volume_what(bdm))
-    reserved.pop(info['dev'])
+        _reserve(reserved, strip_dev(bdm.get('mount_device')),
+                 _volume_what(bdm))
+    reserved.pop(root_dev)
+    return reserved
 
+
+def _add_local_disks(mapping, reserved, guest, ephemerals, ephemeral_gb,
+                     swap, swap_mb):
+    """Ephemeral and swap disks: from their mappings, else the flavor's."""
+    virt_type, image_props, machine_type, arch = guest
     disk_bus = None
     if ephemerals:
         for eph in sorted(ephemerals, key=lambda e: e.get('num', 0)):
             _add_bdm_disk(mapping, reserved, 'disk.eph%d' % eph.get('num', 0),
-                          virt_type, image_props, machine_type, arch,
-                          eph.get('disk_bus'), eph.get('device_name'),
+                          *guest, eph.get('disk_bus'), eph.get('device_name'),
                           eph.get('device_type') or 'disk',
                           'ephemeral disk %s' % eph.get('num', 0))
     elif ephemeral_gb:
@@ -330,9 +334,9 @@ def get_disk_mapping(virt_type, image_props, disk_format=None,
         mapping['disk.local'] = disk_info(
             disk_bus, find_free_dev(mapping, disk_bus, reserved=reserved))
     if swap is not None:
-        _add_bdm_disk(mapping, reserved, 'disk.swap', virt_type, image_props,
-                      machine_type, arch, swap.get('disk_bus'),
-                      swap.get('device_name'), 'disk', 'the swap disk')
+        _add_bdm_disk(mapping, reserved, 'disk.swap', *guest,
+                      swap.get('disk_bus'), swap.get('device_name'), 'disk',
+                      'the swap disk')
     elif swap_mb:
         if disk_bus is None:
             disk_bus = get_disk_bus_for_device_type(
@@ -340,15 +344,15 @@ def get_disk_mapping(virt_type, image_props, disk_format=None,
         mapping['disk.swap'] = disk_info(
             disk_bus, find_free_dev(mapping, disk_bus, reserved=reserved))
 
+
+def _add_volumes(mapping, reserved, guest, volumes):
+    """Every volume but the root, in XML order (boot index, then name)."""
     vol_infos = []
     for bdm in volumes:
-        if bdm is root_bdm:
-            continue
         dev = strip_dev(bdm.get('mount_device'))
         dtype = bdm.get('device_type') or 'disk'
-        what = _volume_what(bdm)
-        bus = _bdm_bus(virt_type, image_props, machine_type, arch,
-                       bdm.get('disk_bus'), dev, dtype, what)
+        bus = _bdm_bus(*guest, bdm.get('disk_bus'), dev, dtype,
+                       _volume_what(bdm))
         if dev:
             reserved.pop(dev, None)
         else:
@@ -364,13 +368,6 @@ def get_disk_mapping(virt_type, image_props, disk_format=None,
             del mapping[info['dev']]
         for info in sorted(vol_infos, key=_volume_sort_key):
             mapping[info['dev']] = info
-
-    if config_drive_type:
-        bus = get_disk_bus_for_device_type(
-            virt_type, image_props, config_drive_type, machine_type, arch)
-        mapping['disk.config'] = disk_info(
-            bus, find_free_dev(mapping, bus, last=True), config_drive_type)
-    return mapping
 
 
 def _volume_id(bdm):

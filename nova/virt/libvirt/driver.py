@@ -177,6 +177,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
         machine = dict(settings.machine_types).get(settings.arch)
         if machine:
             self.capabilities['machine_type'] = machine
+        self._report_rescue_disk_caps(machine)
         caps = self.host.get_capabilities()
         supported = {t for types in caps.guest_domain_types.values()
                      for t in types}
@@ -185,6 +186,18 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
                 reason='%s cannot run %r guests (it offers: %s)'
                        % (self.host.uri, settings.domain_type,
                           ', '.join(sorted(supported)) or 'none'))
+
+    def _report_rescue_disk_caps(self, machine):
+        """The disk buses and devices this host's QEMU offers for its default
+        machine type, in the node record: the API checks a stable-device
+        rescue against them without asking the host."""
+        if self.virt_type not in driver_rescue.STABLE_RESCUE_VIRT_TYPES:
+            return
+        caps = self._host_disk_caps(machine)
+        if caps:
+            self.capabilities['rescue_disk_buses'] = ','.join(caps.get('bus') or ())
+            self.capabilities['rescue_disk_devices'] = ','.join(
+                caps.get('diskDevice') or ())
 
     def cleanup_host(self, host):
         self.stop_lifecycle_events()

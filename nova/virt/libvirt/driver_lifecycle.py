@@ -5,10 +5,10 @@ import os
 import re
 
 import libvirt
-from lxml import etree
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
+from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import events
 
 LOG = logging.getLogger(__name__)
@@ -38,13 +38,16 @@ def name_pattern(template):
 
 
 def file_paths(domain_xml):
-    """Every host file a domain definition points at (disks, serial logs, kernel)."""
-    root = etree.fromstring(domain_xml.encode())
-    paths = [elem.get(attr) for elem in root.iter('source')
-             for attr in ('file', 'path') if elem.get(attr)]
-    paths += [elem.text for tag in ('kernel', 'initrd') for elem in root.iter(tag)
-              if elem.text]
-    return paths
+    """Every host file a domain definition points at (file disks, serial and
+    console sources, direct-boot kernel and initrd), read through config.Guest."""
+    guest = vconfig.Guest.from_xml(domain_xml)
+    paths = [guest.os.kernel, guest.os.initrd] if guest.os is not None else []
+    for dev in guest.devices:
+        if isinstance(dev, vconfig.GuestDisk) and dev.source_type == 'file':
+            paths.append(dev.source_path)
+        elif isinstance(dev, vconfig.GuestCharDevice):
+            paths.append(dev.source_path)
+    return [path for path in paths if path]
 
 
 def owns_files(domain_xml, instances_path, uuid):

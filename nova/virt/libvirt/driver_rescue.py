@@ -6,15 +6,20 @@ import os
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
-from nova.virt.libvirt import blockinfo, bus_rules, config_caps, imagebackend
+from nova.virt import rescue_rules
+from nova.virt.libvirt import blockinfo, config_caps, imagebackend
 from nova.virt.libvirt import config as vconfig
 
 LOG = logging.getLogger(__name__)
 
-# Virt types whose guests can keep every disk and boot an extra one first.
-STABLE_RESCUE_VIRT_TYPES = bus_rules.QEMU_VIRT_TYPES
-RESCUE_BUSES = bus_rules.RESCUE_BUSES
-RESCUE_DEVICES = bus_rules.RESCUE_DEVICES
+# The request checks are driver-neutral (the API applies them from the node
+# record); re-exported here for the driver.
+STABLE_RESCUE_VIRT_TYPES = rescue_rules.STABLE_RESCUE_VIRT_TYPES
+RESCUE_BUSES = rescue_rules.RESCUE_BUSES
+RESCUE_DEVICES = rescue_rules.RESCUE_DEVICES
+is_stable_rescue = rescue_rules.is_stable_rescue
+get_rescue_device = rescue_rules.get_rescue_device
+validate_rescue = rescue_rules.validate_rescue
 
 UNRESCUE_XML = 'unrescue.xml'
 RESCUE_DISK = 'disk.rescue'
@@ -38,122 +43,6 @@ def parse_domain_disk_caps(domcaps):
     if not isinstance(domcaps, config_caps.DomainCapabilities):
         domcaps = config_caps.DomainCapabilities.from_xml(domcaps)
     return domcaps.disk
-
-
-def is_stable_rescue(rescue_props):
-    return bool(rescue_props.get('hw_rescue_bus') or
-                rescue_props.get('hw_rescue_device'))
-
-
-def get_rescue_device(virt_type, instance_props, rescue_props,
-                      machine_type=None, arch=None):
-    """(bus, device) of the rescue media, or None for legacy rescue.
-
-    Unset device: floppy on fdc, else disk.  Unset bus: the instance's
-    hw_disk_bus (driver default if unset) for a disk; for a cdrom the
-    machine type decides (q35: sata, else ide); fdc for a floppy.
-    """
-    bus = rescue_props.get('hw_rescue_bus')
-    device = rescue_props.get('hw_rescue_device')
-    if not bus and not device:
-        return None
-    if not device:
-        device = 'floppy' if bus == 'fdc' else 'disk'
-    if not bus:
-        if device == 'disk':
-            bus = (instance_props.get('hw_disk_bus') or
-                   blockinfo.default_disk_bus(virt_type, 'disk',
-                                              machine_type, arch))
-        else:
-            bus = blockinfo.default_disk_bus(virt_type, device,
-                                             machine_type, arch)
-    return bus, device
-
-
-def validate_rescue(virt_type, instance_image_props, rescue_image_props,
-                    domain_caps=None, machine_type=None,
-                    rescue_disk_format=None, volume_backed=False, arch=None):
-    """Check a rescue request before anything changes.
-
-    Returns (bus, device) for stable-device rescue, None for legacy.
-    ``domain_caps`` is parse_domain_disk_caps() output (or None to skip
-    the host check); ``rescue_disk_format`` is the rescue image's
-    disk_format.  Raises UnsupportedRescue* (all exception.Invalid).
-    """
-    raw_bus = rescue_image_props.get('hw_rescue_bus')
-    raw_device = rescue_image_props.get('hw_rescue_device')
-    if not raw_bus and not raw_device:
-        if volume_backed:
-            raise UnsupportedRescue(
-                reason='a volume-backed instance can only be rescued with a '
-                       'rescue image that sets hw_rescue_bus and/or '
-                       'hw_rescue_device (stable device rescue)')
-        return None
-    if virt_type not in STABLE_RESCUE_VIRT_TYPES:
-        raise UnsupportedRescue(
-            reason='stable device rescue (hw_rescue_bus/hw_rescue_device) '
-                   'is not supported on virt type %r, only on %s'
-                   % (virt_type, ' and '.join(STABLE_RESCUE_VIRT_TYPES)))
-    if raw_device and raw_device not in RESCUE_DEVICES:
-        raise UnsupportedRescueDevice(
-            device=raw_device, reason='hw_rescue_device must be one of %s'
-                                      % ', '.join(RESCUE_DEVICES))
-    if raw_bus and raw_bus not in RESCUE_BUSES:
-        raise UnsupportedRescueBus(
-            bus=raw_bus, reason='hw_rescue_bus must be one of %s'
-                                % ', '.join(RESCUE_BUSES))
-    bus, device = get_rescue_device(virt_type, instance_image_props,
-                                    rescue_image_props, machine_type, arch)
-    if device == 'floppy' and bus != 'fdc':
-        raise UnsupportedRescueDevice(
-            device=device, reason='a floppy needs hw_rescue_bus=fdc, not %r'
-                                  % bus)
-    if bus == 'fdc' and device != 'floppy':
-        raise UnsupportedRescueBus(
-            bus=bus, reason='the fdc bus only carries hw_rescue_device='
-                            'floppy, not %r' % device)
-    if device not in blockinfo.VALID_DEVICE_TYPES.get(bus, ()):
-        raise UnsupportedRescueDevice(
-            device=device, reason='the %r bus cannot carry a %s (it takes: '
-                                  '%s)' % (bus, device, ', '.join(
-                                      blockinfo.VALID_DEVICE_TYPES.get(
-                                          bus, ()))))
-    if bus == 'usb' and device == 'cdrom':
-        # libvirt and QEMU accept it, but SeaBIOS does not boot El Torito
-        # from a USB CD-ROM: the guest silently boots its root disk.
-        raise UnsupportedRescueDevice(
-            device=device, reason='the firmware does not boot a cdrom on the '
-                                  'usb bus; use hw_rescue_bus=usb with '
-                                  'hw_rescue_device=disk (a hybrid ISO boots '
-                                  'as a USB stick), or a cdrom on ide, sata '
-                                  'or scsi')
-    if bus == 'ide' and blockinfo.is_q35(machine_type):
-        raise UnsupportedRescueBus(
-            bus=bus, reason='machine type %r has no IDE bus; use sata (cdrom)'
-                            ' or usb' % machine_type)
-    if domain_caps:
-        buses = domain_caps.get('bus') or ()
-        if buses and bus not in buses:
-            raise UnsupportedRescueBus(
-                bus=bus, reason="this host's QEMU offers no %r disk bus for "
-                                'machine type %s (it offers: %s)'
-                                % (bus, machine_type or 'default',
-                                   ', '.join(buses)))
-        devices = domain_caps.get('diskDevice') or ()
-        if devices and device not in devices:
-            raise UnsupportedRescueDevice(
-                device=device, reason="this host's QEMU offers no %s disk "
-                                      'device (it offers: %s)'
-                                      % (device, ', '.join(devices)))
-    if device == 'cdrom' and not rescue_disk_format:
-        # Without a format there is nothing to put in the drive.
-        raise UnsupportedRescueImage(
-            reason='a cdrom rescue device needs an image with a '
-                   'disk_format, this one has disk_format=None')
-    # Any other image goes in the drive as upstream puts it there; the
-    # firmware boots a CD-ROM only from El Torito media (an ISO), so a
-    # plain disk image in a cdrom is readable media, not a boot device.
-    return bus, device
 
 
 def read_domain(xml):
@@ -294,12 +183,11 @@ class RescueMixin:
         return parse_domain_disk_caps(self.host.get_domain_capabilities(
             self.settings.domain_type, self.settings.arch, machine_type))
 
-    def _validate_rescue(self, instance, image_meta, domain):
+    def _validate_rescue(self, instance, image_meta, domain, volume_backed):
+        """``volume_backed`` is the compute manager's decision (from the
+        block device mappings), never re-derived from the domain."""
         props = image_meta.properties
         machine = domain_machine_type(domain)
-        root = root_disk(domain)
-        volume_backed = root is None or root.source_path != \
-            os.path.join(self.get_instance_dir(instance), 'disk')
         caps = None
         if is_stable_rescue(props):
             caps = self._host_disk_caps(machine)
@@ -314,12 +202,13 @@ class RescueMixin:
             rescue_disk_info(domain, device[0], device[1])
         return device
 
-    def validate_rescue_request(self, instance, image_meta):
-        """The API's pre-check (through compute RPC): raises Invalid for a
-        rescue this host cannot do; changes nothing."""
+    def validate_rescue_request(self, instance, image_meta, volume_backed=False):
+        """The API's pre-check (through compute RPC) when the guest's disks
+        may fill the rescue bus: raises Invalid for a rescue this host
+        cannot do; changes nothing."""
         guest = self._guest(instance)
         domain = read_domain(guest.get_xml_desc(inactive=True))
-        return self._validate_rescue(instance, image_meta, domain)
+        return self._validate_rescue(instance, image_meta, domain, volume_backed)
 
     def rescue(self, context, instance, network_info, image_meta,
                rescue_password, block_device_info=None):
@@ -330,8 +219,9 @@ class RescueMixin:
         last with boot order 1.  Otherwise upstream's legacy layout.
         ``block_device_info`` (the complete mapping) gets its volumes
         connected; the persistent domain already attaches them at their
-        normal targets.  ``rescue_password`` is not used: the rescue image
-        brings its own credentials (no rescue config drive is built).
+        normal targets; its ``volume_backed`` is the manager's decision.
+        ``rescue_password`` is not used: the rescue image brings its own
+        credentials (no rescue config drive is built).
         """
         guest = self._guest(instance)
         saved_path = self._unrescue_xml_path(instance)
@@ -344,7 +234,9 @@ class RescueMixin:
         touched = False
         try:
             domain = read_domain(saved)
-            device = self._validate_rescue(instance, image_meta, domain)
+            device = self._validate_rescue(
+                instance, image_meta, domain,
+                bool((block_device_info or {}).get('volume_backed')))
             if device is not None:
                 self._connect_volumes(instance, block_device_info)
             inst_dir = self.get_instance_dir(instance)

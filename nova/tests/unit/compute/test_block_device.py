@@ -38,3 +38,25 @@ def test_existing_volume_root_and_image_ref_still_conflict():
            'uuid': '0b5e2b0e-9c8e-4a51-a0a8-2b8d0b3c7e21'}
     with pytest.raises(exception.Invalid, match='cannot be combined'):
         block_device.normalize([bdm], IMAGE, FLAVOR)
+
+
+def _row(dest, boot_index, **extra):
+    return dict({'id': 1, 'source_type': 'volume', 'destination_type': dest,
+                 'boot_index': boot_index, 'connection_info': None, 'device_name': '/dev/vda',
+                 'disk_bus': None, 'device_type': 'disk', 'delete_on_termination': False,
+                 'volume_id': None, 'attachment_id': None, 'guest_format': None,
+                 'volume_size': 1}, **extra)
+
+
+@pytest.mark.parametrize('rows,backed', [
+    ([_row('volume', 0, connection_info='{"data": {}}')], True),
+    # A boot volume not connected yet is still the boot device.
+    ([_row('volume', 0, connection_info=None)], True),
+    ([_row('volume', 1, connection_info='{"data": {}}')], False),
+    ([_row('local', 0, source_type='image')], False),
+    ([], False),
+])
+def test_driver_view_carries_the_one_volume_backed_decision(rows, backed):
+    info = block_device.block_device_info(rows)
+    assert info['volume_backed'] is backed
+    assert info['volume_backed'] == block_device.is_volume_backed(rows)

@@ -56,6 +56,20 @@ def test_owns_files(tmp_path):
     assert not dl.owns_files(XML % ('/srv/other', '/srv/other'), str(tmp_path), uuid)
 
 
+def test_file_paths_of_a_domain():
+    xml = """<domain type='qemu'><name>x</name>
+<os><type>hvm</type><kernel>/i/kernel</kernel><initrd>/i/initrd</initrd></os><devices>
+<disk type='file' device='disk'><source file='/i/disk' index='1'/><target dev='vda'/></disk>
+<disk type='block' device='disk'><source dev='/dev/sdz'/><target dev='vdb'/></disk>
+<disk type='file' device='cdrom'><target dev='hda'/></disk>
+<serial type='file'><source path='/i/console.log'/></serial>
+<console type='pty'><source path='/dev/pts/3'/><target type='serial'/></console>
+<interface type='network'><source network='default'/></interface>
+</devices></domain>"""
+    assert dl.file_paths(xml) == ['/i/kernel', '/i/initrd', '/i/disk', '/i/console.log',
+                                  '/dev/pts/3']
+
+
 def test_listener_delivers_events_and_resyncs_after_reconnecting():
     """On libvirt's own test:///default, which sends lifecycle events."""
     import threading

@@ -386,6 +386,25 @@ def test_volume_backed_rescue(drv, tmp_path):
         drv.destroy(None, inst)
 
 
+def test_volume_backed_is_the_managers_decision_not_the_domains(drv, instance):
+    """The driver takes "volume-backed" from block_device_info (decided from
+    the mappings by the compute manager), never from the domain's root disk."""
+    before = persistent(drv, instance)
+    backed = dict(fx.block_device_info(), volume_backed=True)
+    with pytest.raises(rescue.UnsupportedRescue, match='volume-backed'):
+        drv.rescue(None, instance, None, fx.make_image_meta('rescue-raw'), 'pw', backed)
+    with pytest.raises(rescue.UnsupportedRescue, match='volume-backed'):
+        drv.validate_rescue_request(instance, fx.make_image_meta('rescue-raw'),
+                                    volume_backed=True)
+    assert canon(persistent(drv, instance)) == canon(before)
+    assert not drv.has_rescue_state(instance)
+    # The same domain, not volume-backed by its mappings: a legacy rescue.
+    drv.rescue(None, instance, None, fx.make_image_meta('rescue-raw'), 'pw',
+               fx.block_device_info())
+    drv.unrescue(None, instance)
+    assert canon(persistent(drv, instance)) == canon(before)
+
+
 def test_instance_hw_disk_bus_from_system_metadata(drv, tmp_path):
     inst = fx.make_instance(system_metadata={'image_hw_disk_bus': 'scsi'})
     drv.spawn(None, inst, fx.make_image_meta(hw_disk_bus='scsi'), [], None,
