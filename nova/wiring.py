@@ -31,8 +31,9 @@ def api_app(conf, db):
 
 def conductor_service(conf, db):
     from nova import service
-    from nova.conductor import manager
-    mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf))
+    from nova.conductor import host_auth, manager
+    mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf),
+                                   host_verifier=host_auth.verifier_from_conf(conf))
     periodic = [(mgr.fail_lost_builds, conf.reconcile_interval, 'lost-builds')]
     return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr,
                            periodic=periodic)
