@@ -62,6 +62,7 @@ def compute_db(conf, db=None):
             raise exception.RPCVersionPinned(
                 what='nova-compute', topic=conductor_rpcapi.TOPIC,
                 needed=conductor_rpcapi.COMPUTE_DB_VERSION, pin=capi.pin)
+        capi.load_host_key()   # an unreadable key file stops nova-compute now
         return conductor_db.ConductorDB(conf.host, capi.compute_db, ping=capi.ping)
     from nova.conductor import compute_db as scoped
     return conductor_db.ConductorDB(conf.host, scoped.HostScopedDB(db).dispatch)

@@ -62,12 +62,21 @@ def sign(key, host, operation, args, kwargs, now=None):
 
 
 def load_compute_key(path):
-    """nova-compute's own key; warns when others than its user may read the file."""
-    mode = os.stat(path).st_mode
+    """nova-compute's own key; warns when others than its user may read the file.
+
+    A file that cannot be read is an OSError naming the option: nova-compute
+    stops at start with that one line.
+    """
+    try:
+        mode = os.stat(path).st_mode
+        key = read_key(path)
+    except (OSError, ValueError) as exc:
+        raise OSError('cannot read [conductor] host_key_file %s: %s'
+                      % (path, getattr(exc, 'strerror', None) or exc)) from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         LOG.warning('Host key file %s is readable by others than its owner (mode %o): '
                     'chmod 600 it', path, stat.S_IMODE(mode))
-    return read_key(path)
+    return key
 
 
 class HostKeys:

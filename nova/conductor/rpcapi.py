@@ -86,10 +86,17 @@ class ConductorAPI:
     _warned_unsigned = False
 
     def _host_key(self):
-        """This host's key, read at the first call (only nova-compute makes these calls)."""
+        """This host's key ([conductor] host_key_file), read once; None if not configured.
+
+        Only nova-compute makes these calls (and reads it at start through
+        ``wiring.compute_db``): other services never open the file.
+        """
         if self._key is None and self._key_file:
             self._key = host_auth.load_compute_key(self._key_file)
         return self._key
+
+    def load_host_key(self):
+        self._host_key()
 
     def ping(self, context, host):
         """True once a conductor answers (a short call, retried by the caller)."""

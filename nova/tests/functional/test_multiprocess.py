@@ -170,8 +170,28 @@ def test_boot_through_three_processes(cluster):
     _assert_compute_without_database(cluster['tmp'])
     # Every call of nova-compute was signed and accepted; the conductor had keys.
     conductor_log = (cluster['tmp'] / 'nova-conductor.log').read_text()
-    assert 'Refused' not in conductor_log
+    assert 'Refused' not in conductor_log, conductor_log
     assert 'Compute host identity is not authenticated' not in conductor_log
+    _assert_impersonation_refused(cluster['tmp'])
+
+
+def _assert_impersonation_refused(tmp):
+    """A host with a key of its own, naming mp-compute, is turned away at its first call."""
+    manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(tmp / 'nova.conf')]
+    subprocess.run(manage + ['conductor', 'host-key', 'create', 'mp-other',
+                             '--key-file', str(tmp / 'other.key')],
+                   check=True, capture_output=True)
+    intruder = tmp / 'intruder.conf'
+    intruder.write_text((tmp / 'nova-compute.conf').read_text().replace(
+        str(tmp / 'compute.key'), str(tmp / 'other.key')))
+    proc = subprocess.run([os.path.join(BIN, 'nova-compute'), '--config-file', str(intruder)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert ('nova-compute: error: nova-conductor refused this host: The ping call naming '
+            'host mp-compute carries a wrong signature.') in proc.stderr
+    assert 'Traceback' not in proc.stderr
+    assert 'Refused: a call naming host mp-compute (ping) carries a wrong signature' in (
+        tmp / 'nova-conductor.log').read_text()
 
 
 def _assert_compute_without_database(tmp):
