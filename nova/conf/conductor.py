@@ -12,7 +12,8 @@ opts = [
                     "host's database calls only when that host's key signed them (HMAC-"
                     'SHA256, fresh, never replayed); a host without a key file is refused. '
                     'Unset: the conductor trusts the host named in each message and warns '
-                    'at start. Create keys with "nova-manage conductor host-key create".'),
+                    'at start (unless messaging is in-process, as in the all-in-one). '
+                    'Create keys with "nova-manage conductor host-key create".'),
     cfg.StrOpt('host_key_file',
                help="Compute nodes: the file holding this host's own key (the one the "
                     'conductors hold under its name in host_keys_dir), mode 0600. When '

@@ -173,11 +173,20 @@ def test_a_key_added_later_is_picked_up_without_a_restart(db, conductor, keys, t
 def test_without_host_keys_calls_are_trusted_and_the_conductor_warns(db, monkeypatch,
                                                                       caplog):
     monkeypatch.setattr(host_auth, '_WARNED', [])
+    on_broker = _conf()
+    on_broker.set_override('transport_url', 'rabbit://nova:secret@broker:5672/')
+    with caplog.at_level(logging.WARNING, 'nova.conductor.host_auth'):
+        assert host_auth.verifier_from_conf(on_broker) is None
+        assert host_auth.verifier_from_conf(on_broker) is None
+    assert caplog.text.count('Compute host identity is not authenticated') == 1
+    caplog.clear()
+    # In-process messaging (the all-in-one): nobody else can call, nothing to warn of.
+    monkeypatch.setattr(host_auth, '_WARNED', [])
     conf = _conf()
     with caplog.at_level(logging.WARNING, 'nova.conductor.host_auth'):
         server = _start_conductor(db, conf)
     try:
-        assert 'Compute host identity is not authenticated' in caplog.text
+        assert 'Compute host identity is not authenticated' not in caplog.text
         compute = wiring.compute_db(conf)
         compute.wait_until_ready(timeout=10)
         uuid = _server(db)
