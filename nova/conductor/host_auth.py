@@ -130,10 +130,12 @@ class Verifier:
         if key is None:
             self._refuse(host, operation, 'a signature, but the conductor has no key for it')
         ts, nonce, mac = (signature.get(k) for k in ('ts', 'nonce', 'mac'))
-        if not (isinstance(ts, int) and not isinstance(ts, bool)
-                and isinstance(nonce, str) and isinstance(mac, str)):
+        if not (isinstance(ts, int) and not isinstance(ts, bool) and isinstance(mac, str)
+                and isinstance(nonce, str) and 0 < len(nonce) <= 64):
             self._refuse(host, operation, 'a malformed signature')
-        if not hmac.compare_digest(mac, _mac(key, host, operation, args, kwargs, ts, nonce)):
+        # As bytes: compare_digest refuses str with non-ASCII characters.
+        expected = _mac(key, host, operation, args, kwargs, ts, nonce).encode()
+        if not hmac.compare_digest(mac.encode('utf-8', 'surrogatepass'), expected):
             self._refuse(host, operation, 'a wrong signature')
         now = self._clock()
         if abs(now - ts) > self.window:

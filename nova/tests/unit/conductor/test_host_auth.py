@@ -220,3 +220,17 @@ def test_evicted_nonces_cannot_come_back():
     verifier.check('h1', 'ping', [], {}, host_auth.sign(b'k1', 'h1', 'ping', [], {},
                                                         now=1296))
     assert len(verifier._seen) == 2
+
+
+@pytest.mark.parametrize('signature, reason', [
+    ({'ts': 1000, 'nonce': 'n', 'mac': '\u00e9\ud800'}, 'a wrong signature'),
+    ({'ts': '1000', 'nonce': 'n', 'mac': 'x'}, 'a malformed signature'),
+    ({'ts': 1000, 'nonce': 'n' * 65, 'mac': 'x'}, 'a malformed signature'),
+    ({'ts': 1000, 'nonce': 'n'}, 'a malformed signature'),
+    ('not a dict', 'no signature'),
+])
+def test_malformed_signatures_are_refused_not_crashed_on(signature, reason):
+    verifier = host_auth.Verifier({'h1': b'k1'}, clock=lambda: 1000)
+    with pytest.raises(exception.HostNotAuthenticated, match=reason):
+        verifier.check('h1', 'ping', [], {}, signature)
+    assert not verifier._seen
