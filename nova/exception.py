@@ -48,6 +48,11 @@ class HostNotAuthorized(Forbidden):
     msg_fmt = "Host %(host)s may not %(operation)s %(target)s: it is not that host's."
 
 
+class HostNotAuthenticated(HostNotAuthorized):
+    """A call to the conductor names a host whose key did not sign it."""
+    msg_fmt = "The %(operation)s call naming host %(host)s carries %(reason)s."
+
+
 class RPCVersionPinned(NovaException):
     msg_fmt = ("%(what)s needs %(topic)s RPC %(needed)s, but [upgrade_levels] %(topic)s "
                "pins it to %(pin)s: upgrade every %(topic)s service, then lift the pin.")

@@ -31,8 +31,9 @@ def api_app(conf, db):
 
 def conductor_service(conf, db):
     from nova import service
-    from nova.conductor import manager
-    mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf))
+    from nova.conductor import host_auth, manager
+    mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf),
+                                   host_verifier=host_auth.verifier_from_conf(conf))
     periodic = [(mgr.fail_lost_builds, conf.reconcile_interval, 'lost-builds')]
     return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr,
                            periodic=periodic)
@@ -61,6 +62,7 @@ def compute_db(conf, db=None):
             raise exception.RPCVersionPinned(
                 what='nova-compute', topic=conductor_rpcapi.TOPIC,
                 needed=conductor_rpcapi.COMPUTE_DB_VERSION, pin=capi.pin)
+        capi.load_host_key()   # an unreadable key file stops nova-compute now
         return conductor_db.ConductorDB(conf.host, capi.compute_db, ping=capi.ping)
     from nova.conductor import compute_db as scoped
     return conductor_db.ConductorDB(conf.host, scoped.HostScopedDB(db).dispatch)

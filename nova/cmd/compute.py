@@ -15,5 +15,12 @@ def main(argv=None):
         svc = wiring.compute_service(conf)
     except exception.RPCVersionPinned as exc:
         raise common.StartupError(exc.format_message()) from None
-    svc.start()
+    try:
+        svc.start()
+    except exception.HostNotAuthenticated as exc:
+        # The start-up wait is the first signed call: a wrong key ends here.
+        raise common.StartupError(
+            'nova-conductor refused this host: %s Check [conductor] host_key_file against '
+            'the key the conductors hold for host %s.' % (exc.format_message(), conf.host)
+        ) from None
     common.wait_for_signal(svc.stop)

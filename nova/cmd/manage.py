@@ -1,4 +1,4 @@
-"""nova-manage: schema migrations, flavors and image-property tools for operators."""
+"""nova-manage: schema migrations, flavors, image-property tools and host keys for operators."""
 
 import json
 import sys
@@ -7,7 +7,7 @@ from oslo_config import cfg
 
 import nova.conf
 from nova import exception
-from nova.cmd import common, manage_db, manage_image
+from nova.cmd import common, manage_conductor, manage_db, manage_image
 from nova.db import api as db_api
 from nova.db import migration
 
@@ -123,6 +123,8 @@ def _add_parsers(subparsers):
     validate.set_defaults(func=image_property_validate)
     manage_image.add_parsers(image_sub, _with_db)
 
+    manage_conductor.add_parsers(subparsers)
+
 
 @common.clean_exit
 def main(argv=None):
@@ -131,7 +133,7 @@ def main(argv=None):
     common.parse_args(argv, conf=conf)
     func = getattr(conf.category, 'func', None)
     if func is None:
-        print('usage: nova-manage {db,flavor,image_property} ...', file=sys.stderr)
+        print('usage: nova-manage {db,flavor,image_property,conductor} ...', file=sys.stderr)
         return 2
     try:
         return func(conf) or 0

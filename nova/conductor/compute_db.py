@@ -228,11 +228,20 @@ def _owner_of(row):
 
 
 class ComputeDBMixin:
-    """The conductor's RPC endpoint for it (1.2): rows travel through ``wire``."""
+    """The conductor's RPC endpoint for it (1.2; 1.3 signed): rows travel through ``wire``.
+
+    With host keys configured (``host_verifier`` set) a call counts only when
+    the key of the host it names signed it; the rules above then hold for
+    the real caller, not for whichever host a message claims to be.
+    """
+
+    host_verifier = None
 
     # Lookups that miss and compare-and-swap losses are answers, not conductor errors.
     @messaging.expected_exceptions(exception.NovaException)
-    def compute_db(self, context, host, operation, args, kwargs):
+    def compute_db(self, context, host, operation, args, kwargs, signature=None):
+        if self.host_verifier is not None:
+            self.host_verifier.check(host, operation, args, kwargs, signature)
         result = self.host_scoped_db.dispatch(context, host, operation, wire.decode(args),
                                               wire.decode(kwargs))
         return wire.encode(result)

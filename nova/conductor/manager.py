@@ -15,14 +15,16 @@ LOG = logging.getLogger(__name__)
 
 class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin,
                        compute_db.ComputeDBMixin):
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
-    def __init__(self, conf, db, compute_rpcapi):
+    def __init__(self, conf, db, compute_rpcapi, host_verifier=None):
         self.conf = conf
         self.db = db
         self.compute_rpcapi = compute_rpcapi
         self.scheduler = scheduler_mod.Scheduler(conf, db)
         self.host_scoped_db = compute_db.HostScopedDB(db)
+        # Checks the compute hosts' signatures (nova.conductor.host_auth); None trusts them.
+        self.host_verifier = host_verifier
 
     def build_instances(self, context, instances, image, request_spec):
         for instance in instances:

@@ -1,13 +1,19 @@
 """Client side of the conductor RPC API."""
 
+import logging
+
 import oslo_messaging as messaging
 
 from nova import exception, rpc
-from nova.conductor import wire
+from nova.conductor import host_auth, wire
+
+LOG = logging.getLogger(__name__)
 
 TOPIC = 'conductor'
 # The first version that serves the compute hosts' database access.
 COMPUTE_DB_VERSION = '1.2'
+# The first version whose compute_db takes the host's signature.
+SIGNED_COMPUTE_DB_VERSION = '1.3'
 
 
 class ConductorAPI:
@@ -25,16 +31,22 @@ class ConductorAPI:
             _set_usage, service_heartbeat) or ``ping``; the conductor checks each
             against the calling host (``nova.conductor.compute_db``). Rows
             travel as plain dicts, datetimes tagged (``nova.conductor.wire``).
+    * 1.3 - compute_db(..., signature=None): the calling host's HMAC over the
+            call (``nova.conductor.host_auth``), checked when the conductor
+            has host keys ([conductor] host_keys_dir).
 
     ``[upgrade_levels] conductor`` caps the version sent: a client pinned
-    below 1.2 never sends compute_db (it raises RPCVersionPinned instead).
+    below 1.2 never sends compute_db (it raises RPCVersionPinned instead);
+    pinned to 1.2 it sends the calls unsigned, as a 1.2 conductor expects.
     """
 
-    VERSION = '1.2'
+    VERSION = '1.3'
 
     def __init__(self, conf):
         self.pin = conf.upgrade_levels.conductor
         self.client = rpc.get_client(conf, TOPIC, self.VERSION, version_cap=self.pin)
+        self._key_file = conf.conductor.host_key_file
+        self._key = None
 
     def build_instances(self, context, instances, image, request_spec):
         cctxt = self.client.prepare(version='1.0')
@@ -54,10 +66,37 @@ class ConductorAPI:
         if not self.can_serve_compute_db():
             raise exception.RPCVersionPinned(what='nova-compute', topic=TOPIC,
                                              needed=COMPUTE_DB_VERSION, pin=self.pin)
-        cctxt = self.client.prepare(version=COMPUTE_DB_VERSION, timeout=timeout)
+        args, kwargs = wire.encode(args), wire.encode(kwargs)
+        extra, version = {}, COMPUTE_DB_VERSION
+        key = self._host_key()
+        if key is not None:
+            if self.client.can_send_version(SIGNED_COMPUTE_DB_VERSION):
+                version = SIGNED_COMPUTE_DB_VERSION
+                extra['signature'] = host_auth.sign(key, host, method, args, kwargs)
+            elif not self._warned_unsigned:
+                ConductorAPI._warned_unsigned = True
+                LOG.warning('[conductor] host_key_file is set, but [upgrade_levels] '
+                            'conductor pins RPC to %s: database calls go unsigned until '
+                            'the pin is %s or higher', self.pin, SIGNED_COMPUTE_DB_VERSION)
+        cctxt = self.client.prepare(version=version, timeout=timeout)
         result = cctxt.call(context, 'compute_db', host=host, operation=method,
-                            args=wire.encode(args), kwargs=wire.encode(kwargs))
+                            args=args, kwargs=kwargs, **extra)
         return wire.decode(result)
+
+    _warned_unsigned = False
+
+    def _host_key(self):
+        """This host's key ([conductor] host_key_file), read once; None if not configured.
+
+        Only nova-compute makes these calls (and reads it at start through
+        ``wiring.compute_db``): other services never open the file.
+        """
+        if self._key is None and self._key_file:
+            self._key = host_auth.load_compute_key(self._key_file)
+        return self._key
+
+    def load_host_key(self):
+        self._host_key()
 
     def ping(self, context, host):
         """True once a conductor answers (a short call, retried by the caller)."""

@@ -44,7 +44,7 @@ def _call(method, url, body=None, token='demo:demo'):
         return err.code, json.loads(err.read() or b'null')
 
 
-def _write_conf(path, db_url, image_url, api_port, state, exchange):
+def _write_conf(path, db_url, image_url, api_port, state, exchange, extra=''):
     path.write_text(
         '[DEFAULT]\n'
         'transport_url = %s\n'
@@ -59,9 +59,10 @@ def _write_conf(path, db_url, image_url, api_port, state, exchange):
         '[api]\nauth_strategy = noauth2\n'
         '[glance]\nauth_type = none\nendpoint_override = %s\n'
         '[libvirt]\nconnection_uri = test:///default\n'
+        '%s'
         % (services.RABBIT_URL, exchange, state, api_port,
            # nova-compute holds no database credentials: its file has no [database].
-           '[database]\nconnection = %s\n' % db_url if db_url else '', image_url))
+           '[database]\nconnection = %s\n' % db_url if db_url else '', image_url, extra))
 
 
 @pytest.fixture
@@ -79,11 +80,17 @@ def cluster(tmp_path):
     procs = []
     exchange = uuid.uuid4().hex[:8]
     with services.ThrowawayDatabase(services.PG_URL) as database:
-        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state', exchange)
-        _write_conf(compute_conf, None, image_url, api_port, tmp_path / 'state', exchange)
+        # The conductor knows nova-compute by its key, not by the host it names.
+        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state', exchange,
+                    '[conductor]\nhost_keys_dir = %s\n' % (tmp_path / 'host-keys'))
+        _write_conf(compute_conf, None, image_url, api_port, tmp_path / 'state', exchange,
+                    '[conductor]\nhost_key_file = %s\n' % (tmp_path / 'compute.key'))
         manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)
+        subprocess.run(manage + ['conductor', 'host-key', 'create', 'mp-compute',
+                                 '--key-file', str(tmp_path / 'compute.key')],
+                       check=True, capture_output=True)
         try:
             for binary in ('nova-conductor', 'nova-compute', 'nova-api'):
                 log = open(tmp_path / ('%s.log' % binary), 'wb')
@@ -161,6 +168,30 @@ def test_boot_through_three_processes(cluster):
     assert _call('DELETE', api + '/servers/' + server['id'])[0] == 204
     _wait(lambda: _call('GET', api + '/servers/' + server['id'])[0] == 404, 30, 'delete')
     _assert_compute_without_database(cluster['tmp'])
+    # Every call of nova-compute was signed and accepted; the conductor had keys.
+    conductor_log = (cluster['tmp'] / 'nova-conductor.log').read_text()
+    assert 'Refused' not in conductor_log, conductor_log
+    assert 'Compute host identity is not authenticated' not in conductor_log
+    _assert_impersonation_refused(cluster['tmp'])
+
+
+def _assert_impersonation_refused(tmp):
+    """A host with a key of its own, naming mp-compute, is turned away at its first call."""
+    manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(tmp / 'nova.conf')]
+    subprocess.run(manage + ['conductor', 'host-key', 'create', 'mp-other',
+                             '--key-file', str(tmp / 'other.key')],
+                   check=True, capture_output=True)
+    intruder = tmp / 'intruder.conf'
+    intruder.write_text((tmp / 'nova-compute.conf').read_text().replace(
+        str(tmp / 'compute.key'), str(tmp / 'other.key')))
+    proc = subprocess.run([os.path.join(BIN, 'nova-compute'), '--config-file', str(intruder)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert ('nova-compute: error: nova-conductor refused this host: The ping call naming '
+            'host mp-compute carries a wrong signature.') in proc.stderr
+    assert 'Traceback' not in proc.stderr
+    assert 'Refused: a call naming host mp-compute (ping) carries a wrong signature' in (
+        tmp / 'nova-conductor.log').read_text()
 
 
 def _assert_compute_without_database(tmp):

@@ -64,3 +64,11 @@ def test_compute_refuses_a_conductor_pin_below_its_database_calls(tmp_path, rabb
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'nova-compute needs conductor RPC 1.2',
                      '[upgrade_levels] conductor pins it to 1.1')
+
+
+def test_compute_with_an_unreadable_host_key_file_stops_at_start(tmp_path, rabbit):
+    conf = _split_conf(tmp_path, '[conductor]\nhost_key_file = %s/none.key\n' % tmp_path)
+    conf = conf[:conf.index('[database]')] + conf[conf.index('[libvirt]'):]
+    rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
+    _assert_one_line(rc, err, 'cannot read [conductor] host_key_file %s/none.key' % tmp_path,
+                     'No such file or directory')
