@@ -71,10 +71,14 @@ def _filtered_list(req, all_tenants_policy, params):
                 filters['project_id'] = params[key]
     else:
         filters['project_id'] = ctx.project_id
+    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
+                                 req.app.conf.api.max_limit)
     if 'status' in params:
         states = vs.STATUS_TO_VM_STATES.get(params['status'].upper())
         if states is None:
-            raise wsgi.fault(400, 'Invalid status value')
+            if req.is_at_least(mv.INVALID_STATUS_REJECTED):
+                raise wsgi.fault(400, 'Invalid status value')
+            return [], limit
         filters['vm_state'] = states
     for key, column in (('image', 'image_ref'), ('host', 'host'), ('uuid', 'uuid'),
                         ('user_id', 'user_id'), ('vm_state', 'vm_state'),
@@ -99,8 +103,6 @@ def _filtered_list(req, all_tenants_policy, params):
         filters['deleted'] = True
     if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
         filters['hide_soft_deleted'] = True
-    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
-                                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
     if sort_key not in _SORT_KEYS:
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
