@@ -127,3 +127,29 @@ def test_create_image_metadata_may_set_image_type(aio, server):
     assert image['metadata']['instance_uuid'] == server
     aio.wait_for_status(server, ['ACTIVE'])
     assert aio.request('DELETE', '/images/' + image_id)[0] == 204
+
+
+@pytest.mark.parametrize('before,after', [('AUTO', 'MANUAL'), ('MANUAL', 'AUTO')])
+def test_resize_sets_the_requested_disk_config(aio, image, nano, before, after):
+    # tempest ServerDiskConfigTestJSON.test_resize_server_from_auto_to_manual (and back).
+    status, _h, body = aio.request('POST', '/flavors', {'flavor': {
+        'name': 'nano-' + after, 'ram': 2, 'vcpus': 1, 'disk': 0}}, token=ADMIN)
+    assert status == 200, body
+    bigger = body['flavor']['id']
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        image, name='dcf', **{'OS-DCF:diskConfig': before}), version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    assert aio.wait_for_status(sid, ['ACTIVE'])['OS-DCF:diskConfig'] == before
+    path = '/servers/%s/action' % sid
+    status, _h, body = aio.request('POST', path, {'resize': {
+        'flavorRef': bigger, 'OS-DCF:diskConfig': 'SOMETIMES'}})
+    assert status == 400, body
+    assert aio.request('GET', '/servers/' + sid)[2]['server']['OS-DCF:diskConfig'] == before
+    status, _h, body = aio.request('POST', path, {'resize': {
+        'flavorRef': bigger, 'OS-DCF:diskConfig': after}})
+    assert status == 202, body
+    assert aio.wait_for_status(sid, ['VERIFY_RESIZE'])['OS-DCF:diskConfig'] == after
+    assert aio.request('POST', path, {'confirmResize': None})[0] == 204
+    assert aio.wait_for_status(sid, ['ACTIVE'])['OS-DCF:diskConfig'] == after
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
