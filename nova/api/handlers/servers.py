@@ -234,3 +234,16 @@ def delete(req, server_id):
     ctx.can(policies.DELETE, target=_target(instance))
     req.app.compute_api.delete(ctx, instance)
     return wsgi.empty_response(204)
+
+
+def ips_index(req, server_id):
+    instance = _get(req, server_id)
+    req.context.can(policies.IPS_INDEX, target=_target(instance))
+    # Addresses come from a network service's ports; without one a server has none.
+    return wsgi.json_response({'addresses': {}})
+
+
+def ips_show(req, server_id, network_label):
+    instance = _get(req, server_id)
+    req.context.can(policies.IPS_SHOW, target=_target(instance))
+    raise wsgi.fault(404, 'There is no such network: %s' % network_label)

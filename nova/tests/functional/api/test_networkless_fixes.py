@@ -153,3 +153,16 @@ def test_resize_sets_the_requested_disk_config(aio, image, nano, before, after):
     assert aio.request('POST', path, {'confirmResize': None})[0] == 204
     assert aio.wait_for_status(sid, ['ACTIVE'])['OS-DCF:diskConfig'] == after
     assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+
+
+def test_server_ips_without_a_network_service(aio, server):
+    # tempest's volume attach and server address tests read GET /servers/{id}/ips.
+    status, _h, body = aio.request('GET', '/servers/%s/ips' % server)
+    assert status == 200 and body == {'addresses': {}}
+    status, _h, body = aio.request('GET', '/servers/%s/ips/private' % server)
+    assert status == 404 and 'no such network' in body['itemNotFound']['message']
+    status, _h, body = aio.request('GET', '/servers/%s/ips' % uuid.uuid4())
+    assert status == 404, body
+    # Another project's server is not found for this project's reader.
+    status, _h, body = aio.request('GET', '/servers/%s/ips' % server, token='alt:alt')
+    assert status in (403, 404), body
