@@ -154,6 +154,12 @@ def with_healthcheck(app, conf):
     return dispatch
 
 
+class ComputeRequestId(request_id.RequestId):
+    """x-openstack-request-id, and upstream's x-compute-request-id with the same id."""
+
+    compat_headers = ['x-compute-request-id']
+
+
 def build_app(conf, compute_api):
     """Outermost first: access log, request id, CORS, health check, proxy
     headers, size limit, auth, the core app.
@@ -162,7 +168,8 @@ def build_app(conf, compute_api):
     with the request id RequestId chose (a valid inbound
     X-OpenStack-Request-ID becomes the global request id). RequestId sits
     outside CORS and the health check so even preflight answers, health
-    checks and auth failures carry x-openstack-request-id. CORS answers
+    checks and auth failures carry x-openstack-request-id (and
+    x-compute-request-id, which upstream's compute API also sends). CORS answers
     preflight requests before auth (browsers send no token with them); the
     health check answers without credentials, as upstream's; the proxy
     middleware fixes host_url before links are built; the size limit
@@ -177,6 +184,6 @@ def build_app(conf, compute_api):
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = with_healthcheck(app, conf)
     app = cors.CORS(app, conf)
-    app = request_id.RequestId(app)
+    app = ComputeRequestId(app)
     app = access_log.AccessLog(app)
     return app

@@ -125,6 +125,8 @@ DESCRIPTION = (2, 19)
 TAGS = (2, 26)
 PROXY_APIS_LAST = (2, 35)
 NETWORKS_REQUIRED = (2, 37)
+# 2.38: an unknown status in a server list query is a 400 (before: an empty list).
+INVALID_STATUS_REJECTED = (2, 38)
 USAGE_PAGINATION = (2, 40)
 IMAGE_ID_IN_BODY = (2, 45)
 FLAVOR_EMBEDDED = (2, 47)

@@ -164,6 +164,8 @@ ROUTES = [
     ('/servers/{server_id}', {'GET': m(servers.show), 'PUT': m(servers.update),
                               'DELETE': m(servers.delete)}),
     ('/servers/{server_id}/action', {'POST': m(server_action)}),
+    ('/servers/{server_id}/ips', {'GET': m(servers.ips_index)}),
+    ('/servers/{server_id}/ips/{network_label}', {'GET': m(servers.ips_show)}),
     ('/servers/{server_id}/metadata', {'GET': m(server_metadata.index),
                                        'POST': m(server_metadata.create),
                                        'PUT': m(server_metadata.update_all)}),

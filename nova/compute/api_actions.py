@@ -119,13 +119,15 @@ class ServerActionsMixin:
         from nova.image import sysmeta
         props = dict(sysmeta.sysmeta_to_image(instance['system_metadata']).get('properties',
                                                                                  {}))
-        props.update(metadata)
-        if backup is not None:
-            props['backup_type'] = backup[0]
-        props.update({'image_type': 'snapshot' if backup is None else 'backup',
+        props.update({'image_type': 'snapshot',
                       'instance_uuid': instance['uuid'],
                       'base_image_ref': instance['image_ref'] or '',
                       'owner_specified.openstack.object': 'images/%s' % name})
+        # The request's metadata after the defaults: a snapshot's may set image_type, as
+        # upstream lets it; a backup's type stays, backup rotation looks for it.
+        props.update(metadata)
+        if backup is not None:
+            props.update({'image_type': 'backup', 'backup_type': backup[0]})
         props = {k: str(v) for k, v in props.items()
                  if k not in ('min_ram', 'min_disk', 'disk_format', 'container_format')}
         # The snapshot belongs to the server's project even when an admin

@@ -29,8 +29,11 @@ def flavor_snapshot(flavor):
 class ResizeMixin:
     """Mixed into compute.api.API."""
 
-    def resize(self, context, instance, flavor_id):
-        """Validate, record the migration, claim the task and cast prep_resize to the host."""
+    def resize(self, context, instance, flavor_id, disk_config=None):
+        """Validate, record the migration, claim the task and cast prep_resize to the host.
+
+        ``disk_config`` (OS-DCF:diskConfig, AUTO or MANUAL) becomes the server's, as upstream.
+        """
         self.check_locked(context, instance)
         api_actions.check_state(instance, api_actions.SPECS['resize'])
         current = instance['flavor']
@@ -53,10 +56,15 @@ class ResizeMixin:
         # The new flavor must agree with the server's image (NUMA, CPU topology...),
         # as at boot.
         from nova.image import sysmeta
-        self.validate_image_for_flavor(
-            new, sysmeta.sysmeta_to_image(instance['system_metadata'] or {}))
+        image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
+        self.validate_image_for_flavor(new, image)
+        extra = None
+        if disk_config is not None:
+            from nova.compute import personality
+            extra = {'system_metadata': dict(instance['system_metadata'] or {}, **{
+                personality.DISK_CONFIG_KEY: personality.disk_config(disk_config, image)})}
         self._check_resize_quota(context, instance, current, new)
-        return self._start_migration(context, instance, current, new)
+        return self._start_migration(context, instance, current, new, extra)
 
     def _check_resize_quota(self, context, instance, current, new):
         deltas = {k: max(0, new[f] - current[f])
@@ -74,7 +82,7 @@ class ResizeMixin:
                 used=', '.join(str(usages[r]) for r in overs),
                 allowed=', '.join(str(quotas[r]) for r in overs))
 
-    def _start_migration(self, context, instance, current, new):
+    def _start_migration(self, context, instance, current, new, extra_values=None):
         migration = self.db.migration_create({
             'instance_uuid': instance['uuid'], 'status': 'pre-migrating',
             'migration_type': 'resize',
@@ -84,7 +92,7 @@ class ResizeMixin:
             'old_flavor': flavor_snapshot(current), 'new_flavor': flavor_snapshot(new),
             'user_id': context.user_id, 'project_id': context.project_id})
         try:
-            inst = self.begin_action(context, instance, 'resize')
+            inst = self.begin_action(context, instance, 'resize', extra_values=extra_values)
         except Exception:
             self.db.migration_update(migration['id'], {'status': 'error'})
             raise

@@ -11,6 +11,8 @@ INDEX_ALL_TENANTS = PREFIX % 'index:get_all_tenants'
 DETAIL_ALL_TENANTS = PREFIX % 'detail:get_all_tenants'
 SHOW = PREFIX % 'show'
 SHOW_HOST_STATUS = PREFIX % 'show:host_status'
+IPS_INDEX = 'os_compute_api:ips:index'
+IPS_SHOW = 'os_compute_api:ips:show'
 CREATE = PREFIX % 'create'
 CREATE_IMAGE_PROPS_OVERRIDE = PREFIX % 'create:image_props_override'
 CREATE_FORCED_HOST = PREFIX % 'create:forced_host'
@@ -36,6 +38,10 @@ rules = [
     _rule(DETAIL_ALL_TENANTS, base.ADMIN, 'List servers of all projects with '
           'details', 'GET', '/servers/detail'),
     _rule(SHOW, base.PROJECT_READER_OR_ADMIN, 'Show a server', 'GET', '/servers/{server_id}'),
+    _rule(IPS_INDEX, base.PROJECT_READER_OR_ADMIN, 'List the addresses of a server',
+          'GET', '/servers/{server_id}/ips'),
+    _rule(IPS_SHOW, base.PROJECT_READER_OR_ADMIN, 'Show the addresses of a server on a network',
+          'GET', '/servers/{server_id}/ips/{network_label}'),
     _rule(SHOW_HOST_STATUS, base.ADMIN, 'Show the host status of a server',
           'GET', '/servers/{server_id}'),
     _rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN, 'Create a server', 'POST', '/servers'),

@@ -14,7 +14,8 @@ def _instance(req, server_id, policy):
 @validation.schema(schemas.resize)
 def resize(req, server_id, body):
     instance = _instance(req, server_id, policies.RESIZE)
-    req.app.compute_api.resize(req.context, instance, body['resize']['flavorRef'])
+    req.app.compute_api.resize(req.context, instance, body['resize']['flavorRef'],
+                               disk_config=body['resize'].get('OS-DCF:diskConfig'))
     return wsgi.empty_response(202)
 
 

@@ -71,10 +71,14 @@ def _filtered_list(req, all_tenants_policy, params):
                 filters['project_id'] = params[key]
     else:
         filters['project_id'] = ctx.project_id
+    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
+                                 req.app.conf.api.max_limit)
     if 'status' in params:
         states = vs.STATUS_TO_VM_STATES.get(params['status'].upper())
         if states is None:
-            raise wsgi.fault(400, 'Invalid status value')
+            if req.is_at_least(mv.INVALID_STATUS_REJECTED):
+                raise wsgi.fault(400, 'Invalid status value')
+            return [], limit
         filters['vm_state'] = states
     for key, column in (('image', 'image_ref'), ('host', 'host'), ('uuid', 'uuid'),
                         ('user_id', 'user_id'), ('vm_state', 'vm_state'),
@@ -99,8 +103,6 @@ def _filtered_list(req, all_tenants_policy, params):
         filters['deleted'] = True
     if not filters.get('deleted') and vs.SOFT_DELETED not in filters.get('vm_state', ()):
         filters['hide_soft_deleted'] = True
-    limit = validation.clamp_int(params.get('limit', '%d' % req.app.conf.api.max_limit),
-                                 req.app.conf.api.max_limit)
     sort_key = params.get('sort_key', 'created_at')
     if sort_key not in _SORT_KEYS:
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
@@ -232,3 +234,16 @@ def delete(req, server_id):
     ctx.can(policies.DELETE, target=_target(instance))
     req.app.compute_api.delete(ctx, instance)
     return wsgi.empty_response(204)
+
+
+def ips_index(req, server_id):
+    instance = _get(req, server_id)
+    req.context.can(policies.IPS_INDEX, target=_target(instance))
+    # Addresses come from a network service's ports; without one a server has none.
+    return wsgi.json_response({'addresses': {}})
+
+
+def ips_show(req, server_id, network_label):
+    instance = _get(req, server_id)
+    req.context.can(policies.IPS_SHOW, target=_target(instance))
+    raise wsgi.fault(404, 'There is no such network: %s' % network_label)

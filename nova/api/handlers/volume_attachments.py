@@ -66,10 +66,18 @@ def create(req, server_id, body):
 
 
 def update(req, server_id, volume_id):
-    # Before 2.85 an update swaps the volume, which this deployment does not do.
     if not req.is_at_least(mv.ATTACHMENT_UPDATE):
-        raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
+        return _swap(req, server_id, volume_id)
     return _update_v2_85(req, server_id, volume_id)
+
+
+@validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.ATTACHMENT_UPDATE))
+def _swap(req, server_id, volume_id, body):
+    # Before 2.85 an update swaps the volume, which this deployment does not do; an
+    # unknown server or a volume not attached is still a 404 first, as upstream.
+    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
+    _find(req, instance, volume_id)
+    raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
 
 
 @validation.schema(schemas.update_v2_85, mv.ATTACHMENT_UPDATE)

@@ -22,6 +22,10 @@ attach_v2_79 = copy.deepcopy(attach_v2_49)
 attach_v2_79['properties']['volumeAttachment']['properties'][
     'delete_on_termination'] = {'type': 'boolean'}
 
+# The update body before 2.85 (a swap): the new volume only.
+update_v2_1 = copy.deepcopy(attach_v2_1)
+del update_v2_1['properties']['volumeAttachment']['properties']['device']
+
 # 2.85: the update body; every shown field may be sent back, only
 # delete_on_termination changes.
 update_v2_85 = copy.deepcopy(attach_v2_79)
