@@ -108,7 +108,8 @@ VERSIONS = [
     ('2.101', 'Asynchronous volume attach.'),
     ('2.102', 'Hypervisor list filtering.'),
     ('2.103', 'Console type list.'),
-    ('2.104', 'Upstream master level.'),
+    ('2.104', 'pinned_availability_zone in server update: unpin (null) or pin to the '
+              'current zone.'),
     # Our own microversions start here.
     ('2.105', 'image_props_override on server create; shown in server show/detail.'),
     ('2.106', 'image_props_override on the rescue action, for that rescue only.'),
@@ -145,6 +146,7 @@ LOCKED_REASON = (2, 73)
 FULL_UPDATE_BODY = (2, 75)
 HOSTNAME_FOR_USERS = (2, 90)
 PINNED_AZ = (2, 96)
+PINNED_AZ_UPDATE = (2, 104)
 RESCUE_VOLUME_BACKED = (2, 87)
 IMAGE_PROPERTIES = (2, 98)
 SCHEDULER_HINTS = (2, 100)

@@ -324,6 +324,21 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 values[column] = normalize_ip(values[column], version)
         return self.db.instance_update(instance['uuid'], values)
 
+    def current_zone(self, instance):
+        """The zone a server is in, as its view shows it."""
+        return instance['availability_zone'] or (
+            self.conf.default_availability_zone if instance['host'] else '')
+
+    def pinned_zone_value(self, instance, zone):
+        """What to record for a 2.104 pin: '' unpins; a pin names the current zone only."""
+        if zone is None:
+            return ''
+        if zone != self.current_zone(instance):
+            raise exception.Invalid(
+                reason='A server can only be pinned to its current availability zone (%s)'
+                       % (self.current_zone(instance) or 'none'))
+        return zone
+
     def check_locked(self, context, instance):
         if instance['locked'] and not context.is_admin:
             raise exception.InstanceLocked(instance_uuid=instance['uuid'])

@@ -199,7 +199,8 @@ def _create(req, body):
 
 @validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
 @validation.schema(schemas.update_v2_19, mv.DESCRIPTION, mv.before(mv.HOSTNAME_FOR_USERS))
-@validation.schema(schemas.update_v2_90, mv.HOSTNAME_FOR_USERS)
+@validation.schema(schemas.update_v2_90, mv.HOSTNAME_FOR_USERS, mv.before(mv.PINNED_AZ_UPDATE))
+@validation.schema(schemas.update_v2_104, mv.PINNED_AZ_UPDATE)
 def update(req, server_id, body):
     ctx = req.context
     instance = _get(req, server_id)
@@ -214,6 +215,10 @@ def update(req, server_id, body):
     if 'OS-DCF:diskConfig' in server:
         values['system_metadata'] = dict(instance['system_metadata'] or {},
                                          disk_config=server['OS-DCF:diskConfig'])
+    if 'pinned_availability_zone' in server:
+        pin = req.app.compute_api.pinned_zone_value(instance, server['pinned_availability_zone'])
+        values['system_metadata'] = dict(values.get('system_metadata')
+                                         or instance['system_metadata'] or {}, pinned_az=pin)
     if values:
         instance = req.app.compute_api.update(ctx, instance, values)
     body = views.show(_view_context(req, [instance]), instance)

@@ -187,6 +187,11 @@ update_v2_90 = copy.deepcopy(update_v2_19)
 update_v2_90['properties']['server']['properties']['hostname'] = {
     'type': 'string', 'minLength': 1, 'maxLength': 255}
 
+# 2.104: pinned_availability_zone (null unpins; a name pins to the current zone).
+update_v2_104 = copy.deepcopy(update_v2_90)
+update_v2_104['properties']['server']['properties']['pinned_availability_zone'] = {
+    'type': ['string', 'null'], 'minLength': 1, 'maxLength': 255}
+
 
 _list_query_common = {
     'limit': {'type': 'string', 'pattern': '^[0-9]+$'},

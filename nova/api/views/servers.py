@@ -233,7 +233,9 @@ def _versioned(vc, inst, body, in_list):
     if req.is_at_least(mv.LOCKED_REASON):
         body['locked_reason'] = inst['locked_reason']
     if req.is_at_least(mv.PINNED_AZ):
-        body['pinned_availability_zone'] = inst['system_metadata'].get('pinned_az')
+        # Pinned to the zone asked for at create until unpinned ('') or re-pinned (2.104).
+        pin = (inst['system_metadata'] or {}).get('pinned_az', inst['availability_zone'])
+        body['pinned_availability_zone'] = pin or None
     if req.is_at_least(mv.SCHEDULER_HINTS):
         hints = inst['system_metadata'].get('scheduler_hints')
         body['scheduler_hints'] = json.loads(hints) if hints else {}
