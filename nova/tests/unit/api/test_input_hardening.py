@@ -44,6 +44,13 @@ def test_overlong_microversion_is_malformed(text):
         mv.parse(text)
 
 
+@pytest.mark.parametrize('text', ['2.1\u0663', '2\u0662.1', '2.1\uff11'])
+def test_non_ascii_digits_are_malformed(text):
+    # int() reads Arabic-Indic or full-width digits; a version is ASCII only.
+    with pytest.raises(mv.MalformedVersion):
+        mv.parse(text)
+
+
 @pytest.mark.parametrize('value,ok', [
     ('2024-01-31T10:00:00Z', True), ('2024-01-31T10:00:00', True),
     ('2024-01-31', True), ('2020-13-45T99:00:00Z', False), ('notadate', False),
