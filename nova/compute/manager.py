@@ -1,9 +1,9 @@
 """Compute manager: runs on each hypervisor host and drives the virt driver."""
 
 import logging
-import threading
 
 import oslo_messaging as messaging
+from oslo_concurrency import lockutils
 from oslo_utils import timeutils
 
 from nova import exception, failpoint
@@ -42,22 +42,21 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         self.conf = conf
         self.volume_api = volume_api
         self.image_api = image_api
-        self.db = db
+        self.conductor_db = db
         self.driver = driver
         self.host = host or conf.host
-        self._locks = {}
-        self._locks_guard = threading.Lock()
+        # oslo.concurrency keeps a semaphore only while someone holds it.
+        self._semaphores = lockutils.Semaphores()
 
     def _lock(self, uuid):
-        """One operation at a time per instance on this host."""
-        with self._locks_guard:
-            return self._locks.setdefault(uuid, threading.Lock())
+        """One operation at a time per instance on this host (a semaphore)."""
+        return lockutils.internal_lock(uuid, semaphores=self._semaphores)
 
     # -- start-up and periodic work ---------------------------------------
     def init_host(self):
         self.driver.init_host(self.host)
         # Every row this host reads or writes comes through the conductor.
-        self.db.wait_until_ready()
+        self.conductor_db.wait_until_ready()
         # Listen before the start-up sync, so no change falls in between.
         self.start_lifecycle_events()
         self.update_available_resource()
@@ -77,7 +76,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             reserved_disk_mb=self.conf.reserved_host_disk_mb)
         resources.setdefault('hypervisor_hostname', self.host)
         resources['capabilities'] = _capabilities(resources, self.driver)
-        self.db.compute_node_update(self.host, resources)
+        self.conductor_db.compute_node_update(self.host, resources)
 
     def _recount_usage(self):
         """Host usage from the instances actually here: no leaked claim survives a restart.
@@ -86,14 +85,14 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         instance not yet pointing at it) would be lost by a recount.
         """
         used = [0, 0, 0]
-        for row in self.db.instance_get_all({'host': self.host}):
+        for row in self.conductor_db.instance_get_all({'host': self.host}):
             if row['flavor']:
                 for i, amount in enumerate(usage.requested_resources(row['flavor'])):
                     used[i] += amount
         for flavor in self.resize_usage_flavors():
             for i, amount in enumerate(usage.requested_resources(flavor)):
                 used[i] += amount
-        self.db.compute_node_set_usage(self.host, *used)
+        self.conductor_db.compute_node_set_usage(self.host, *used)
 
     def _reconcile_on_start(self):
         """Finish or roll back what a crash interrupted (manager_reconcile)."""
@@ -110,8 +109,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
 
     def _build(self, context, instance, image, admin_password, injected_files=None):
         try:
-            row = self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
-                                          expected_task_state=[vs.SCHEDULING])
+            row = self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                                    expected_task_state=[vs.SCHEDULING])
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             # Deleted meanwhile: the delete path releases the claim.
             LOG.info('Instance %s went away before the build started', instance.uuid)
@@ -119,15 +118,15 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         instance.refresh_from(row)
         LOG.info('Building instance %s', instance.uuid)
         try:
-            with actions.event(self.db, context, instance.uuid,
+            with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
                 # Compare-and-swap: a delete arriving meanwhile wins.
-                self.db.instance_update(instance.uuid,
-                                        {'task_state': vs.BLOCK_DEVICE_MAPPING},
-                                        expected_task_state=[vs.SPAWNING])
+                self.conductor_db.instance_update(instance.uuid,
+                                                  {'task_state': vs.BLOCK_DEVICE_MAPPING},
+                                                  expected_task_state=[vs.SPAWNING])
                 self.prepare_volumes(context, instance)
-                self.db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
-                                        expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
+                self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                                  expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
                 image_meta = image_meta_obj.ImageMeta.from_instance(instance)
                 bdi = self.block_device_info(context, instance)
                 # Names first (a conflict fails before any disk exists); spawn
@@ -146,7 +145,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             return
         now = timeutils.utcnow().replace(microsecond=0)
         try:
-            self.db.instance_update(instance.uuid, {
+            self.conductor_db.instance_update(instance.uuid, {
                 'vm_state': vs.ACTIVE, 'task_state': None, 'launched_at': now,
                 'power_state': self.driver.get_info(instance).state},
                 expected_task_state=[vs.SPAWNING])
@@ -159,8 +158,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         """Keep the device names the driver chose, so they survive reboots."""
         names = self.driver.get_device_names(instance, image_meta, bdi)
         if names.get('root_device_name'):
-            self.db.instance_update(instance.uuid,
-                                    {'root_device_name': names['root_device_name']})
+            self.conductor_db.instance_update(instance.uuid,
+                                              {'root_device_name': names['root_device_name']})
         by_key = dict(names.get('volumes') or {})
         ephemerals = names.get('ephemerals') or {}
         index = 0
@@ -177,7 +176,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
     def _deleted_meanwhile(self, instance):
         """True when this instance itself is gone or being deleted."""
         try:
-            return self.db.instance_get(instance.uuid)['task_state'] == vs.DELETING
+            return self.conductor_db.instance_get(instance.uuid)['task_state'] == vs.DELETING
         except exception.InstanceNotFound:
             return True
 
@@ -187,7 +186,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             LOG.info('Instance %s was deleted during its build', instance.uuid)
             self.driver.destroy(context, instance, destroy_disks=True)
             return
-        actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+        actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
         try:
             self.driver.destroy(context, instance, destroy_disks=True,
                                 block_device_info=self.block_device_info(context, instance))
@@ -201,23 +200,25 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         # The claim stays with the instance until it is deleted, like upstream
         # keeps an ERROR instance on its host; delete releases it exactly once.
         try:
-            self.db.instance_update(instance.uuid, {'vm_state': vs.ERROR, 'task_state': None,
-                                                    'power_state': power_state.NOSTATE})
+            self.conductor_db.instance_update(instance.uuid, {'vm_state': vs.ERROR,
+                                                              'task_state': None,
+                                                              'power_state': power_state.NOSTATE})
         except exception.InstanceNotFound:
             pass
 
     def _release(self, flavor):
-        self.db.compute_node_release(self.host, *usage.requested_resources(flavor))
+        self.conductor_db.compute_node_release(self.host, *usage.requested_resources(flavor))
 
     # -- delete --------------------------------------------------------------
     @notify.instance_action('delete')
     def terminate_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:
-                row = self.db.instance_get(instance.uuid)
+                row = self.conductor_db.instance_get(instance.uuid)
             except exception.InstanceNotFound:
                 return
-            with actions.event(self.db, context, instance.uuid, 'compute_terminate_instance',
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_terminate_instance',
                                host=self.host):
                 self._terminate(context, row)
 
@@ -228,7 +229,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                             block_device_info=self.block_device_info(context, instance))
         failpoint.hit('delete.after_destroy')
         self.disconnect_volumes(context, instance, delete_volumes=True)
-        self.db.instance_destroy(row['uuid'])
+        self.conductor_db.instance_destroy(row['uuid'])
         self._release(row['flavor'])
 
 

@@ -50,33 +50,33 @@ class AdminMixin:
     def soft_delete_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_soft_delete_instance', host=self.host):
                     self.driver.power_off(instance, timeout=self.conf.shutdown_timeout,
                                           retry_interval=5)
             except Exception as exc:  # noqa: BLE001 - recorded; still deletable/restorable.
                 LOG.exception('Soft delete of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
             self._set_soft_state(instance, vs.SOFT_DELETED, [vs.SOFT_DELETING])
 
     def restore_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_restore_instance', host=self.host):
                     self.driver.power_on(context, instance, None,
                                          block_device_info=self.block_device_info(
                                              context, instance))
             except Exception as exc:  # noqa: BLE001 - recorded; the server stays stopped.
                 LOG.exception('Restore of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._set_soft_state(instance, vs.STOPPED, [vs.RESTORING])
                 return
             self._set_soft_state(instance, vs.ACTIVE, [vs.RESTORING])
 
     def _set_soft_state(self, instance, vm_state, expected):
         try:
-            self.db.instance_update(instance.uuid, {
+            self.conductor_db.instance_update(instance.uuid, {
                 'vm_state': vm_state, 'task_state': None,
                 'power_state': self._power_state(instance)}, expected_task_state=expected)
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
@@ -91,15 +91,16 @@ class AdminMixin:
         # As the database stores it: naive UTC, whole seconds.
         cutoff = timeutils.utcnow().replace(microsecond=0) - datetime.timedelta(seconds=interval)
         ctx = nova_context.get_admin_context()
-        for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.SOFT_DELETED,
-                                             'task_state': None}):
+        for row in self.conductor_db.instance_get_all({'host': self.host,
+                                                       'vm_state': vs.SOFT_DELETED,
+                                                       'task_state': None}):
             if row['deleted_at'] is None or row['deleted_at'] > cutoff:
                 continue
             try:
                 # Claim it first: a restore or forceDelete arriving now must not race us.
-                self.db.instance_update(row['uuid'], {'task_state': vs.DELETING},
-                                        expected_task_state=[None],
-                                        expected_vm_state=[vs.SOFT_DELETED])
+                self.conductor_db.instance_update(row['uuid'], {'task_state': vs.DELETING},
+                                                  expected_task_state=[None],
+                                                  expected_vm_state=[vs.SOFT_DELETED])
             except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
                 continue
             LOG.info('Reclaiming soft-deleted instance %s', row['uuid'])
@@ -125,7 +126,7 @@ class AdminMixin:
         elif tag == 'POWER_ON' and state == power_state.RUNNING:
             values['vm_state'] = vs.ACTIVE
         try:
-            self.db.instance_update(instance.uuid, values, expected_task_state=[None],
-                                    expected_vm_state=[vs.ACTIVE, vs.STOPPED])
+            self.conductor_db.instance_update(instance.uuid, values, expected_task_state=[None],
+                                              expected_vm_state=[vs.ACTIVE, vs.STOPPED])
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             LOG.info('Instance %s is busy; power-update ignored', instance.uuid)

@@ -23,12 +23,12 @@ class ImageMixin:
     def snapshot_instance(self, context, instance, image_id):
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_snapshot_instance', host=self.host):
                     self._snapshot(context, instance, image_id)
             except Exception as exc:  # noqa: BLE001 - a failed snapshot keeps the server.
                 LOG.exception('Snapshot of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 try:
                     self.image_api.delete(context, image_id)
                 except Exception:  # noqa: BLE001
@@ -54,12 +54,13 @@ class ImageMixin:
         with self._lock(instance.uuid):
             was_stopped = instance.power_state != 1 and instance.vm_state == vs.STOPPED
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_rebuild_instance', host=self.host):
                     bdi = self.block_device_info(context, instance)
                     self.driver.destroy(context, instance, block_device_info=bdi,
                                         destroy_disks=True)
-                    self.db.instance_update(instance.uuid, {'task_state': 'rebuild_spawning'})
+                    self.conductor_db.instance_update(instance.uuid,
+                                                      {'task_state': 'rebuild_spawning'})
                     image_meta = image_meta_obj.ImageMeta.from_instance(instance)
                     self.driver.spawn(context, instance, image_meta,
                                       injected_files=personality.decoded(injected_files),
@@ -69,7 +70,7 @@ class ImageMixin:
                         self.driver.power_off(instance)
             except Exception as exc:  # noqa: BLE001 - recorded; the guest is gone.
                 LOG.exception('Rebuild of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._set_state(instance, vs.ERROR)
                 return
             self._set_state(instance, vs.STOPPED if was_stopped else vs.ACTIVE,
@@ -79,6 +80,6 @@ class ImageMixin:
         values = dict(extra, vm_state=vm_state, task_state=None,
                       power_state=self._power_state(instance))
         try:
-            self.db.instance_update(instance.uuid, values)
+            self.conductor_db.instance_update(instance.uuid, values)
         except exception.InstanceNotFound:
             pass

@@ -104,7 +104,7 @@ class LifecycleMixin:
         if stopped is not None and stopped.is_set():
             return
         try:
-            row = self.db.instance_get(uuid)
+            row = self.conductor_db.instance_get(uuid)
         except exception.InstanceNotFound:
             return   # not an instance of ours (or deleted: see running-deleted)
         if row['host'] != self.host:
@@ -114,7 +114,7 @@ class LifecycleMixin:
             # An operation holds the instance; the change may have come after
             # it read the state it will record, so look again once it is done.
             self._retry_queue().call_later(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
-                                          uuid, event_power_state, attempt + 1)
+                                           uuid, event_power_state, attempt + 1)
 
     def _retry_queue(self):
         # Made at start_lifecycle_events; here for a handler called without it.
@@ -126,7 +126,7 @@ class LifecycleMixin:
     def sync_power_states(self):
         """Record the hypervisor's view of each instance's power state and
         act on mismatches (the fallback when no event arrives)."""
-        for row in self.db.instance_get_all({'host': self.host}):
+        for row in self.conductor_db.instance_get_all({'host': self.host}):
             if row['task_state'] is not None:
                 continue
             try:
@@ -141,7 +141,7 @@ class LifecycleMixin:
             return BUSY
         try:
             try:
-                row = self.db.instance_get(row['uuid'])
+                row = self.conductor_db.instance_get(row['uuid'])
             except exception.InstanceNotFound:
                 return
             if row['task_state'] is not None:
@@ -150,10 +150,10 @@ class LifecycleMixin:
             decision = sync_decision(row['vm_state'], row['task_state'], state)
             try:
                 if state != row['power_state']:
-                    row = self.db.instance_update(row['uuid'], {'power_state': state},
-                                                  expected_task_state=[None])
+                    row = self.conductor_db.instance_update(row['uuid'], {'power_state': state},
+                                                            expected_task_state=[None])
                 if decision == STOP:
-                    row = self.db.instance_update(
+                    row = self.conductor_db.instance_update(
                         row['uuid'], {'task_state': vs.POWERING_OFF},
                         expected_task_state=[None], expected_vm_state=[row['vm_state']])
             except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
@@ -173,15 +173,15 @@ class LifecycleMixin:
         """Upstream's stop path without the clean shutdown: a stop action on
         record, the guest powered off at once, the server STOPPED."""
         ctx = nova_context.get_admin_context()
-        self.db.action_start(ctx, instance.uuid, 'stop')
+        self.conductor_db.action_start(ctx, instance.uuid, 'stop')
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, ctx, instance.uuid, 'compute_stop_instance',
+                with actions.event(self.conductor_db, ctx, instance.uuid, 'compute_stop_instance',
                                    host=self.host):
                     self.driver.power_off(instance)
             except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.
                 LOG.exception('Stopping %s after a power state sync failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._finish_task(instance, None)
                 return
             self._finish_task(instance, vs.STOPPED)
@@ -208,7 +208,7 @@ class LifecycleMixin:
         handled = []
         for uuid, name, files_ours in lister(self.conf.instance_name_template):
             try:
-                row = self.db.instance_get(uuid, read_deleted=True)
+                row = self.conductor_db.instance_get(uuid, read_deleted=True)
             except exception.InstanceNotFound:
                 row = None
             reason = orphan_reason(row, files_ours, self.host, now,

@@ -17,13 +17,13 @@ class PasswordMixin:
     def set_admin_password(self, context, instance, new_pass):
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_set_admin_password', host=self.host):
                     self._set_admin_password(instance, new_pass)
             finally:
                 try:
-                    self.db.instance_update(instance.uuid, {'task_state': None},
-                                            expected_task_state=['updating_password'])
+                    self.conductor_db.instance_update(instance.uuid, {'task_state': None},
+                                                      expected_task_state=['updating_password'])
                 except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
                     pass
 

@@ -51,11 +51,12 @@ class PowerMixin:
         op = OPS[action]
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid, op.event, host=self.host):
+                with actions.event(self.conductor_db, context, instance.uuid, op.event,
+                                   host=self.host):
                     op.run(self, context, instance)
             except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.
                 LOG.exception('%s of %s failed', action, instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._finish_task(instance, None)
                 return
             self._finish_task(instance, op.final_vm_state)
@@ -66,7 +67,7 @@ class PowerMixin:
         if vm_state is not None:
             values['vm_state'] = vm_state
         try:
-            self.db.instance_update(instance.uuid, values)
+            self.conductor_db.instance_update(instance.uuid, values)
         except exception.InstanceNotFound:
             pass
 

@@ -53,7 +53,7 @@ class ReconcileMixin:
         # Set when the volume service does not answer: the rest of this run
         # leaves volumes alone instead of waiting on it once per instance.
         self._volumes_unreachable = False
-        for row in self.db.instance_get_all({'host': self.host}):
+        for row in self.conductor_db.instance_get_all({'host': self.host}):
             lock = self._lock(row['uuid'])
             if not lock.acquire(blocking=False):
                 continue  # an operation is running on it right now
@@ -82,7 +82,7 @@ class ReconcileMixin:
             getattr(self, '_reconcile_' + plan)(ctx, row)
             if plan in (decide.FINISH_DELETE, decide.FAIL_BUILD):
                 return 1
-            row = self.db.instance_get(row['uuid'])
+            row = self.conductor_db.instance_get(row['uuid'])
         elif plan is not None:
             return 0
         fixed = int(plan is not None)
@@ -102,26 +102,27 @@ class ReconcileMixin:
     def _note(self, uuid, what, fault=True):
         """An instance action event (and a fault) saying what the repair did."""
         message = 'Compute service restarted or lost an operation: %s' % what
-        recent = self.db.actions_get(uuid, limit=1)
+        recent = self.conductor_db.actions_get(uuid, limit=1)
         if recent:
             action = recent[0]
-            for event in self.db.events_get(action['id']):
+            for event in self.conductor_db.events_get(action['id']):
                 if event['finish_time'] is None:
-                    self.db.event_finish(event['id'], 'Error',
-                                         details='interrupted; ' + what)
-            event_id = self.db.event_start(uuid, action['request_id'],
-                                           'compute_reconcile', host=self.host)
-            self.db.event_finish(event_id, 'Success', details=what)
+                    self.conductor_db.event_finish(event['id'], 'Error',
+                                                   details='interrupted; ' + what)
+            event_id = self.conductor_db.event_start(uuid, action['request_id'],
+                                                     'compute_reconcile', host=self.host)
+            self.conductor_db.event_finish(event_id, 'Success', details=what)
         if fault:
-            self.db.fault_create(uuid, 500, message[:255], details=message, host=self.host)
+            self.conductor_db.fault_create(uuid, 500, message[:255], details=message,
+                                           host=self.host)
         LOG.warning('%s: %s', uuid, message)
 
     def _close_interrupted(self, uuid):
         """An action whose compute event never ended (no state to repair): say so."""
-        recent = self.db.actions_get(uuid, limit=1)
+        recent = self.conductor_db.actions_get(uuid, limit=1)
         if not recent:
             return 0
-        events = self.db.events_get(recent[0]['id'])
+        events = self.conductor_db.events_get(recent[0]['id'])
         if not any(e['finish_time'] is None and e['event'].startswith('compute_')
                    for e in events):
             return 0
@@ -134,8 +135,8 @@ class ReconcileMixin:
         values.setdefault('task_state', None)
         values['power_state'] = self._power_state(instance)
         try:
-            self.db.instance_update(row['uuid'], values,
-                                    expected_task_state=[row['task_state']])
+            self.conductor_db.instance_update(row['uuid'], values,
+                                              expected_task_state=[row['task_state']])
         except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
             LOG.info('Instance %s changed while it was reconciled', row['uuid'])
 
@@ -151,8 +152,8 @@ class ReconcileMixin:
         # Volumes go back to available, not stuck attaching.
         self.disconnect_volumes(ctx, instance)
         # The claim stays with the ERROR instance until it is deleted.
-        self.db.instance_update(row['uuid'], {'vm_state': vs.ERROR, 'task_state': None,
-                                              'power_state': power_state.NOSTATE})
+        self.conductor_db.instance_update(row['uuid'], {'vm_state': vs.ERROR, 'task_state': None,
+                                                        'power_state': power_state.NOSTATE})
 
     def _reconcile_rollback_rescue(self, ctx, row):
         instance = _obj(row)
@@ -275,10 +276,10 @@ class ReconcileMixin:
         return fixed
 
     def _detach_pending(self, uuid):
-        recent = self.db.actions_get(uuid, limit=1)
+        recent = self.conductor_db.actions_get(uuid, limit=1)
         if not recent or recent[0]['action'] != 'detach_volume':
             return False
-        return any(e['finish_time'] is None for e in self.db.events_get(recent[0]['id']))
+        return any(e['finish_time'] is None for e in self.conductor_db.events_get(recent[0]['id']))
 
     def _volume_complete_attach(self, ctx, vctx, instance, bdm, in_guest):
         self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
@@ -292,7 +293,7 @@ class ReconcileMixin:
 
     def _volume_drop_bdm(self, ctx, vctx, instance, bdm, in_guest):
         self._unplug(ctx, instance, bdm, in_guest)
-        self.db.bdm_destroy(bdm['uuid'])
+        self.conductor_db.bdm_destroy(bdm['uuid'])
 
     def _volume_reattach(self, ctx, vctx, instance, bdm, in_guest):
         self.driver.attach_volume(ctx, json.loads(bdm['connection_info']), instance,
@@ -309,7 +310,7 @@ class ReconcileMixin:
             self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
         except exception.NotFound:
             pass
-        self.db.bdm_destroy(bdm['uuid'])
+        self.conductor_db.bdm_destroy(bdm['uuid'])
 
 
 def _obj(row):

@@ -42,7 +42,7 @@ class RescueMixin:
         with self._lock(instance.uuid):
             previous = instance.vm_state
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_rescue_instance', host=self.host):
                     failpoint.hit('rescue.before_driver')
                     self.driver.rescue(context, instance, None,
@@ -53,7 +53,7 @@ class RescueMixin:
             except Exception as exc:  # noqa: BLE001 - the driver restored the guest.
                 LOG.exception('Rescue of %s failed; it keeps its previous state',
                               instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._set_state(instance, previous)
                 return
             self._set_state(instance, vs.RESCUED,
@@ -63,13 +63,13 @@ class RescueMixin:
     def unrescue_instance(self, context, instance):
         with self._lock(instance.uuid):
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_unrescue_instance', host=self.host):
                     self.driver.unrescue(context, instance)
                     failpoint.hit('unrescue.after_driver')
             except Exception as exc:  # noqa: BLE001 - still rescued, recorded.
                 LOG.exception('Unrescue of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._set_state(instance, vs.RESCUED)
                 return
             self._set_state(instance, vs.ACTIVE)
@@ -81,14 +81,14 @@ class RescueMixin:
             return
         ctx = nova_context.get_admin_context()
         cutoff = timeutils.utcnow().replace(tzinfo=None) - datetime.timedelta(seconds=timeout)
-        for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.RESCUED,
-                                             'task_state': None}):
+        for row in self.conductor_db.instance_get_all({'host': self.host, 'vm_state': vs.RESCUED,
+                                                       'task_state': None}):
             if row['launched_at'] and row['launched_at'] <= cutoff:
                 try:
-                    row = self.db.instance_update(row['uuid'],
-                                                  {'task_state': vs.UNRESCUING},
-                                                  expected_task_state=[None])
+                    row = self.conductor_db.instance_update(row['uuid'],
+                                                            {'task_state': vs.UNRESCUING},
+                                                            expected_task_state=[None])
                 except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
                     continue
-                self.db.action_start(ctx, row['uuid'], 'unrescue')
+                self.conductor_db.action_start(ctx, row['uuid'], 'unrescue')
                 self.unrescue_instance(ctx, instance_obj.Instance.from_db(row))

@@ -30,53 +30,57 @@ class ResizeMixin:
     def prep_resize(self, context, instance, migration_id):
         """Claim the new flavor, then resize in place (this host is the destination)."""
         with self._lock(instance.uuid):
-            migration = self.db.migration_get(migration_id)
+            migration = self.conductor_db.migration_get(migration_id)
             new = migration['new_flavor']
             old_vm_state = instance.vm_state
             try:
-                with actions.event(self.db, context, instance.uuid, 'compute_prep_resize',
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_prep_resize',
                                    host=self.host):
                     if not self.conf.allow_resize_to_same_host:
                         # No other host to move to: what upstream's scheduler says.
                         raise exception.NoValidHost(reason='No valid host found for resize')
-                    if not self.db.compute_node_claim(
+                    if not self.conductor_db.compute_node_claim(
                             self.host, *usage.requested_resources(new)):
                         raise exception.NoValidHost(reason='No valid host found for resize')
-                    self.db.migration_update(migration_id, {'status': 'migrating'})
+                    self.conductor_db.migration_update(migration_id, {'status': 'migrating'})
             except Exception as exc:  # noqa: BLE001 - nothing changed yet: report and stop.
                 LOG.info('Resize of %s refused: %s', instance.uuid, exc)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
-                self.db.migration_update(migration_id, {'status': 'error'})
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self.conductor_db.migration_update(migration_id, {'status': 'error'})
                 self._finish_task(instance, old_vm_state)
                 return
             try:
                 self._resize_in_place(context, instance, migration, old_vm_state)
             except Exception as exc:  # noqa: BLE001 - rolled back below, recorded.
                 LOG.exception('Resize of %s failed; reverting to the old flavor', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._undo_resize(context, instance, migration, old_vm_state, 'error')
 
     def _resize_in_place(self, context, instance, migration, old_vm_state):
         uuid = instance.uuid
-        with actions.event(self.db, context, uuid, 'compute_resize_instance', host=self.host):
-            self.db.instance_update(uuid, {'task_state': 'resize_migrating'})
+        with actions.event(self.conductor_db, context, uuid, 'compute_resize_instance',
+                           host=self.host):
+            self.conductor_db.instance_update(uuid, {'task_state': 'resize_migrating'})
             self.driver.migrate_disk_and_power_off(context, instance, migration['new_flavor'],
                                                    timeout=self.conf.shutdown_timeout,
                                                    retry_interval=5)
-            self.db.migration_update(migration['id'], {'status': 'post-migrating'})
-            self.db.instance_update(uuid, {'task_state': 'resize_migrated'})
-        with actions.event(self.db, context, uuid, 'compute_finish_resize', host=self.host):
+            self.conductor_db.migration_update(migration['id'], {'status': 'post-migrating'})
+            self.conductor_db.instance_update(uuid, {'task_state': 'resize_migrated'})
+        with actions.event(self.conductor_db, context, uuid, 'compute_finish_resize',
+                           host=self.host):
             sysmeta = dict(instance.system_metadata or {}, **{OLD_VM_STATE: old_vm_state})
-            row = self.db.instance_update(uuid, dict(flavor_values(migration['new_flavor']),
-                                                     task_state='resize_finish',
-                                                     system_metadata=sysmeta))
+            row = self.conductor_db.instance_update(uuid,
+                                                    dict(flavor_values(migration['new_flavor']),
+                                                         task_state='resize_finish',
+                                                         system_metadata=sysmeta))
             instance.refresh_from(row)
             self.driver.finish_migration(context, instance, self._image_meta(instance),
                                          self.block_device_info(context, instance),
                                          power_on=old_vm_state != vs.STOPPED)
-            self.db.migration_update(migration['id'], {'status': 'finished'})
-            self.db.instance_update(uuid, {'vm_state': vs.RESIZED, 'task_state': None,
-                                           'power_state': self._power_state(instance)})
+            self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
+            self.conductor_db.instance_update(uuid, {'vm_state': vs.RESIZED, 'task_state': None,
+                                                     'power_state': self._power_state(instance)})
 
     @staticmethod
     def _image_meta(instance):
@@ -84,75 +88,78 @@ class ResizeMixin:
 
     def _undo_resize(self, context, instance, migration, old_vm_state, status):
         """Old flavor back on the instance and the guest; release the new claim."""
-        row = self.db.instance_update(instance.uuid, flavor_values(migration['old_flavor']))
+        row = self.conductor_db.instance_update(instance.uuid,
+                                                flavor_values(migration['old_flavor']))
         instance.refresh_from(row)
         self.driver.finish_revert_migration(context, instance, self._image_meta(instance),
                                             self.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED)
-        self.db.compute_node_release(
+        self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['new_flavor']))
-        self.db.migration_update(migration['id'], {'status': status})
+        self.conductor_db.migration_update(migration['id'], {'status': status})
         sysmeta = {k: v for k, v in (instance.system_metadata or {}).items()
                    if k != OLD_VM_STATE}
-        self.db.instance_update(instance.uuid, {
+        self.conductor_db.instance_update(instance.uuid, {
             'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,
             'power_state': self._power_state(instance)})
 
     def confirm_resize(self, context, instance, migration_id):
         with self._lock(instance.uuid):
-            migration = self.db.migration_get(migration_id)
+            migration = self.conductor_db.migration_get(migration_id)
             try:
-                with actions.event(self.db, context, instance.uuid, 'compute_confirm_resize',
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_confirm_resize',
                                    host=self.host):
                     self._confirm(context, instance, migration)
             except Exception as exc:  # noqa: BLE001 - recorded; still VERIFY_RESIZE.
                 LOG.exception('Confirming the resize of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
-                self.db.migration_update(migration_id, {'status': 'error'})
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self.conductor_db.migration_update(migration_id, {'status': 'error'})
 
     def _confirm(self, context, instance, migration):
         self.driver.confirm_migration(context, migration, instance)
-        self.db.compute_node_release(
+        self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
-        self.db.migration_update(migration['id'], {'status': 'confirmed'})
-        row = self.db.instance_get(instance.uuid)
+        self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
+        row = self.conductor_db.instance_get(instance.uuid)
         sysmeta = dict(row['system_metadata'])
         old_vm_state = sysmeta.pop(OLD_VM_STATE, vs.ACTIVE)
-        self.db.instance_update(instance.uuid, {
+        self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.STOPPED if old_vm_state == vs.STOPPED else vs.ACTIVE,
             'task_state': None, 'system_metadata': sysmeta,
             'power_state': self._power_state(instance)})
 
     def revert_resize(self, context, instance, migration_id):
         with self._lock(instance.uuid):
-            migration = self.db.migration_get(migration_id)
+            migration = self.conductor_db.migration_get(migration_id)
             old_vm_state = (instance.system_metadata or {}).get(OLD_VM_STATE, vs.ACTIVE)
             try:
-                with actions.event(self.db, context, instance.uuid, 'compute_revert_resize',
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_revert_resize',
                                    host=self.host):
                     pass
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_finish_revert_resize', host=self.host):
                     self._undo_resize(context, instance, migration, old_vm_state, 'reverted')
             except Exception as exc:  # noqa: BLE001 - recorded; the server is in ERROR.
                 LOG.exception('Reverting the resize of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
-                self.db.migration_update(migration_id, {'status': 'error'})
-                self.db.instance_update(instance.uuid, {'vm_state': vs.ERROR,
-                                                        'task_state': None})
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self.conductor_db.migration_update(migration_id, {'status': 'error'})
+                self.conductor_db.instance_update(instance.uuid, {'vm_state': vs.ERROR,
+                                                                  'task_state': None})
 
     def drop_resize_on_delete(self, context, row):
         """Deleting a server in VERIFY_RESIZE confirms first, as upstream: one claim is left."""
         if row['vm_state'] != vs.RESIZED:
             return
-        migration = self.db.migration_get_by_instance_and_status(
+        migration = self.conductor_db.migration_get_by_instance_and_status(
             row['uuid'], ('finished', 'confirming', 'reverting'))
         if migration is None:
             return
         self.driver.confirm_migration(context, migration, instance_obj.Instance.from_db(row))
-        self.db.compute_node_release(
+        self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
-        self.db.migration_update(migration['id'], {'status': 'confirmed'})
+        self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
 
     def reconcile_resize_shelve(self, context, row):
         """After a restart: finish or undo a resize or shelve the crash interrupted.
@@ -161,14 +168,14 @@ class ResizeMixin:
         """
         task = row['task_state']
         if task in RESIZE_TASKS or task == 'resize_reverting':
-            migration = self.db.migration_get_by_instance_and_status(
+            migration = self.conductor_db.migration_get_by_instance_and_status(
                 row['uuid'], ('pre-migrating', 'migrating', 'post-migrating', 'reverting'))
             instance = instance_obj.Instance.from_db(row)
             old_vm_state = (row['system_metadata'] or {}).get(OLD_VM_STATE) or (
                 row['vm_state'] if row['vm_state'] != vs.RESIZED else vs.ACTIVE)
             if migration is None or migration['status'] == 'pre-migrating':
                 if migration is not None:
-                    self.db.migration_update(migration['id'], {'status': 'error'})
+                    self.conductor_db.migration_update(migration['id'], {'status': 'error'})
                 self._finish_task(instance, None)
             else:
                 done = 'reverted' if migration['status'] == 'reverting' else 'error'
@@ -185,8 +192,8 @@ class ResizeMixin:
     def resize_usage_flavors(self):
         """Old flavors still claimed by resizes awaiting confirmation on this host."""
         flavors = []
-        for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.RESIZED}):
-            migration = self.db.migration_get_by_instance_and_status(
+        for row in self.conductor_db.instance_get_all({'host': self.host, 'vm_state': vs.RESIZED}):
+            migration = self.conductor_db.migration_get_by_instance_and_status(
                 row['uuid'], ('finished', 'confirming', 'reverting'))
             if migration is not None:
                 flavors.append(migration['old_flavor'])
@@ -200,14 +207,14 @@ class ResizeMixin:
         ctx = nova_context.get_admin_context()
         cutoff = timeutils.utcnow().replace(tzinfo=None, microsecond=0) - \
             datetime.timedelta(seconds=window)
-        for migration in self.db.migrations_finished_before(self.host, cutoff):
+        for migration in self.conductor_db.migrations_finished_before(self.host, cutoff):
             try:
-                row = self.db.instance_get(migration['instance_uuid'])
+                row = self.conductor_db.instance_get(migration['instance_uuid'])
                 if row['vm_state'] != vs.RESIZED or row['task_state'] is not None:
                     continue
-                self.db.migration_update(migration['id'], {'status': 'confirming'},
-                                         expected_status=('finished',))
+                self.conductor_db.migration_update(migration['id'], {'status': 'confirming'},
+                                                   expected_status=('finished',))
             except (exception.InstanceNotFound, exception.Conflict):
                 continue
-            self.db.action_start(ctx, row['uuid'], 'confirmResize')
+            self.conductor_db.action_start(ctx, row['uuid'], 'confirmResize')
             self.confirm_resize(ctx, instance_obj.Instance.from_db(row), migration['id'])

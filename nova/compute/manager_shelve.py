@@ -23,18 +23,19 @@ class ShelveMixin:
         with self._lock(instance.uuid):
             previous = instance.vm_state
             try:
-                with actions.event(self.db, context, instance.uuid, 'compute_shelve_instance',
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_shelve_instance',
                                    host=self.host):
-                    self.db.instance_update(instance.uuid,
-                                            {'task_state': 'shelving_image_pending_upload'})
+                    self.conductor_db.instance_update(
+                        instance.uuid, {'task_state': 'shelving_image_pending_upload'})
                     self.driver.power_off(instance, timeout=self.conf.shutdown_timeout,
                                           retry_interval=5)
-                    self.db.instance_update(instance.uuid,
-                                            {'task_state': 'shelving_image_uploading'})
+                    self.conductor_db.instance_update(instance.uuid,
+                                                      {'task_state': 'shelving_image_uploading'})
                     self._snapshot(context, instance, image_id)
             except Exception as exc:  # noqa: BLE001 - the server stays as it was.
                 LOG.exception('Shelve of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._delete_image(context, image_id)
                 self._finish_task(instance, previous if previous != vs.ACTIVE else vs.STOPPED)
                 return
@@ -43,11 +44,11 @@ class ShelveMixin:
                 self._shelve_offload(context, instance)
 
     def _mark_shelved(self, instance, image_id):
-        row = self.db.instance_get(instance.uuid)
+        row = self.conductor_db.instance_get(instance.uuid)
         sysmeta = dict(row['system_metadata'],
                        shelved_at=timeutils.utcnow().replace(microsecond=0).isoformat(),
                        shelved_image_id=image_id, shelved_host=self.host)
-        row = self.db.instance_update(instance.uuid, {
+        row = self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.SHELVED, 'task_state': None, 'system_metadata': sysmeta,
             'power_state': self._power_state(instance)})
         instance.refresh_from(row)
@@ -61,25 +62,26 @@ class ShelveMixin:
 
     def _shelve_offload(self, context, instance):
         try:
-            with actions.event(self.db, context, instance.uuid,
+            with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_shelve_offload_instance', host=self.host):
-                self.db.instance_update(instance.uuid, {'task_state': 'shelving_offloading'})
+                self.conductor_db.instance_update(instance.uuid,
+                                                  {'task_state': 'shelving_offloading'})
                 bdi = self.block_device_info(context, instance)
                 self.driver.destroy(context, instance, block_device_info=bdi,
                                     destroy_disks=True)
                 self._park_volumes(context, instance)
-                row = self.db.instance_get(instance.uuid)
+                row = self.conductor_db.instance_get(instance.uuid)
                 # Released before the state says so: whoever sees SHELVED_OFFLOADED
                 # finds the room free.
                 self._release(row['flavor'])
-                self.db.instance_update(instance.uuid, {
+                self.conductor_db.instance_update(instance.uuid, {
                     'vm_state': vs.SHELVED_OFFLOADED, 'task_state': None, 'host': None,
                     'node': None, 'power_state': power_state.SHUTDOWN})
         except exception.InstanceNotFound:
             return
         except Exception as exc:  # noqa: BLE001 - still SHELVED, recorded.
             LOG.exception('Shelve offload of %s failed', instance.uuid)
-            actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
             self._finish_task(instance, vs.SHELVED)
 
     def _park_volumes(self, context, instance):
@@ -97,14 +99,14 @@ class ShelveMixin:
                     self.volume_api.attachment_delete(volume_context, bdm['attachment_id'])
                 except exception.NotFound:
                     pass
-            self.db.bdm_update(bdm['uuid'], {'attachment_id': parked['id'],
-                                             'connection_info': None})
+            self.conductor_db.bdm_update(bdm['uuid'], {'attachment_id': parked['id'],
+                                                       'connection_info': None})
 
     def unshelve_instance(self, context, instance):
         with self._lock(instance.uuid):
             image_id = (instance.system_metadata or {}).get('shelved_image_id')
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_unshelve_instance', host=self.host):
                     if instance.vm_state == vs.SHELVED:
                         self.driver.power_on(context, instance, None,
@@ -114,13 +116,13 @@ class ShelveMixin:
                         self._spawn_unshelved(context, instance, image_id)
             except Exception as exc:  # noqa: BLE001 - back to where it was, recorded.
                 LOG.exception('Unshelve of %s failed', instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self._unshelve_failed(context, instance)
                 return
-            row = self.db.instance_get(instance.uuid)
+            row = self.conductor_db.instance_get(instance.uuid)
             sysmeta = {k: v for k, v in row['system_metadata'].items()
                        if k not in SHELVE_KEYS}
-            self.db.instance_update(instance.uuid, {
+            self.conductor_db.instance_update(instance.uuid, {
                 'vm_state': vs.ACTIVE, 'task_state': None, 'system_metadata': sysmeta,
                 'power_state': self._power_state(instance),
                 'launched_at': timeutils.utcnow().replace(microsecond=0)})
@@ -128,7 +130,7 @@ class ShelveMixin:
                 self._delete_image(context, image_id)
 
     def _spawn_unshelved(self, context, instance, image_id):
-        self.db.instance_update(instance.uuid, {'task_state': 'spawning'})
+        self.conductor_db.instance_update(instance.uuid, {'task_state': 'spawning'})
         image_meta = image_meta_obj.ImageMeta.from_instance(instance)
         if image_id:
             # The root disk comes from the shelve snapshot, not the original image.
@@ -158,7 +160,7 @@ class ShelveMixin:
         except Exception:  # noqa: BLE001
             LOG.exception('Cleanup after the failed unshelve of %s failed', instance.uuid)
         self._release(instance.flavor.to_dict())
-        self.db.instance_update(instance.uuid, {
+        self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.SHELVED_OFFLOADED, 'task_state': None, 'host': None, 'node': None,
             'power_state': power_state.SHUTDOWN})
 
@@ -178,19 +180,19 @@ class ShelveMixin:
         ctx = nova_context.get_admin_context()
         cutoff = timeutils.utcnow().replace(tzinfo=None, microsecond=0) - \
             datetime.timedelta(seconds=wait)
-        for row in self.db.instance_get_all({'host': self.host, 'vm_state': vs.SHELVED,
-                                             'task_state': None}):
+        for row in self.conductor_db.instance_get_all({'host': self.host, 'vm_state': vs.SHELVED,
+                                                       'task_state': None}):
             shelved_at = (row['system_metadata'] or {}).get('shelved_at')
             if not shelved_at or datetime.datetime.fromisoformat(shelved_at) > cutoff:
                 continue
             try:
-                row = self.db.instance_update(row['uuid'],
-                                              {'task_state': 'shelving_offloading'},
-                                              expected_task_state=[None],
-                                              expected_vm_state=[vs.SHELVED])
+                row = self.conductor_db.instance_update(row['uuid'],
+                                                        {'task_state': 'shelving_offloading'},
+                                                        expected_task_state=[None],
+                                                        expected_vm_state=[vs.SHELVED])
             except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
                 continue
-            self.db.action_start(ctx, row['uuid'], 'shelveOffload')
+            self.conductor_db.action_start(ctx, row['uuid'], 'shelveOffload')
             inst = instance_obj.Instance.from_db(row)
             with self._lock(inst.uuid):
                 self._shelve_offload(ctx, inst)

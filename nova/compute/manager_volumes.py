@@ -14,14 +14,14 @@ LOG = logging.getLogger(__name__)
 
 
 class VolumesMixin:
-    """Mixed into ComputeManager; needs self.volume_api, self.db, self.driver."""
+    """Mixed into ComputeManager; needs self.volume_api, self.conductor_db, self.driver."""
 
     def connector(self):
         return {'host': self.host, 'initiator': None, 'platform': platform.machine(),
                 'os_type': 'linux', 'multipath': False, 'do_local_attach': False}
 
     def bdms(self, instance_uuid):
-        return self.db.bdm_get_by_instance(instance_uuid)
+        return self.conductor_db.bdm_get_by_instance(instance_uuid)
 
     def block_device_info(self, context, instance):
         return block_device.block_device_info(self.bdms(instance.uuid),
@@ -40,7 +40,7 @@ class VolumesMixin:
                                                             instance.uuid, bdm['uuid'][:8]),
                     image_id=bdm['image_id'] if bdm['source_type'] == 'image' else None,
                     snapshot_id=bdm['snapshot_id'], volume_type=bdm['volume_type'])
-                self.db.bdm_update(bdm['uuid'], {'volume_id': volume['id']})
+                self.conductor_db.bdm_update(bdm['uuid'], {'volume_id': volume['id']})
                 self.volume_api.wait_for_status(context, volume['id'], ['available'],
                                                 timeout=timeout)
                 bdm['volume_id'] = volume['id']
@@ -63,7 +63,7 @@ class VolumesMixin:
         except Exception:
             self.volume_api.attachment_delete(context, attachment['id'])
             raise
-        return self.db.bdm_update(bdm['uuid'], {
+        return self.conductor_db.bdm_update(bdm['uuid'], {
             'attachment_id': attachment['id'],
             'connection_info': json.dumps(attachment['connection_info'])})
 
@@ -79,7 +79,7 @@ class VolumesMixin:
             key = bdm['volume_id'] or bdm['uuid']
             name = names.get(key)
             if name and name != bdm['device_name']:
-                self.db.bdm_update(bdm['uuid'], {'device_name': name})
+                self.conductor_db.bdm_update(bdm['uuid'], {'device_name': name})
 
     def disconnect_volumes(self, context, instance, delete_volumes=False):
         """Detach every volume from this host; optionally delete those marked so."""
@@ -92,8 +92,8 @@ class VolumesMixin:
                     self.volume_api.attachment_delete(context, bdm['attachment_id'])
                 except exception.NotFound:
                     pass
-                self.db.bdm_update(bdm['uuid'], {'attachment_id': None,
-                                                 'connection_info': None})
+                self.conductor_db.bdm_update(bdm['uuid'], {'attachment_id': None,
+                                                           'connection_info': None})
             if delete_volumes and bdm['delete_on_termination'] and bdm['volume_id']:
                 self._delete_volume(context, bdm['volume_id'])
 
@@ -117,7 +117,7 @@ class VolumesMixin:
                 return
             vctx = self.volume_api.context_for(context, instance)
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_attach_volume', host=self.host):
                     bdm = self.connect_volume(vctx, instance, bdm)
                     failpoint.hit('attach.after_connect')
@@ -135,8 +135,8 @@ class VolumesMixin:
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
                               instance.uuid)
                 # The BDM goes first: once the fault is visible, the state is final.
-                self.db.bdm_destroy(bdm['uuid'])
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                self.conductor_db.bdm_destroy(bdm['uuid'])
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
 
     @notify.instance_action('volume_detach', 'InstanceActionVolumePayload',
                             notify.volume_extras)
@@ -148,7 +148,7 @@ class VolumesMixin:
                 return
             vctx = self.volume_api.context_for(context, instance)
             try:
-                with actions.event(self.db, context, instance.uuid,
+                with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_detach_volume', host=self.host):
                     if bdm['connection_info']:
                         self.driver.detach_volume(context, json.loads(bdm['connection_info']),
@@ -158,9 +158,9 @@ class VolumesMixin:
                         self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
             except Exception as exc:  # noqa: BLE001 - the volume stays attached.
                 LOG.exception('Detaching volume %s from %s failed', volume_id, instance.uuid)
-                actions.record_fault(self.db, instance.uuid, exc, host=self.host)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 return
-            self.db.bdm_destroy(bdm['uuid'])
+            self.conductor_db.bdm_destroy(bdm['uuid'])
 
     # A requested name already in use is the caller's error, not this host's.
     @messaging.expected_exceptions(exception.Invalid)
@@ -181,4 +181,4 @@ class VolumesMixin:
             pending = [b['device_name'] for b in self.bdms(instance.uuid) if b['device_name']]
             device = self.driver.get_next_volume_device(
                 instance, image_meta, bus=bus, requested=requested, in_use=pending)
-            return self.db.bdm_create(dict(bdm, device_name=device))['uuid']
+            return self.conductor_db.bdm_create(dict(bdm, device_name=device))['uuid']

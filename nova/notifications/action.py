@@ -54,7 +54,7 @@ def _current(mgr, instance, deleted):
     """The instance as it is now (a delete leaves a soft-deleted row)."""
     try:
         return instance_obj.Instance.from_db(
-            mgr.db.instance_get(instance.uuid, read_deleted=deleted))
+            mgr.conductor_db.instance_get(instance.uuid, read_deleted=deleted))
     except exception.InstanceNotFound:
         # Gone for good: report it as deleted, as upstream's delete.end does.
         now = timeutils.utcnow()
