@@ -18,6 +18,9 @@
 # the embedded image and volume endpoints served by tools/compat_endpoints.py. Not part of
 # the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
 # skip only for want of a default network (see tools/compat_networkless/sitecustomize.py).
+# NOVA_COMPAT_GLANCE=real serves images from a real Glance (tools/glance.sh, port 9393)
+# instead of the embedded image endpoint: the catalog's image entries point at it for the
+# run, and the service's [glance] client talks to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -35,9 +38,16 @@ SPLIT_PIDS=""
 SPLIT_DB=""
 PG_URL=${NOVA_COMPAT_PG_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/postgres}
 RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
+GLANCE=${NOVA_COMPAT_GLANCE:-embedded}
+GLANCE_URL=http://127.0.0.1:${NOVA_COMPAT_GLANCE_PORT:-9393}
+REGISTERED_GLANCE=0
 case "$TOPOLOGY" in
   aio|split) ;;
   *) echo "compat: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2; exit 2 ;;
+esac
+case "$GLANCE" in
+  embedded|real) ;;
+  *) echo "compat: NOVA_COMPAT_GLANCE must be embedded or real, not $GLANCE" >&2; exit 2 ;;
 esac
 
 cleanup() {
@@ -61,6 +71,11 @@ cleanup() {
       virsh -c qemu:///system undefine --nvram "$dom" >/dev/null 2>&1 \
         || virsh -c qemu:///system undefine "$dom" >/dev/null 2>&1 || true
     done
+  fi
+  if [ "$REGISTERED_GLANCE" = 1 ] && [ "$STARTED_KEYSTONE" != 1 ]; then
+    # The catalog's image entries back on the embedded endpoint, as tools/keystone.sh left them.
+    NOVA_COMPAT_PASSWORD=${OS_PASSWORD:-compat-test-secret} python3 tools/keystone_setup.py \
+      >/dev/null || true
   fi
   [ "$STARTED_KEYSTONE" = 1 ] && tools/keystone.sh stop || true
   if [ "${NOVA_COMPAT_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
@@ -88,8 +103,15 @@ for port in 8774 9292 8776 6080 6083; do
   port_free "$port" || { echo "compat: port $port is taken; stop what uses it" >&2; exit 1; }
 done
 mkdir -p "$WORK/state"
+if [ "$GLANCE" = real ]; then
+  REGISTERED_GLANCE=1
+  NOVA_COMPAT_GLANCE_REGISTER=1 tools/glance.sh start
+fi
 if [ "$TOPOLOGY" = aio ]; then
   printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
+  if [ "$GLANCE" = real ]; then
+    printf '[glance]\nendpoint_override = %s\n' "$GLANCE_URL" >> "$WORK/state.conf"
+  fi
   "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
     --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
     >"$WORK/nova-aio.log" 2>&1 &
@@ -104,6 +126,8 @@ if [ "$TOPOLOGY" = aio ]; then
 else
   # 2'. The split services: a throwaway database, the endpoints, conductor, compute, API.
   SPLIT_DB=nova_compat_$(date +%s)_$$
+  SPLIT_IMAGE_URL=http://127.0.0.1:9292
+  [ "$GLANCE" = real ] && SPLIT_IMAGE_URL=$GLANCE_URL
   DB_URL=$("$PY" tools/compat_db.py create "$PG_URL" "$SPLIT_DB")
   # etc/nova/aio-keystone.conf's choices, for separate processes.
   cat > "$WORK/split.conf" <<EOF
@@ -130,7 +154,7 @@ image_port = 9292
 volume_port = 8776
 
 [glance]
-endpoint_override = http://127.0.0.1:9292
+endpoint_override = $SPLIT_IMAGE_URL
 auth_section = keystone_authtoken
 
 [cinder]
