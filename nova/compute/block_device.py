@@ -41,66 +41,14 @@ def normalize(bdms, image_ref, flavor):
     Upstream's rules: one boot_index 0, local disks only from images or
     blanks, sizes within the flavor.
     """
-    rows = []
-    for raw in bdms or ():
-        source = raw.get('source_type')
-        dest = raw.get('destination_type') or ('local' if source in ('image', 'blank')
-                                                else 'volume')
-        if source not in SOURCES:
-            raise _invalid('Invalid source_type %r.' % (source,))
-        row = {
-            'source_type': source, 'destination_type': dest,
-            'boot_index': _boot_index(raw.get('boot_index')),
-            'device_name': raw.get('device_name'),
-            'device_type': raw.get('device_type') or 'disk',
-            'disk_bus': raw.get('disk_bus'),
-            'guest_format': raw.get('guest_format'),
-            'delete_on_termination': strutils.bool_from_string(
-                raw.get('delete_on_termination', dest == 'local'), strict=True),
-            'volume_type': raw.get('volume_type'),
-            'tag': raw.get('tag'),
-        }
-        uuid = raw.get('uuid') or raw.get('image_id') or raw.get('volume_id') or \
-            raw.get('snapshot_id')
-        if source in ('image', 'volume', 'snapshot') and not uuid:
-            raise _invalid('A %s block device mapping needs a uuid.' % source)
-        if source == 'image':
-            row['image_id'] = uuid
-        elif source == 'volume':
-            row['volume_id'] = uuid
-        elif source == 'snapshot':
-            row['snapshot_id'] = uuid
-        if dest == 'local':
-            if source not in ('image', 'blank'):
-                raise _invalid('Mapping a %s to a local disk is not supported.' % source)
-            if source == 'image' and row['boot_index'] != 0:
-                raise _invalid('An image can only be a local disk as the root (boot_index 0).')
-            row['volume_size'] = _size(raw, required=False)
-        else:
-            row['volume_size'] = _size(raw, required=source in ('image', 'blank'))
-        rows.append(row)
+    rows = [_row(raw) for raw in bdms or ()]
     roots = [r for r in rows if r['boot_index'] == 0]
     if len(roots) > 1:
         raise _invalid('Boot sequence for the instance and image/block device mapping '
                        'combination is not valid: more than one boot_index 0.')
     _check_local_sizes(rows, flavor)
     if roots:
-        root = roots[0]
-        if root['source_type'] == 'blank' and root['destination_type'] == 'local':
-            raise _invalid('A blank local disk cannot be the boot device.')
-        if root['destination_type'] == 'local':
-            if image_ref and root['image_id'] != image_ref:
-                raise _invalid('imageRef %s does not match the root block device mapping '
-                               'image %s.' % (image_ref, root['image_id']))
-            return rows, {'kind': 'image', 'image_id': root['image_id']}
-        if root['source_type'] == 'blank':
-            # Upstream boots from a new empty volume; imageRef, if any, only
-            # lends the instance its image properties.
-            return rows, {'kind': 'volume', 'bdm': root, 'image_id': image_ref or None}
-        if image_ref and root['source_type'] != 'image':
-            raise _invalid('imageRef and a volume root cannot be combined.')
-        return rows, {'kind': 'volume', 'bdm': root,
-                      'image_id': root.get('image_id')}
+        return rows, _root(roots[0], image_ref)
     if not image_ref:
         raise _invalid('Missing imageRef attribute')
     rows.insert(0, {'source_type': 'image', 'destination_type': 'local',
@@ -108,6 +56,60 @@ def normalize(bdms, image_ref, flavor):
                     'delete_on_termination': True,
                     'volume_size': flavor['root_gb'] or None})
     return rows, {'kind': 'image', 'image_id': image_ref}
+
+
+def _row(raw):
+    """One requested mapping, checked, as the values to store."""
+    source = raw.get('source_type')
+    dest = raw.get('destination_type') or ('local' if source in ('image', 'blank')
+                                            else 'volume')
+    if source not in SOURCES:
+        raise _invalid('Invalid source_type %r.' % (source,))
+    row = {
+        'source_type': source, 'destination_type': dest,
+        'boot_index': _boot_index(raw.get('boot_index')),
+        'device_name': raw.get('device_name'),
+        'device_type': raw.get('device_type') or 'disk',
+        'disk_bus': raw.get('disk_bus'),
+        'guest_format': raw.get('guest_format'),
+        'delete_on_termination': strutils.bool_from_string(
+            raw.get('delete_on_termination', dest == 'local'), strict=True),
+        'volume_type': raw.get('volume_type'),
+        'tag': raw.get('tag'),
+    }
+    uuid = raw.get('uuid') or raw.get('image_id') or raw.get('volume_id') or \
+        raw.get('snapshot_id')
+    if source in ('image', 'volume', 'snapshot') and not uuid:
+        raise _invalid('A %s block device mapping needs a uuid.' % source)
+    if source != 'blank':
+        row[source + '_id'] = uuid
+    if dest == 'local':
+        if source not in ('image', 'blank'):
+            raise _invalid('Mapping a %s to a local disk is not supported.' % source)
+        if source == 'image' and row['boot_index'] != 0:
+            raise _invalid('An image can only be a local disk as the root (boot_index 0).')
+        row['volume_size'] = _size(raw, required=False)
+    else:
+        row['volume_size'] = _size(raw, required=source in ('image', 'blank'))
+    return row
+
+
+def _root(root, image_ref):
+    """What the instance boots from, given its boot_index 0 mapping."""
+    if root['source_type'] == 'blank' and root['destination_type'] == 'local':
+        raise _invalid('A blank local disk cannot be the boot device.')
+    if root['destination_type'] == 'local':
+        if image_ref and root['image_id'] != image_ref:
+            raise _invalid('imageRef %s does not match the root block device mapping '
+                           'image %s.' % (image_ref, root['image_id']))
+        return {'kind': 'image', 'image_id': root['image_id']}
+    if root['source_type'] == 'blank':
+        # Upstream boots from a new empty volume; imageRef, if any, only
+        # lends the instance its image properties.
+        return {'kind': 'volume', 'bdm': root, 'image_id': image_ref or None}
+    if image_ref and root['source_type'] != 'image':
+        raise _invalid('imageRef and a volume root cannot be combined.')
+    return {'kind': 'volume', 'bdm': root, 'image_id': root.get('image_id')}
 
 
 def _check_local_sizes(rows, flavor):
