@@ -23,8 +23,11 @@ def _lock_free_after_holder_exits(tmp_path, close):
         tools=TOOLS, lock=lock, close='close_inherited_fds &&' if close else '')],
         capture_output=True, text=True, check=True, timeout=30)
     child = int(out.stdout.split()[-1])
+    # The child closes its descriptors just after it starts: give it up to 10 s to do so
+    # (a busy machine may not have run it yet); without the helper it never does.
+    wait = ['-w', '10'] if close else ['-n']
     try:
-        return subprocess.run(['flock', '-n', str(lock), 'true'], timeout=30).returncode == 0
+        return subprocess.run(['flock', *wait, str(lock), 'true'], timeout=30).returncode == 0
     finally:
         subprocess.run(['kill', str(child)], check=False)
 
