@@ -10,6 +10,13 @@ class _Unset:
     def __repr__(self):
         return 'UNSET'
 
+    # One instance only, so ``is UNSET`` holds for copies of a request too.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
 
 UNSET = _Unset()
 
