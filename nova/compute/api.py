@@ -3,7 +3,7 @@
 import json
 import logging
 
-from oslo_utils import strutils, timeutils, uuidutils
+from oslo_utils import timeutils, uuidutils
 
 from nova import exception, quota
 from nova.compute import (
@@ -124,77 +124,85 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         # run here so a conflict is a 400 before anything exists.
         guest_request.validate_image_request(flavor, props)
 
-    def create(self, context, server, networks=None, scheduler_hints=None):
-        """Validate everything, write the instances, and cast the build.
+    def create(self, context, request):
+        """Validate a BootRequest fully, write the instances, and cast the build.
 
         Returns (instances, admin_password). Nothing is written when a check fails.
         """
-        flavor = self._get_flavor(context, server['flavorRef'])
-        image_ref = image_id_from_ref(server.get('imageRef') or '')
-        bdms, root = block_device.normalize(server.get('block_device_mapping_v2'), image_ref,
-                                            flavor)
+        flavor, bdms, image_ref, internal, overrides = self._boot_source(context, request)
+        if request.networks not in (None, 'none', 'auto'):
+            raise exception.Invalid(reason='Requested networks are not available: this '
+                                           'deployment has no network service; use "none" or '
+                                           '"auto".')
+        key_values = self.key_values(context.user_id, request.key_name)
+        zone, force_host = self._requested_zone(context, request.availability_zone)
+        min_count, max_count = self._counts(request)
+        self.quota.check_metadata(context, request.metadata, context.project_id,
+                                  context.user_id)
+        files = personality.checked_files(self.quota, context, context.project_id,
+                                          context.user_id, request.personality)
+        disk_config = personality.disk_config(request.disk_config, internal)
+        try:
+            group = self.group_from_hints(context, request.scheduler_hints)
+        except exception.InstanceGroupNotFound as exc:
+            raise exception.Invalid(reason=exc.format_message())
+        if group is not None:
+            self.check_group_room(context, group, max_count)
+        admin_password = request.admin_password or (
+            generate_password() if self.conf.api.enable_instance_password else None)
+        base = self._base_values(context, request, flavor, image_ref, internal)
+        if request.scheduler_hints:
+            # Shown from 2.100; kept beside the image's system metadata, unprefixed.
+            base['system_metadata']['scheduler_hints'] = json.dumps(
+                hint_lists(request.scheduler_hints))
+        base['image_props_override'] = overrides or None
+        base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
+        base.update(key_values)
+        base['availability_zone'] = zone
+        instances = self._write_instances(context, request, flavor, bdms, base,
+                                          min_count, max_count)
+        spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
+        if force_host:
+            spec['force_host'] = force_host
+        if group is not None:
+            spec['group'] = group['uuid']
+        spec.update(instance_hints(request.scheduler_hints))
+        if files:
+            spec['injected_files'] = files
+        self._cast_build(context, instances, group, internal, spec)
+        return instances, admin_password
+
+    def _boot_source(self, context, request):
+        """(flavor, bdms, image_ref, internal image, overrides), every check done."""
+        flavor = self._get_flavor(context, request.flavor_ref)
+        image_ref = image_id_from_ref(request.image_ref or '')
+        bdms, root = block_device.normalize(request.block_device_mappings, image_ref, flavor)
         self._check_volumes(context, bdms)
         internal = self._boot_image(context, root, flavor)
         image_ref = root['image_id'] if root['kind'] == 'image' else ''
-        overrides = server.get('image_props_override') or {}
+        overrides = request.image_props_override or {}
         if overrides:
             image_props.validate_overrides(self.conf, overrides)
         internal = image_props.effective_image(internal, overrides)
         # Fail now, not on the compute host, when the effective props are bad.
         self.validate_image_for_flavor(flavor, internal)
         host_rules.check_buses_somewhere(self.conf, self.db, internal)
-        if networks not in (None, 'none', 'auto'):
-            raise exception.Invalid(reason='Requested networks are not available: this '
-                                           'deployment has no network service; use "none" or '
-                                           '"auto".')
-        key_values = self.key_values(context.user_id, server.get('key_name'))
-        zone, force_host = self._requested_zone(context, server.get('availability_zone'))
-        min_count, max_count = self._counts(server)
-        self.quota.check_metadata(context, server.get('metadata'), context.project_id,
-                                  context.user_id)
-        files = personality.checked_files(self.quota, context, context.project_id,
-                                          context.user_id, server.get('personality'))
-        disk_config = personality.disk_config(server.get('OS-DCF:diskConfig'), internal)
-        try:
-            group = self.group_from_hints(context, scheduler_hints)
-        except exception.InstanceGroupNotFound as exc:
-            raise exception.Invalid(reason=exc.format_message())
-        if group is not None:
-            self.check_group_room(context, group, max_count)
-        admin_password = server.get('adminPass') or (
-            generate_password() if self.conf.api.enable_instance_password else None)
-        base = self._base_values(context, server, flavor, image_ref, internal)
-        if scheduler_hints:
-            # Shown from 2.100; kept beside the image's system metadata, unprefixed.
-            base['system_metadata']['scheduler_hints'] = json.dumps(
-                hint_lists(scheduler_hints))
-        base['image_props_override'] = overrides or None
-        base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
-        base.update(key_values)
-        base['availability_zone'] = zone
-        instances = self._write_instances(context, server, flavor, bdms, base,
-                                          min_count, max_count)
+        return flavor, bdms, image_ref, internal, overrides
+
+    def _cast_build(self, context, instances, group, internal, spec):
+        """Hand the written rows to the conductor; on any failure drop them all."""
         try:
             if group is not None:
                 # Members from the start, as upstream: the scheduler counts them.
                 self.db.server_group_add_members(group['uuid'],
                                                  [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
-            if force_host:
-                spec['force_host'] = force_host
-            if group is not None:
-                spec['group'] = group['uuid']
-            spec.update(instance_hints(scheduler_hints))
-            if files:
-                spec['injected_files'] = files
             self.conductor_api.build_instances(context, objs, internal, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:
                 self.db.instance_hard_delete(row['uuid'])
             raise
-        return instances, admin_password
 
     def _requested_zone(self, context, requested):
         """(zone, forced host) from 'zone', 'zone:host' or 'zone:host:node' (hosts: admins)."""
@@ -211,10 +219,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             raise exception.Invalid(reason='The requested availability zone is not available')
         return zone or None, host
 
-    def _counts(self, server):
+    def _counts(self, request):
         """(min_count, max_count), max_count capped so one request stays bounded."""
-        min_count = int(server.get('min_count', 1))
-        max_count = int(server.get('max_count', min_count))
+        min_count = request.min_count
+        max_count = min_count if request.max_count is None else request.max_count
         if min_count > max_count:
             raise exception.Invalid(reason='min_count must be <= max_count')
         cap = self.conf.quota.max_instances_per_request
@@ -224,7 +232,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                                            'in one request.' % (min_count, cap))
         return min_count, min(max_count, cap)
 
-    def _write_instances(self, context, server, flavor, bdms, base, min_count, max_count):
+    def _write_instances(self, context, request, flavor, bdms, base, min_count, max_count):
         """Check the quota and insert every row of the request in one transaction.
 
         The transaction holds the project's quota lock, so a concurrent create
@@ -238,20 +246,20 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             for index in range(count):
                 values = dict(base, launch_index=index)
                 if count > 1:
-                    values['display_name'] = '%s-%d' % (server['name'], index + 1)
+                    values['display_name'] = '%s-%d' % (request.name, index + 1)
                     values['hostname'] = sanitize_hostname(values['display_name'])
                 values_list.append(values)
             return self.db.instances_create(conn, values_list, bdms=bdms,
                                             name_template=self.conf.instance_name_template,
                                             context=context, action='create')
 
-    def _base_values(self, context, server, flavor, image_ref, image):
+    def _base_values(self, context, request, flavor, image_ref, image):
         props = image.get('properties', {})
         return {
             'project_id': context.project_id, 'user_id': context.user_id,
-            'display_name': server['name'],
-            'display_description': server.get('description'),
-            'hostname': sanitize_hostname(server.get('hostname') or server['name']),
+            'display_name': request.name,
+            'display_description': request.description,
+            'hostname': sanitize_hostname(request.hostname or request.name),
             'vm_state': vs.BUILDING, 'task_state': vs.SCHEDULING, 'power_state': 0,
             'image_ref': image_ref,
             'kernel_id': props.get('kernel_id'), 'ramdisk_id': props.get('ramdisk_id'),
@@ -261,16 +269,15 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 'extra_specs')},
             'vcpus': flavor['vcpus'], 'memory_mb': flavor['memory_mb'],
             'root_gb': flavor['root_gb'], 'ephemeral_gb': flavor['ephemeral_gb'],
-            'metadata': server.get('metadata', {}),
+            'metadata': {} if request.metadata is None else request.metadata,
             'system_metadata': sysmeta.properties_to_sysmeta(image),
-            'config_drive': 'True' if strutils.bool_from_string(
-                server.get('config_drive', False)) else '',
-            'user_data': server.get('user_data'),
-            'availability_zone': server.get('availability_zone'),
-            'access_ip_v4': normalize_ip(server.get('accessIPv4'), 4),
-            'access_ip_v6': normalize_ip(server.get('accessIPv6'), 6),
+            'config_drive': 'True' if request.config_drive else '',
+            'user_data': request.user_data,
+            'availability_zone': request.availability_zone,
+            'access_ip_v4': normalize_ip(request.access_ip_v4, 4),
+            'access_ip_v6': normalize_ip(request.access_ip_v6, 6),
             'reservation_id': 'r-' + uuidutils.generate_uuid()[:8],
-            'tags': sorted(set(server.get('tags', []))),
+            'tags': sorted(set(request.tags)),
             'created_at': timeutils.utcnow().replace(microsecond=0),
         }
 

@@ -3,7 +3,7 @@
 import collections
 
 from nova import exception, failpoint
-from nova.compute import request_values
+from nova.compute import request_values, server_requests
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -148,12 +148,12 @@ class ServerActionsMixin:
                                                 backup[0], backup[1])
         return image['id']
 
-    def rebuild(self, context, instance, spec):
-        """Validate the new image fully, then rebuild on the same host."""
+    def rebuild(self, context, instance, request):
+        """Validate a RebuildRequest's new image fully, then rebuild on the same host."""
         from nova.image import glance, sysmeta
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
-        image_id = request_values.image_id_from_ref(spec['imageRef'])
+        image_id = request_values.image_id_from_ref(request.image_ref)
         if self.is_volume_backed(context, instance):
             # Re-imaging a root volume (upstream 2.93) is not implemented;
             # refuse rather than pretend the server became image-backed.
@@ -166,7 +166,7 @@ class ServerActionsMixin:
         internal = image_props.effective_image(glance.image_dict_to_internal(image),
                                                instance['image_props_override'] or {})
         self.validate_image_for_flavor(instance['flavor'], internal)
-        password = spec.get('adminPass') or (
+        password = request.admin_password or (
             request_values.generate_password() if self.conf.api.enable_instance_password else None)
         system_metadata = {k: v for k, v in instance['system_metadata'].items()
                            if not k.startswith(sysmeta.SYSMETA_PREFIX)}
@@ -174,24 +174,23 @@ class ServerActionsMixin:
         values = {'image_ref': image_id, 'system_metadata': system_metadata,
                   'kernel_id': internal['properties'].get('kernel_id'),
                   'ramdisk_id': internal['properties'].get('ramdisk_id')}
-        for key, column in (('name', 'display_name'), ('description', 'display_description'),
-                            ('metadata', 'metadata'), ('hostname', 'hostname'),
-                            ('user_data', 'user_data')):
-            if key in spec:
-                values[column] = spec[key]
-        for key, column, version in (('accessIPv4', 'access_ip_v4', 4),
-                                     ('accessIPv6', 'access_ip_v6', 6)):
-            if key in spec:
-                values[column] = request_values.normalize_ip(spec[key], version)
-        if 'key_name' in spec:
+        for field, column in (('name', 'display_name'), ('description', 'display_description'),
+                              ('metadata', 'metadata'), ('hostname', 'hostname'),
+                              ('user_data', 'user_data')):
+            if getattr(request, field) is not server_requests.UNSET:
+                values[column] = getattr(request, field)
+        for field, version in (('access_ip_v4', 4), ('access_ip_v6', 6)):
+            if getattr(request, field) is not server_requests.UNSET:
+                values[field] = request_values.normalize_ip(getattr(request, field), version)
+        if request.key_name is not server_requests.UNSET:
             # 2.54: a new key pair for the server's owner, or null to drop it.
-            values.update(self.key_values(instance['user_id'], spec['key_name']))
+            values.update(self.key_values(instance['user_id'], request.key_name))
         from nova.compute import personality
         files = personality.checked_files(self.quota, context, instance['project_id'],
-                                          instance['user_id'], spec.get('personality'))
-        if 'OS-DCF:diskConfig' in spec:
+                                          instance['user_id'], request.personality)
+        if request.disk_config is not None:
             values['system_metadata'][personality.DISK_CONFIG_KEY] = personality.disk_config(
-                spec['OS-DCF:diskConfig'], internal)
+                request.disk_config, internal)
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
                                              admin_password=password, injected_files=files)

@@ -89,14 +89,13 @@ class ProxyMixin:
     def proxy_volume_get(self, context, volume_id):
         return self.volume_api.get(context, volume_id)
 
-    def proxy_volume_create(self, context, spec):
-        if spec.get('snapshot_id'):
-            self.volume_api.get_snapshot(context, spec['snapshot_id'])
+    def proxy_volume_create(self, context, size, name=None, snapshot_id=None, volume_type=None,
+                            description=None, metadata=None, availability_zone=None):
+        if snapshot_id:
+            self.volume_api.get_snapshot(context, snapshot_id)
         return self.volume_api.create(
-            context, int(spec['size']), spec.get('display_name'),
-            snapshot_id=spec.get('snapshot_id'), volume_type=spec.get('volume_type'),
-            description=spec.get('display_description'), metadata=spec.get('metadata'),
-            availability_zone=spec.get('availability_zone'))
+            context, size, name, snapshot_id=snapshot_id, volume_type=volume_type,
+            description=description, metadata=metadata, availability_zone=availability_zone)
 
     def proxy_volume_delete(self, context, volume_id):
         self.volume_api.delete(context, volume_id)
@@ -107,10 +106,10 @@ class ProxyMixin:
     def proxy_snapshot_get(self, context, snapshot_id):
         return self.volume_api.get_snapshot(context, snapshot_id)
 
-    def proxy_snapshot_create(self, context, spec, force=False):
-        return self.volume_api.create_snapshot(
-            context, spec['volume_id'], spec.get('display_name'),
-            description=spec.get('display_description'), force=force)
+    def proxy_snapshot_create(self, context, volume_id, name=None, description=None,
+                              force=False):
+        return self.volume_api.create_snapshot(context, volume_id, name,
+                                               description=description, force=force)
 
     def proxy_snapshot_delete(self, context, snapshot_id):
         self.volume_api.delete_snapshot(context, snapshot_id)

@@ -4,6 +4,7 @@ from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import server_actions as schemas
 from nova.api.views import servers as views
+from nova.compute import server_requests
 from nova.policies import server_actions as policies
 
 
@@ -72,6 +73,21 @@ def create_image(req, server_id, body):
     return resp
 
 
+# Rebuild body keys and the RebuildRequest fields they set when present.
+_REBUILD_FIELDS = (('name', 'name'), ('description', 'description'), ('metadata', 'metadata'),
+                   ('hostname', 'hostname'), ('user_data', 'user_data'),
+                   ('accessIPv4', 'access_ip_v4'), ('accessIPv6', 'access_ip_v6'),
+                   ('key_name', 'key_name'))
+
+
+def rebuild_request(spec):
+    """The typed request for a validated rebuild body; absent keys stay UNSET."""
+    return server_requests.RebuildRequest(
+        image_ref=spec['imageRef'], admin_password=spec.get('adminPass'),
+        personality=spec.get('personality'), disk_config=spec.get('OS-DCF:diskConfig'),
+        **{field: spec[key] for key, field in _REBUILD_FIELDS if key in spec})
+
+
 @validation.schema(schemas.rebuild_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))
 @validation.schema(schemas.rebuild_v2_19, mv.DESCRIPTION, mv.before(mv.KEYPAIR_ON_REBUILD))
 @validation.schema(schemas.rebuild_v2_54, mv.KEYPAIR_ON_REBUILD,
@@ -81,7 +97,8 @@ def create_image(req, server_id, body):
 @validation.schema(schemas.rebuild_v2_90, mv.HOSTNAME_FOR_USERS)
 def rebuild(req, server_id, body):
     instance = _instance(req, server_id, policies.REBUILD)
-    instance, password = req.app.compute_api.rebuild(req.context, instance, body['rebuild'])
+    instance, password = req.app.compute_api.rebuild(req.context, instance,
+                                                     rebuild_request(body['rebuild']))
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):

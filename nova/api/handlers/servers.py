@@ -10,6 +10,7 @@ from nova.api import validation, wsgi
 from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views
+from nova.compute import server_requests
 from nova.compute import vm_states as vs
 from nova.policies import servers as policies
 
@@ -176,10 +177,7 @@ def _create(req, body):
     if 'image_props_override' in server:
         ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
-    networks = server.get('networks')
-    hints = body.get('os:scheduler_hints') or body.get('OS-SCH-HNT:scheduler_hints')
-    instances, admin_password = req.app.compute_api.create(ctx, server, networks=networks,
-                                                           scheduler_hints=hints)
+    instances, admin_password = req.app.compute_api.create(ctx, boot_request(body))
     if strutils.bool_from_string(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': instances[0]['reservation_id']},
                                   status=202)
@@ -195,6 +193,29 @@ def _create(req, body):
         resp_server['adminPass'] = admin_password
     return wsgi.json_response({'server': resp_server}, status=202,
                               headers={'Location': req.url_for('servers', first['uuid'])})
+
+
+def boot_request(body):
+    """The typed request for a validated create body: the REST names end here."""
+    server = body['server']
+    return server_requests.BootRequest(
+        name=server['name'], flavor_ref=server['flavorRef'],
+        image_ref=server.get('imageRef') or '',
+        block_device_mappings=server.get('block_device_mapping_v2'),
+        image_props_override=server.get('image_props_override'),
+        key_name=server.get('key_name'), availability_zone=server.get('availability_zone'),
+        # Counts may come as digit strings (the schema allows both).
+        min_count=int(server.get('min_count', 1)),
+        max_count=int(server['max_count']) if 'max_count' in server else None,
+        metadata=server.get('metadata'), personality=server.get('personality'),
+        disk_config=server.get('OS-DCF:diskConfig'), admin_password=server.get('adminPass'),
+        description=server.get('description'), hostname=server.get('hostname'),
+        config_drive=strutils.bool_from_string(server.get('config_drive', False)),
+        user_data=server.get('user_data'),
+        access_ip_v4=server.get('accessIPv4'), access_ip_v6=server.get('accessIPv6'),
+        tags=tuple(server.get('tags', ())), networks=server.get('networks'),
+        scheduler_hints=(body.get('os:scheduler_hints')
+                         or body.get('OS-SCH-HNT:scheduler_hints')))
 
 
 @validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.DESCRIPTION))

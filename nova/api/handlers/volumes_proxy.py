@@ -71,8 +71,13 @@ def volume_show(req, volume_id):
 @validation.schema(schemas.create_volume)
 def volume_create(req, body):
     _can(req, policies.VOLUMES_CREATE)
+    spec = body['volume']
     try:
-        vol = req.app.compute_api.proxy_volume_create(req.context, body['volume'])
+        vol = req.app.compute_api.proxy_volume_create(
+            req.context, int(spec['size']), name=spec.get('display_name'),
+            snapshot_id=spec.get('snapshot_id'), volume_type=spec.get('volume_type'),
+            description=spec.get('display_description'), metadata=spec.get('metadata'),
+            availability_zone=spec.get('availability_zone'))
     except exception.VolumeSnapshotNotFound as exc:
         raise wsgi.fault(404, exc.format_message())
     return wsgi.json_response({'volume': _volume(vol)})
@@ -95,7 +100,9 @@ def snapshot_create(req, body):
     _can(req, policies.SNAPSHOTS_CREATE)
     spec = body['snapshot']
     force = strutils.bool_from_string(spec.get('force', False), strict=True)
-    snap = req.app.compute_api.proxy_snapshot_create(req.context, spec, force=force)
+    snap = req.app.compute_api.proxy_snapshot_create(
+        req.context, spec['volume_id'], name=spec.get('display_name'),
+        description=spec.get('display_description'), force=force)
     return wsgi.json_response({'snapshot': _snapshot(snap)})
 
 

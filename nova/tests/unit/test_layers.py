@@ -129,3 +129,34 @@ def test_building_nova_compute_loads_no_database_layer():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          cwd=ROOT.parent, check=True).stdout
     assert out.strip() == '[]'
+
+
+# Names that exist only in REST bodies. The handlers turn bodies into typed
+# requests (nova/compute/server_requests.py); the compute tier never sees them.
+REST_ONLY_NAMES = {
+    'flavorRef', 'imageRef', 'adminPass', 'accessIPv4', 'accessIPv6', 'OS-DCF:diskConfig',
+    'block_device_mapping_v2', 'os:scheduler_hints', 'OS-SCH-HNT:scheduler_hints',
+    'return_reservation_id',
+}
+
+
+def _rest_names(path):
+    """(line, name) of every string constant in ``path`` that is a REST-only name.
+
+    Whole constants only: a message such as 'Missing imageRef attribute' names
+    the field for the user and reads nothing.
+    """
+    return [(node.lineno, node.value) for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Constant) and node.value in REST_ONLY_NAMES]
+
+
+def test_compute_tier_reads_no_rest_body_names():
+    found = ['%s:%d %s' % (_module(path), line, name) for path in _files('compute/*.py')
+             for line, name in _rest_names(path)]
+    assert found == [], 'build a typed request in the handler (nova/compute/server_requests.py)'
+
+
+def test_rest_body_names_check_sees_the_handlers():
+    # The check above is only worth something if it finds the names where they belong.
+    names = {name for path in _files('api/handlers/*.py') for _line, name in _rest_names(path)}
+    assert {'flavorRef', 'imageRef', 'OS-DCF:diskConfig', 'block_device_mapping_v2'} <= names
