@@ -84,10 +84,11 @@ def _summary(values):
             'n': len(ordered)}
 
 
-def _peak_rss_mb(pid):
+def _rss_mb(pid, field='VmHWM'):
+    """VmHWM (peak resident memory) or VmRSS (current) of a process, in MB."""
     with open('/proc/%d/status' % pid) as status:
         for line in status:
-            if line.startswith('VmHWM'):
+            if line.startswith(field + ':'):
                 return round(int(line.split()[1]) / 1024.0, 1)
     return None
 
@@ -125,6 +126,8 @@ def run(servers, rounds):
     with tempfile.TemporaryDirectory() as tmp:
         proc, client = _start_aio(tmp)
         try:
+            # Once started and idle: the imports and the services, before any request.
+            idle = _rss_mb(proc.pid, 'VmRSS')
             disk = fixtures.tiny_disk(os.path.join(tmp, 'disk.img'))
             image = client.upload(disk, hw_rescue_bus='virtio', hw_rescue_device='disk')
             create, ids = [], []
@@ -148,7 +151,7 @@ def run(servers, rounds):
                                            ids[0], 'RESCUE', 200)[0])
                 unrescue.append(client.timed('POST', action, {'unrescue': None}, ids[0],
                                              'ACTIVE', 202)[0])
-            peak = _peak_rss_mb(proc.pid)
+            peak = _rss_mb(proc.pid)
             delete = [client.timed('DELETE', '/servers/%s' % sid, None, sid, None, 204)[0]
                       for sid in ids]
         finally:
@@ -161,7 +164,7 @@ def run(servers, rounds):
     return {'create_to_active': _summary(create), 'detail_%d' % servers: _summary(detail),
             'rescue_to_rescue': _summary(rescue), 'unrescue_to_active': _summary(unrescue),
             'delete_to_404': _summary(delete),
-            'peak_rss_mb_after_%d_servers' % servers: peak}
+            'rss_mb_idle': idle, 'peak_rss_mb_after_%d_servers' % servers: peak}
 
 
 def main():

@@ -3,8 +3,6 @@
 import datetime
 import sys
 
-import prettytable
-
 from nova.db import archive
 
 # Return codes, as upstream's nova-manage documents them.
@@ -22,6 +20,9 @@ def parse_date(value):
 
 
 def _print_table(counts, heading):
+    # Imported here: nova-aio imports this module (through nova.cmd.manage)
+    # but never prints a table.
+    import prettytable
     table = prettytable.PrettyTable(['Table', heading])
     table.align = 'l'
     for name in sorted(counts):

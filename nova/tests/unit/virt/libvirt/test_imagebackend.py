@@ -1,8 +1,10 @@
 """Image cache and qcow2 overlays, with the real qemu-img."""
 
 import hashlib
+import json
 import os
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -159,6 +161,20 @@ def test_boot_sector_image_passes_the_format_inspector(tmp_path):
     assert imagebackend.inspect_untrusted('b', src, 'raw') == 'gpt'
     with pytest.raises(exception.ImageUnacceptable):
         imagebackend.inspect_untrusted('b', src, 'qcow2')
+
+
+def test_the_inspector_runs_outside_the_service(tmp_path):
+    # The driver imports no format inspector (nor cryptography, which its
+    # LUKS helper loads); a child interpreter inspects and answers in JSON.
+    code = ('import sys, nova.virt.libvirt.driver; '
+            'sys.exit(bool({"cryptography", "oslo_utils.imageutils.format_inspector"}'
+            ' & set(sys.modules)))')
+    subprocess.run([sys.executable, '-c', code], check=True)
+    src = bootimg.write_boot_image(str(tmp_path / 'boot.img'), 'HELLO')
+    out = subprocess.run([sys.executable, '-I', imagebackend.FORMAT_PROBE, src],
+                         check=True, capture_output=True, text=True).stdout
+    assert json.loads(out) == {'format': 'gpt',
+                               'failures': {'mbr': 'GPT MBR has no partitions defined'}}
 
 
 def test_overlays_are_copied_from_one_template_per_base_and_size(tmp_path, raw_image,
