@@ -35,6 +35,7 @@ SPLIT_PIDS=""
 SPLIT_DB=""
 PG_URL=${NOVA_COMPAT_PG_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/postgres}
 RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
+SPLIT_VHOST=""
 case "$TOPOLOGY" in
   aio|split) ;;
   *) echo "compat: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2; exit 2 ;;
@@ -49,6 +50,7 @@ cleanup() {
     kill -9 "$pid" 2>/dev/null || true
   done
   [ -n "$SPLIT_DB" ] && "$PY" tools/compat_db.py drop "$PG_URL" "$SPLIT_DB" || true
+  [ -n "$SPLIT_VHOST" ] && rabbitmqctl -q delete_vhost "$SPLIT_VHOST" >/dev/null 2>&1 || true
   if [ -n "$SPLIT_PIDS" ] || { [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; }; then
     if [ -n "$AIO_PID" ]; then
       kill "$AIO_PID" 2>/dev/null || true
@@ -104,6 +106,19 @@ if [ "$TOPOLOGY" = aio ]; then
 else
   # 2'. The split services: a throwaway database, the endpoints, conductor, compute, API.
   SPLIT_DB=nova_compat_$(date +%s)_$$
+  # A broker of its own (a throwaway vhost on the local RabbitMQ): oslo.messaging names a
+  # topic's queue after the topic alone ("conductor", "compute.<host>") and binds it to
+  # every exchange that uses it, so a private control_exchange does not keep another
+  # deployment's nova-conductor (a functional test's, say) from taking this run's calls.
+  if [ -z "${NOVA_COMPAT_RABBIT_URL:-}" ] && command -v rabbitmqctl >/dev/null; then
+    SPLIT_VHOST=$SPLIT_DB
+    rabbitmqctl -q add_vhost "$SPLIT_VHOST" >/dev/null
+    rabbitmqctl -q set_permissions -p "$SPLIT_VHOST" guest '.*' '.*' '.*' >/dev/null
+    RABBIT_URL=${RABBIT_URL%/}/$SPLIT_VHOST
+  else
+    echo "compat: sharing the RabbitMQ vhost of $RABBIT_URL; other nova services on it" \
+         "may take this run's calls" >&2
+  fi
   DB_URL=$("$PY" tools/compat_db.py create "$PG_URL" "$SPLIT_DB")
   # etc/nova/aio-keystone.conf's choices, for separate processes.
   cat > "$WORK/split.conf" <<EOF
