@@ -25,6 +25,9 @@ COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
 export NOVA_COMPAT_DIR=$COMPAT_DIR
 VENV_BIN=${NOVA_VENV:-$REPO/.venv}/bin
 PY=$VENV_BIN/python
+# The services run this checkout's code, not the one the virtualenv was installed from
+# (the console scripts import the installed nova); tempest and the plugin keep their own.
+NOVA_RUN=(env "PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}")
 REGEX=${NOVA_COMPAT_REGEX:-'^tempest\.api\.compute'}
 CONCURRENCY=${NOVA_COMPAT_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat.XXXXXX")
@@ -92,7 +95,7 @@ done
 mkdir -p "$WORK/state"
 if [ "$TOPOLOGY" = aio ]; then
   printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
-  "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
     --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
     >"$WORK/nova-aio.log" 2>&1 &
   AIO_PID=$!
@@ -156,12 +159,12 @@ auth_section = keystone_authtoken
 connection_uri = qemu:///system
 EOF
   SPLIT_CONF=(--config-file "$WORK/split.conf" --config-file "$COMPAT_DIR/keystone_authtoken.conf")
-  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
-  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
-  "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
+  "${NOVA_RUN[@]}" "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
   SPLIT_PIDS="$!"
   for binary in nova-conductor nova-compute nova-api; do
-    "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
+    "${NOVA_RUN[@]}" "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
     SPLIT_PIDS="$! $SPLIT_PIDS"
   done
   up=0
