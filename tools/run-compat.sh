@@ -15,9 +15,8 @@
 # NOVA_COMPAT_TOPOLOGY=split runs the same tests against the split services instead of
 # nova-aio: nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ
 # (NOVA_COMPAT_RABBIT_URL, else a throwaway vhost on the local broker) and a throwaway
-# PostgreSQL database (NOVA_COMPAT_PG_URL), with
-# the embedded image and volume endpoints served by tools/compat_endpoints.py. Not part of
-# the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
+# PostgreSQL database (NOVA_COMPAT_PG_URL), with the embedded image and volume endpoints
+# served by tools/compat_endpoints.py. Not part of the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
 # skip only for want of a default network (see tools/compat_networkless/sitecustomize.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
