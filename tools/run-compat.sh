@@ -14,9 +14,9 @@
 # failure there fails the stage. NOVA_COMPAT_PLUGIN=0 skips that part.
 # NOVA_COMPAT_TOPOLOGY=split runs the same tests against the split services instead of
 # nova-aio: nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ
-# (NOVA_COMPAT_RABBIT_URL) and a throwaway PostgreSQL database (NOVA_COMPAT_PG_URL), with
-# the embedded image and volume endpoints served by tools/compat_endpoints.py. Not part of
-# the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
+# (NOVA_COMPAT_RABBIT_URL, else a throwaway vhost on the local broker) and a throwaway
+# PostgreSQL database (NOVA_COMPAT_PG_URL), with the embedded image and volume endpoints
+# served by tools/compat_endpoints.py. Not part of the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
 # skip only for want of a default network (see tools/compat_networkless/sitecustomize.py).
 # NOVA_COMPAT_GLANCE=real serves images from a real Glance (tools/glance.sh, port 9393)
 # instead of the embedded image endpoint: the catalog's image entries point at it for the
@@ -28,6 +28,9 @@ COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
 export NOVA_COMPAT_DIR=$COMPAT_DIR
 VENV_BIN=${NOVA_VENV:-$REPO/.venv}/bin
 PY=$VENV_BIN/python
+# The services run this checkout's code, not the one the virtualenv was installed from
+# (the console scripts import the installed nova); tempest and the plugin keep their own.
+NOVA_RUN=(env "PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}")
 REGEX=${NOVA_COMPAT_REGEX:-'^tempest\.api\.compute'}
 CONCURRENCY=${NOVA_COMPAT_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat.XXXXXX")
@@ -41,6 +44,7 @@ RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
 GLANCE=${NOVA_COMPAT_GLANCE:-embedded}
 GLANCE_URL=http://127.0.0.1:${NOVA_COMPAT_GLANCE_PORT:-9393}
 REGISTERED_GLANCE=0
+SPLIT_VHOST=""
 case "$TOPOLOGY" in
   aio|split) ;;
   *) echo "compat: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2; exit 2 ;;
@@ -59,6 +63,7 @@ cleanup() {
     kill -9 "$pid" 2>/dev/null || true
   done
   [ -n "$SPLIT_DB" ] && "$PY" tools/compat_db.py drop "$PG_URL" "$SPLIT_DB" || true
+  [ -n "$SPLIT_VHOST" ] && rabbitmqctl -q delete_vhost "$SPLIT_VHOST" >/dev/null 2>&1 || true
   if [ -n "$SPLIT_PIDS" ] || { [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; }; then
     if [ -n "$AIO_PID" ]; then
       kill "$AIO_PID" 2>/dev/null || true
@@ -112,7 +117,7 @@ if [ "$TOPOLOGY" = aio ]; then
   if [ "$GLANCE" = real ]; then
     printf '[glance]\nendpoint_override = %s\n' "$GLANCE_URL" >> "$WORK/state.conf"
   fi
-  "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
     --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
     >"$WORK/nova-aio.log" 2>&1 &
   AIO_PID=$!
@@ -128,6 +133,19 @@ else
   SPLIT_DB=nova_compat_$(date +%s)_$$
   SPLIT_IMAGE_URL=http://127.0.0.1:9292
   [ "$GLANCE" = real ] && SPLIT_IMAGE_URL=$GLANCE_URL
+  # A broker of its own (a throwaway vhost on the local RabbitMQ): oslo.messaging names a
+  # topic's queue after the topic alone ("conductor", "compute.<host>") and binds it to
+  # every exchange that uses it, so a private control_exchange does not keep another
+  # deployment's nova-conductor (a functional test's, say) from taking this run's calls.
+  if [ -z "${NOVA_COMPAT_RABBIT_URL:-}" ] && command -v rabbitmqctl >/dev/null; then
+    SPLIT_VHOST=$SPLIT_DB
+    rabbitmqctl -q add_vhost "$SPLIT_VHOST" >/dev/null
+    rabbitmqctl -q set_permissions -p "$SPLIT_VHOST" guest '.*' '.*' '.*' >/dev/null
+    RABBIT_URL=${RABBIT_URL%/}/$SPLIT_VHOST
+  else
+    echo "compat: sharing the RabbitMQ vhost of $RABBIT_URL; other nova services on it" \
+         "may take this run's calls" >&2
+  fi
   DB_URL=$("$PY" tools/compat_db.py create "$PG_URL" "$SPLIT_DB")
   # etc/nova/aio-keystone.conf's choices, for separate processes.
   cat > "$WORK/split.conf" <<EOF
@@ -165,12 +183,12 @@ auth_section = keystone_authtoken
 connection_uri = qemu:///system
 EOF
   SPLIT_CONF=(--config-file "$WORK/split.conf" --config-file "$COMPAT_DIR/keystone_authtoken.conf")
-  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
-  "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
-  "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
+  "${NOVA_RUN[@]}" "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
   SPLIT_PIDS="$!"
   for binary in nova-conductor nova-compute nova-api; do
-    "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
+    "${NOVA_RUN[@]}" "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
     SPLIT_PIDS="$! $SPLIT_PIDS"
   done
   up=0

@@ -286,7 +286,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
 
         Volume roots take the image the volume was made from, as upstream:
         the request's image for image->volume, else the volume's
-        volume_image_metadata.
+        volume_image_metadata. An existing volume boots only when its
+        ``bootable`` flag is set (upstream's 400 otherwise).
         """
         if root['image_id']:
             image = self._get_image(context, root['image_id'])
@@ -297,6 +298,10 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         meta = {}
         if bdm.get('volume_id'):
             volume = self.volume_api.get(context, bdm['volume_id'])
+            # Cinder shows the flag as 'true'/'false'; a volume without it boots.
+            if not strutils.bool_from_string(volume.get('bootable', True), default=True):
+                raise exception.Invalid(reason='Block Device %s is not bootable.'
+                                               % bdm['volume_id'])
             meta = dict(volume.get('volume_image_metadata') or {})
         core = {k: meta.pop(k) for k in ('min_ram', 'min_disk', 'disk_format',
                                          'container_format', 'size', 'checksum',

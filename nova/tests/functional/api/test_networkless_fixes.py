@@ -166,3 +166,38 @@ def test_server_ips_without_a_network_service(aio, server):
     # Another project's server is not found for this project's reader.
     status, _h, body = aio.request('GET', '/servers/%s/ips' % server, token='alt:alt')
     assert status in (403, 404), body
+
+
+def test_boot_from_a_volume_that_is_not_bootable_is_400(aio, image, nano):
+    # tempest ServersNegativeTestJSON.test_create_server_from_non_bootable_volume.
+    vid = _volume(aio)
+    root = [{'source_type': 'volume', 'destination_type': 'volume', 'boot_index': 0,
+             'uuid': vid}]
+    before = len(aio.db.instance_get_all({}))
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        '', name='nonboot', block_device_mapping_v2=root), version='2.37')
+    assert status == 400, body
+    assert body['badRequest']['message'] == 'Block Device %s is not bootable.' % vid
+    assert len(aio.db.instance_get_all({})) == before
+    _volume(aio, 'available', vid)
+    # The same volume as a data disk beside an image root boots.
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        image, name='data', block_device_mapping_v2=[
+            {'source_type': 'image', 'destination_type': 'local', 'boot_index': 0,
+             'uuid': image}, dict(root[0], boot_index=-1)]), version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+    _volume(aio, 'available', vid)
+    # Once the volume is marked bootable, it is the boot device.
+    status, _h, body = aio.request(
+        'POST', '/v3/demo/volumes/%s/action' % vid, {'os-set_bootable': {'bootable': True}},
+        url=aio.aio.urls['volume'], headers={'OpenStack-API-Version': 'volume 3.44'})
+    assert status == 200, body
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        '', name='boot', block_device_mapping_v2=root), version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
