@@ -3,7 +3,7 @@
 import json
 import logging
 
-from oslo_utils import timeutils, uuidutils
+from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception, quota
 from nova.compute import (
