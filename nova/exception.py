@@ -119,6 +119,10 @@ class HypervisorError(NovaException):
     msg_fmt = "Hypervisor error: %(reason)s"
 
 
+class MigrationError(NovaException):
+    msg_fmt = "Migration error: %(reason)s"
+
+
 class InstanceDeployFailure(NovaException):
     msg_fmt = "Failed to deploy instance: %(reason)s"
 

@@ -77,7 +77,8 @@ def compute_service(conf, db=None):
     driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
     db = compute_db(conf, db)
     mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api,
-                                 volume_api=cinder.CinderClient(conf))
+                                 volume_api=cinder.CinderClient(conf),
+                                 compute_rpcapi=compute_rpcapi.ComputeAPI(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
                 (mgr.update_available_resource, 60, 'resources'),
                 (mgr.reconcile_periodic, conf.reconcile_interval, 'reconcile'),

@@ -14,7 +14,8 @@ _FLAVOR_KEYS = ('id', 'flavorid', 'name', 'vcpus', 'memory_mb', 'root_gb', 'ephe
 api_actions.SPECS.update({
     'resize': api_actions.ActionSpec('resize', (vs.ACTIVE, vs.STOPPED), (None,),
                                      RESIZE_PREP),
-    'migrate': api_actions.ActionSpec('migrate', (vs.ACTIVE, vs.STOPPED), (None,), None),
+    'migrate': api_actions.ActionSpec('migrate', (vs.ACTIVE, vs.STOPPED), (None,),
+                                      RESIZE_PREP),
     'confirmResize': api_actions.ActionSpec('confirmResize', (vs.RESIZED,), (None,), None),
     'revertResize': api_actions.ActionSpec('revertResize', (vs.RESIZED,), (None,),
                                            RESIZE_REVERTING),
@@ -82,28 +83,55 @@ class ResizeMixin:
                 used=', '.join(str(usages[r]) for r in overs),
                 allowed=', '.join(str(quotas[r]) for r in overs))
 
-    def _start_migration(self, context, instance, current, new, extra_values=None):
+    def _start_migration(self, context, instance, current, new, extra_values=None,
+                         cold=False, host=None):
+        """Record the migration, claim the task, then hand it on.
+
+        A resize stays on the server's host when ``allow_resize_to_same_host``
+        (the compute host claims the new flavor); a cold migration, or a
+        resize without that option, goes to the conductor, which picks and
+        claims another host.
+        """
+        in_place = not cold and self.conf.allow_resize_to_same_host
         migration = self.db.migration_create({
             'instance_uuid': instance['uuid'], 'status': 'pre-migrating',
-            'migration_type': 'resize',
+            'migration_type': 'migration' if cold else 'resize',
             'source_compute': instance['host'], 'source_node': instance['node'],
-            'dest_compute': instance['host'], 'dest_node': instance['node'],
+            'dest_compute': instance['host'] if in_place else None,
+            'dest_node': instance['node'] if in_place else None,
             'old_instance_type_id': current.get('id'), 'new_instance_type_id': new.get('id'),
             'old_flavor': flavor_snapshot(current), 'new_flavor': flavor_snapshot(new),
             'user_id': context.user_id, 'project_id': context.project_id})
         try:
-            inst = self.begin_action(context, instance, 'resize', extra_values=extra_values)
+            inst = self.begin_action(context, instance, 'migrate' if cold else 'resize',
+                                     extra_values=extra_values)
         except Exception:
             self.db.migration_update(migration['id'], {'status': 'error'})
             raise
-        self.compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
+        if in_place:
+            self.compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
+        else:
+            self.conductor_api.migrate_server(context, inst, migration['id'],
+                                              self._move_spec(instance, host))
         return migration
 
-    def migrate(self, context, instance, host=None):
-        """Cold migrate: upstream never places it on the server's own host.
+    def _move_spec(self, instance, host):
+        """What the scheduler must keep: the zone, the server group, the image's needs."""
+        from nova.image import sysmeta
+        image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
+        groups = self.db.server_groups_by_instance([instance['uuid']]).get(instance['uuid'])
+        # Within the zone the server is pinned to (2.104; '' once unpinned).
+        zone = (instance['system_metadata'] or {}).get('pinned_az',
+                                                        instance['availability_zone'])
+        return {'host': host, 'availability_zone': zone or None,
+                'group': groups[0] if groups else None,
+                'image_properties': image.get('properties') or {}}
 
-        With one compute host (or a named host that is the server's own) no
-        host fits: the answer is 202 and the migration fails as upstream's
+    def migrate(self, context, instance, host=None):
+        """Cold migrate to another host, picked by the conductor (or ``host``, 2.56).
+
+        Upstream never places it on the server's own host: with one compute
+        host the answer is still 202, and the migration fails as upstream's
         scheduler fails it (migration 'error', a fault, the server unchanged).
         """
         self.check_locked(context, instance)
@@ -114,22 +142,7 @@ class ResizeMixin:
             if host == instance['host']:
                 raise exception.Invalid(reason='The target host can\'t be the same one.')
         flavor = instance['flavor']
-        migration = self.db.migration_create({
-            'instance_uuid': instance['uuid'], 'status': 'error',
-            'migration_type': 'migration', 'source_compute': instance['host'],
-            'source_node': instance['node'], 'old_instance_type_id': flavor.get('id'),
-            'new_instance_type_id': flavor.get('id'), 'old_flavor': flavor_snapshot(flavor),
-            'new_flavor': flavor_snapshot(flavor), 'user_id': context.user_id,
-            'project_id': context.project_id})
-        self.db.action_start(context, instance['uuid'], 'migrate')
-        exc = exception.NoValidHost(reason='No valid host found for cold migrate')
-        # Upstream's conductor records both events of the failed attempt.
-        for name in ('cold_migrate', 'conductor_migrate_server'):
-            event_id = self.db.event_start(instance['uuid'], context.request_id, name)
-            self.db.event_finish(event_id, 'Error', traceback=exc.format_message())
-        self.db.fault_create(instance['uuid'], 500, exc.format_message(),
-                             details=exc.format_message())
-        return migration
+        return self._start_migration(context, instance, flavor, flavor, cold=True, host=host)
 
     def confirm_resize(self, context, instance):
         self.check_locked(context, instance)
@@ -141,8 +154,9 @@ class ResizeMixin:
         self.db.migration_update(migration['id'], {'status': 'confirming'},
                                  expected_status=('finished',))
         self.db.action_start(context, instance['uuid'], 'confirmResize')
+        # The source host lets go of what it kept (itself, for a resize in place).
         self.compute_rpcapi.confirm_resize(
-            context, instance_obj.Instance.from_db(instance), instance['host'],
+            context, instance_obj.Instance.from_db(instance), migration['source_compute'],
             migration['id'])
 
     def revert_resize(self, context, instance):

@@ -12,6 +12,7 @@ from nova.compute import (
     manager_admin,
     manager_consoles,
     manager_image,
+    manager_migrate,
     manager_password,
     manager_power,
     manager_reconcile,
@@ -35,11 +36,14 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
                      lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
                      manager_password.PasswordMixin, manager_resize.ResizeMixin,
-                     manager_shelve.ShelveMixin):
-    target = messaging.Target(version='1.2')
+                     manager_migrate.MigrateMixin, manager_shelve.ShelveMixin):
+    target = messaging.Target(version='1.3')
 
-    def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None):
+    def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None,
+                 compute_rpcapi=None):
         self.conf = conf
+        # Casts to the other host of a migration (nova.compute.manager_migrate).
+        self.compute_rpcapi = compute_rpcapi
         self.volume_api = volume_api
         self.image_api = image_api
         self.conductor_db = db
@@ -89,7 +93,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
             if row['flavor']:
                 for i, amount in enumerate(usage.requested_resources(row['flavor'])):
                     used[i] += amount
-        for flavor in self.resize_usage_flavors():
+        for flavor in self.migration_usage_flavors():
             for i, amount in enumerate(usage.requested_resources(flavor)):
                 used[i] += amount
         self.conductor_db.compute_node_set_usage(self.host, *used)

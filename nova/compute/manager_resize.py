@@ -24,6 +24,11 @@ def flavor_values(flavor):
             'root_gb': flavor['root_gb'], 'ephemeral_gb': flavor['ephemeral_gb']}
 
 
+def crosses_hosts(migration):
+    """Whether a migration moves the server to another host (else: resize in place)."""
+    return migration['dest_compute'] not in (None, migration['source_compute'])
+
+
 class ResizeMixin:
     """Mixed into ComputeManager."""
 
@@ -106,11 +111,20 @@ class ResizeMixin:
     def confirm_resize(self, context, instance, migration_id):
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
+            if crosses_hosts(migration) and \
+                    migration['source_compute'] != self.host:
+                # The auto-confirm of the destination: the source has the work.
+                self.compute_rpcapi.confirm_resize(context, instance,
+                                                   migration['source_compute'], migration_id)
+                return
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_confirm_resize',
                                    host=self.host):
-                    self._confirm(context, instance, migration)
+                    if crosses_hosts(migration):
+                        self._confirm_on_source(context, instance, migration)
+                    else:
+                        self._confirm(context, instance, migration)
             except Exception as exc:  # noqa: BLE001 - recorded; still VERIFY_RESIZE.
                 LOG.exception('Confirming the resize of %s failed', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
@@ -134,6 +148,9 @@ class ResizeMixin:
             migration = self.conductor_db.migration_get(migration_id)
             old_vm_state = (instance.system_metadata or {}).get(OLD_VM_STATE, vs.ACTIVE)
             try:
+                if crosses_hosts(migration):
+                    self._revert_on_destination(context, instance, migration)
+                    return
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_revert_resize',
                                    host=self.host):
@@ -156,6 +173,12 @@ class ResizeMixin:
             row['uuid'], ('finished', 'confirming', 'reverting'))
         if migration is None:
             return
+        if crosses_hosts(migration):
+            # The source keeps the old guest's files and claim: it lets them go.
+            self.conductor_db.migration_update(migration['id'], {'status': 'confirming'})
+            self.compute_rpcapi.confirm_resize(context, instance_obj.Instance.from_db(row),
+                                               migration['source_compute'], migration['id'])
+            return
         self.driver.confirm_migration(context, migration, instance_obj.Instance.from_db(row))
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
@@ -171,6 +194,9 @@ class ResizeMixin:
             migration = self.conductor_db.migration_get_by_instance_and_status(
                 row['uuid'], ('pre-migrating', 'migrating', 'post-migrating', 'reverting'))
             instance = instance_obj.Instance.from_db(row)
+            if migration is not None and crosses_hosts(migration):
+                self.reconcile_migration(context, instance, migration)
+                return True
             old_vm_state = (row['system_metadata'] or {}).get(OLD_VM_STATE) or (
                 row['vm_state'] if row['vm_state'] != vs.RESIZED else vs.ACTIVE)
             if migration is None or migration['status'] == 'pre-migrating':
@@ -188,16 +214,6 @@ class ResizeMixin:
             self._shelve_offload(context, instance_obj.Instance.from_db(row))
             return True
         return False
-
-    def resize_usage_flavors(self):
-        """Old flavors still claimed by resizes awaiting confirmation on this host."""
-        flavors = []
-        for row in self.conductor_db.instance_get_all({'host': self.host, 'vm_state': vs.RESIZED}):
-            migration = self.conductor_db.migration_get_by_instance_and_status(
-                row['uuid'], ('finished', 'confirming', 'reverting'))
-            if migration is not None:
-                flavors.append(migration['old_flavor'])
-        return flavors
 
     def poll_unconfirmed_resizes(self):
         """Confirm resizes left in VERIFY_RESIZE longer than [DEFAULT] resize_confirm_window."""

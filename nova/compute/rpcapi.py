@@ -20,13 +20,16 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
             set_admin_password (changePassword).
     * 1.2 - prep_resize, confirm_resize, revert_resize, shelve_instance,
             shelve_offload_instance, unshelve_instance (rpcapi_resize).
+    * 1.3 - resize_instance, finish_resize, finish_revert_resize,
+            abort_migration: cold migration and resize between two hosts
+            (rpcapi_resize).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
     RPCVersionCapError), so an older host never receives a call it cannot read.
     """
 
-    VERSION = '1.2'
+    VERSION = '1.3'
 
     def __init__(self, conf):
         self.conf = conf

@@ -91,8 +91,10 @@ class HostScopedDB:
         frozen = sorted(_FROZEN_COLUMNS.intersection(values))
         if frozen:
             self._refuse(caller, 'set %s of' % ', '.join(frozen), 'instance %s' % uuid)
-        # A host may let an instance go (shelve offload), never hand it to another.
-        if values.get('host') not in (None, caller) or values.get('node') is not None:
+        # A host may let an instance go (shelve offload) or take it (the end of
+        # a migration to it: _owner_host checks that), never hand it to another.
+        if values.get('host') not in (None, caller) or (
+                values.get('node') is not None and values.get('host') != caller):
             self._refuse(caller, 'move to another host', 'instance %s' % uuid)
         # One statement: the states and the host are checked where they change.
         # Tried first as the instance's host (the common case, no extra query);
@@ -130,6 +132,10 @@ class HostScopedDB:
     def migrations_finished_before(self, context, caller, named_host, cutoff):
         self._own_host(caller, named_host, 'list the migrations of')
         return self.db.migrations_finished_before(caller, cutoff)
+
+    def migrations_in_progress(self, context, caller, named_host):
+        self._own_host(caller, named_host, 'list the migrations of')
+        return self.db.migrations_in_progress(caller)
 
     # -- block device mappings --------------------------------------------------
     def bdm_get_by_instance(self, context, caller, instance_uuid):

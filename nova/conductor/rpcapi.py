@@ -13,7 +13,7 @@ TOPIC = 'conductor'
 # The first version that serves the compute hosts' database access.
 COMPUTE_DB_VERSION = '1.2'
 # The first version whose compute_db takes the host's signature.
-SIGNED_COMPUTE_DB_VERSION = '1.3'
+SIGNED_COMPUTE_DB_VERSION = '1.4'
 
 
 class ConductorAPI:
@@ -34,13 +34,15 @@ class ConductorAPI:
     * 1.3 - compute_db(..., signature=None): the calling host's HMAC over the
             call (``nova.conductor.host_auth``), checked when the conductor
             has host keys ([conductor] host_keys_dir).
+    * 1.4 - migrate_server (pick and claim a destination for a cold migration
+            or a resize to another host, then cast resize_instance to the source).
 
     ``[upgrade_levels] conductor`` caps the version sent: a client pinned
     below 1.2 never sends compute_db (it raises RPCVersionPinned instead);
     pinned to 1.2 it sends the calls unsigned, as a 1.2 conductor expects.
     """
 
-    VERSION = '1.3'
+    VERSION = '1.4'
 
     def __init__(self, conf):
         self.pin = conf.upgrade_levels.conductor
@@ -56,6 +58,11 @@ class ConductorAPI:
     def unshelve_instance(self, context, instance, request_spec):
         cctxt = self.client.prepare(version='1.1')
         cctxt.cast(context, 'unshelve_instance', instance=instance,
+                   request_spec=request_spec)
+
+    def migrate_server(self, context, instance, migration_id, request_spec):
+        cctxt = self.client.prepare(version='1.4')
+        cctxt.cast(context, 'migrate_server', instance=instance, migration_id=migration_id,
                    request_spec=request_spec)
 
     def can_serve_compute_db(self):

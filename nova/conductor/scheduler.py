@@ -23,7 +23,13 @@ class Scheduler:
         return self.db.host_zones().get(host, self.conf.default_availability_zone)
 
     def select_and_claim(self, flavor, exclude=(), force_host=None, image_props=None,
-                         zone=None, group=None, same_host=(), different_host=()):
+                         zone=None, group=None, same_host=(), different_host=(),
+                         exclude_instance=None):
+        """The first host that fits and could be claimed; NoValidHost if none.
+
+        ``exclude_instance``: a server being moved, not counted among its
+        group's members where it is now (upstream does the same).
+        """
         vcpus, memory_mb, disk_gb = requested_resources(flavor)
         up_since = db_api.utcnow_minus(self.conf.service_down_time)
         nodes = self.db.compute_nodes_with_room(vcpus, memory_mb, disk_gb, up_since)
@@ -38,7 +44,7 @@ class Scheduler:
         nodes = self._instance_hints(nodes, same_host, different_host)
         order = _free_ram
         if group is not None:
-            nodes, order = self._group_placement(nodes, group)
+            nodes, order = self._group_placement(nodes, group, exclude_instance)
         for node in sorted(nodes, key=order, reverse=True):
             # Another conductor may have taken the room since the query:
             # the claim re-checks capacity inside the UPDATE itself.
@@ -59,13 +65,14 @@ class Scheduler:
             nodes = [n for n in nodes if n['host'] not in avoided]
         return nodes
 
-    def _group_placement(self, nodes, group_uuid):
+    def _group_placement(self, nodes, group_uuid, exclude_instance=None):
         """Server group filters (hard policies) and weighers (soft ones), as upstream."""
         try:
             group = self.db.server_group_get(group_uuid)
         except exception.InstanceGroupNotFound:
             return nodes, _free_ram
-        members = self.db.server_group_member_hosts(group_uuid)
+        members = self.db.server_group_member_hosts(group_uuid,
+                                                    exclude_instance=exclude_instance)
         policy = group['policy']
         if policy == 'affinity' and members:
             nodes = [n for n in nodes if n['host'] in members]

@@ -67,6 +67,14 @@ class MigrationsDBMixin:
             row = conn.execute(query).first()
         return _decode(row) if row is not None else None
 
+    def migrations_in_progress(self, host):
+        """Migrations still under way that start or end on ``host`` (usage recount)."""
+        query = sa.select(MIGRATIONS).where(
+            sa.or_(MIGRATIONS.c.source_compute == host, MIGRATIONS.c.dest_compute == host),
+            MIGRATIONS.c.deleted == 0, MIGRATIONS.c.status.in_(IN_PROGRESS))
+        with self.engine.connect() as conn:
+            return [_decode(r) for r in conn.execute(query)]
+
     def migrations_finished_before(self, host, cutoff):
         """'finished' resizes on ``host`` last updated before ``cutoff`` (auto-confirm)."""
         query = sa.select(MIGRATIONS).where(

@@ -1,4 +1,4 @@
-"""Libvirt driver: same-host resize (grow the root disk, redefine) with a saved copy for revert."""
+"""Libvirt driver: resize in place (grow the root disk, redefine) and moves between hosts."""
 
 import logging
 import os
@@ -10,6 +10,7 @@ from nova.virt.libvirt import imagebackend
 LOG = logging.getLogger(__name__)
 
 BACKUP_SUFFIX = '.resize-backup'
+MOVED_SUFFIX = '_resize'
 GiB = 1024 ** 3
 
 
@@ -19,12 +20,20 @@ class ResizeMixin:
     def _resize_backup_path(self, instance):
         return self.get_instance_disk_path(instance) + BACKUP_SUFFIX
 
+    def _moved_dir(self, instance):
+        """Where the source keeps a guest's files while it runs on another host."""
+        return self.get_instance_dir(instance) + MOVED_SUFFIX
+
     def migrate_disk_and_power_off(self, context, instance, flavor, timeout=0,
-                                   retry_interval=0):
+                                   retry_interval=0, block_device_info=None,
+                                   keep_for_another_host=False):
         """Stop the guest and keep a copy of its root disk for a revert.
 
         The copy is of the qcow2 overlay only (the image cache holds the
-        base), so it is as small as what the guest wrote.
+        base), so it is as small as what the guest wrote. For another host
+        (``keep_for_another_host``) the domain goes from this host, its
+        volumes are disconnected and its directory becomes ``<uuid>_resize``,
+        which the destination copies and a confirm deletes, as upstream.
         """
         try:
             guest = self._guest(instance)
@@ -34,13 +43,72 @@ class ResizeMixin:
             if timeout and guest.is_active():
                 self._clean_shutdown(guest, timeout, retry_interval)
             guest.poweroff()
+        if keep_for_another_host:
+            if guest is not None:
+                guest.undefine()
+            self._disconnect_volumes(instance, block_device_info)
+            inst_dir, moved = self.get_instance_dir(instance), self._moved_dir(instance)
+            shutil.rmtree(moved, ignore_errors=True)
+            if os.path.isdir(inst_dir):
+                os.rename(inst_dir, moved)
+            return
         disk = self.get_instance_disk_path(instance)
         if os.path.exists(disk):
             shutil.copy2(disk, self._resize_backup_path(instance))
 
+    def receive_instance_files(self, context, instance, disk_dir):
+        """Copy a guest's files from the source's ``disk_dir`` into this host's directory.
+
+        ``disk_dir`` must be readable here: shared storage, or both hosts on
+        one machine. Overlays are pointed at this host's image cache (the
+        base is linked or copied into it when this host lacks it).
+        """
+        if not os.path.isdir(disk_dir):
+            raise exception.MigrationError(
+                reason='the source host\'s instance directory %s is not reachable from '
+                       'this host: moving a server between hosts needs shared storage '
+                       'for the instances path, or both hosts on one machine' % disk_dir)
+        inst_dir = self.get_instance_dir(instance)
+        os.makedirs(inst_dir, exist_ok=True)
+        for name in sorted(os.listdir(disk_dir)):
+            src, dest = os.path.join(disk_dir, name), os.path.join(inst_dir, name)
+            if os.path.isfile(src):
+                shutil.copy2(src, dest)
+                if name.startswith('disk'):
+                    self._rebase_on_own_cache(dest)
+
+    def _rebase_on_own_cache(self, path):
+        info = imagebackend.qemu_img_info(path)
+        backing = info.get('full-backing-filename') or info.get('backing-filename')
+        if info.get('format') != 'qcow2' or not backing:
+            return
+        base_dir = self.image_cache.base_dir
+        own = os.path.join(base_dir, os.path.basename(backing))
+        if os.path.abspath(backing) == own:
+            return
+        if not os.path.exists(own):
+            if not os.path.exists(backing):
+                raise exception.MigrationError(
+                    reason='the base image %s of %s is not reachable from this host'
+                           % (backing, os.path.basename(path)))
+            os.makedirs(base_dir, exist_ok=True)
+            part = '%s.part-%d' % (own, os.getpid())
+            imagebackend.link_or_copy(backing, part)
+            os.replace(part, own)
+        fmt = info.get('backing-filename-format') or imagebackend.qemu_img_info(own)['format']
+        try:
+            imagebackend.execute('qemu-img', 'rebase', '-u', '-f', 'qcow2', '-b', own,
+                                 '-F', fmt, path)
+        except imagebackend.ProcessError as exc:
+            raise exception.MigrationError(reason=exc.format_message())
+
     def finish_migration(self, context, instance, image_meta, block_device_info=None,
-                         power_on=True):
-        """Grow the root disk to the (new) flavor of ``instance`` and redefine the guest."""
+                         power_on=True, connect_volumes=False):
+        """Grow the root disk to the (new) flavor of ``instance`` and redefine the guest.
+
+        ``connect_volumes``: the guest arrives from another host, its volumes
+        are not connected here yet.
+        """
         disk = self.get_instance_disk_path(instance)
         root_gb = instance.flavor.root_gb
         if root_gb and os.path.exists(disk):
@@ -52,6 +120,8 @@ class ResizeMixin:
                                          str(wanted))
                 except imagebackend.ProcessError as exc:
                     raise exception.HypervisorError(reason=exc.format_message())
+        if connect_volumes:
+            self._connect_volumes(instance, block_device_info)
         self._redefine(context, instance, image_meta, block_device_info, power_on)
 
     def _redefine(self, context, instance, image_meta, block_device_info, power_on):
@@ -66,21 +136,32 @@ class ResizeMixin:
             guest.launch()
         return guest
 
-    def confirm_migration(self, context, migration, instance, network_info=None):
-        """The resize stays: drop the saved root disk."""
+    def confirm_migration(self, context, migration, instance, network_info=None,
+                          another_host=False):
+        """The resize stays: drop the saved root disk (or the directory kept for a move)."""
+        if another_host:
+            shutil.rmtree(self._moved_dir(instance), ignore_errors=True)
+            return
         try:
             os.unlink(self._resize_backup_path(instance))
         except FileNotFoundError:
             pass
 
     def finish_revert_migration(self, context, instance, image_meta,
-                                block_device_info=None, power_on=True):
-        """Back to the saved root disk and the (old) flavor ``instance`` carries again."""
+                                block_device_info=None, power_on=True, connect_volumes=False):
+        """Back to the saved root disk (or kept directory) and the old flavor, then start."""
         try:
             self._guest(instance).poweroff()
         except exception.InstanceNotFound:
             pass
+        moved = self._moved_dir(instance)
+        if os.path.isdir(moved):
+            inst_dir = self.get_instance_dir(instance)
+            shutil.rmtree(inst_dir, ignore_errors=True)
+            os.rename(moved, inst_dir)
         backup = self._resize_backup_path(instance)
         if os.path.exists(backup):
             os.replace(backup, self.get_instance_disk_path(instance))
+        if connect_volumes:
+            self._connect_volumes(instance, block_device_info)
         self._redefine(context, instance, image_meta, block_device_info, power_on)

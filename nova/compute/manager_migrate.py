@@ -1,0 +1,199 @@
+"""Compute manager: cold migration and resize between two hosts (source and destination)."""
+
+import logging
+
+from nova import exception
+from nova.compute import actions
+from nova.compute import resources as usage
+from nova.compute import vm_states as vs
+from nova.compute.manager_resize import OLD_VM_STATE, crosses_hosts, flavor_values
+
+LOG = logging.getLogger(__name__)
+
+
+class MigrateMixin:
+    """Mixed into ComputeManager (uses conductor_db, driver, compute_rpcapi, host).
+
+    The steps, one host at a time: the conductor claims the new flavor on the
+    destination; the source stops the guest and keeps its files
+    (``resize_instance``); the destination copies them, takes the instance
+    and starts it (``finish_resize``). Confirm frees the source's files and
+    claim; revert frees the destination's and the source starts the guest
+    from the files it kept (``finish_revert_resize``). A failure on either
+    side ends with the server back on the source, as it was, and a fault.
+    """
+
+    # -- source: stop the guest and hand over its disks -------------------------
+    def resize_instance(self, context, instance, migration_id):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            old_vm_state = instance.vm_state
+            sysmeta = dict(instance.system_metadata or {}, **{OLD_VM_STATE: old_vm_state})
+            try:
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_resize_instance', host=self.host):
+                    self.conductor_db.migration_update(migration_id, {'status': 'migrating'})
+                    self.conductor_db.instance_update(instance.uuid, {
+                        'task_state': 'resize_migrating', 'system_metadata': sysmeta})
+                    self.driver.migrate_disk_and_power_off(
+                        context, instance, migration['new_flavor'],
+                        timeout=self.conf.shutdown_timeout, retry_interval=5,
+                        block_device_info=self.block_device_info(context, instance),
+                        keep_for_another_host=True)
+                    self.conductor_db.migration_update(migration_id,
+                                                       {'status': 'post-migrating'})
+                    self.conductor_db.instance_update(instance.uuid,
+                                                      {'task_state': 'resize_migrated'})
+            except Exception as exc:  # noqa: BLE001 - rolled back here, recorded.
+                LOG.exception('Migrating %s away failed; it stays here', instance.uuid)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self._restart_here(context, instance, migration, old_vm_state, 'error')
+                self.compute_rpcapi.abort_migration(context, instance,
+                                                    migration['dest_compute'], migration_id)
+                return
+        self.compute_rpcapi.finish_resize(context, instance, migration['dest_compute'],
+                                          migration_id, self.driver.get_instance_dir(instance))
+
+    # -- destination: take the disks, the instance, and start it -----------------
+    def finish_resize(self, context, instance, migration_id, disk_dir):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            try:
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_finish_resize', host=self.host):
+                    self._take_instance(context, instance, migration, disk_dir)
+            except Exception as exc:  # noqa: BLE001 - handed back to the source.
+                LOG.exception('Finishing the migration of %s here failed; back to %s',
+                              instance.uuid, migration['source_compute'])
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self._drop_here(context, instance, migration)
+                self.conductor_db.migration_update(migration_id, {'status': 'reverting'})
+                self.compute_rpcapi.finish_revert_resize(
+                    context, instance, migration['source_compute'], migration_id, 'error')
+
+    def _take_instance(self, context, instance, migration, disk_dir):
+        self.driver.receive_instance_files(context, instance, disk_dir)
+        row = self.conductor_db.instance_update(instance.uuid, dict(
+            flavor_values(migration['new_flavor']), host=self.host,
+            node=migration['dest_node'] or self.host, task_state='resize_finish'))
+        instance.refresh_from(row)
+        self.driver.finish_migration(context, instance, self._image_meta(instance),
+                                     self.block_device_info(context, instance),
+                                     power_on=self._old_vm_state(instance) != vs.STOPPED,
+                                     connect_volumes=True)
+        self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
+        self.conductor_db.instance_update(instance.uuid, {
+            'vm_state': vs.RESIZED, 'task_state': None,
+            'power_state': self._power_state(instance)})
+
+    def _drop_here(self, context, instance, migration):
+        """This host's copy of the guest and its files go; so does the new flavor's claim."""
+        try:
+            self.driver.destroy(context, instance, destroy_disks=True,
+                                block_device_info=self.block_device_info(context, instance))
+        except Exception:  # noqa: BLE001 - the claim must still go.
+            LOG.exception('Could not remove the copy of %s on this host', instance.uuid)
+        self.conductor_db.compute_node_release(
+            self.host, *usage.requested_resources(migration['new_flavor']))
+
+    def abort_migration(self, context, instance, migration_id):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            self.conductor_db.compute_node_release(
+                self.host, *usage.requested_resources(migration['new_flavor']))
+
+    @staticmethod
+    def _old_vm_state(instance):
+        return (instance.system_metadata or {}).get(OLD_VM_STATE, vs.ACTIVE)
+
+    # -- revert: the destination lets go, the source starts the guest again ------
+    def _revert_on_destination(self, context, instance, migration):
+        with actions.event(self.conductor_db, context, instance.uuid,
+                           'compute_revert_resize', host=self.host):
+            self._drop_here(context, instance, migration)
+        self.compute_rpcapi.finish_revert_resize(
+            context, instance, migration['source_compute'], migration['id'], 'reverted')
+
+    def finish_revert_resize(self, context, instance, migration_id, status):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            row = self.conductor_db.instance_get(instance.uuid)
+            instance.refresh_from(row)
+            old_vm_state = self._old_vm_state(instance)
+            try:
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_finish_revert_resize', host=self.host):
+                    self._restart_here(context, instance, migration, old_vm_state, status)
+            except Exception as exc:  # noqa: BLE001 - recorded; the server is in ERROR.
+                LOG.exception('Starting %s again here failed', instance.uuid)
+                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+                self.conductor_db.instance_update(instance.uuid, {
+                    'vm_state': vs.ERROR, 'task_state': None, 'host': self.host,
+                    'node': migration['source_node'] or self.host})
+                self.conductor_db.migration_update(migration_id, {'status': 'error'})
+
+    def _restart_here(self, context, instance, migration, old_vm_state, status):
+        """The instance back on this (source) host with its old flavor and guest."""
+        sysmeta = {k: v for k, v in (instance.system_metadata or {}).items()
+                   if k != OLD_VM_STATE}
+        row = self.conductor_db.instance_update(instance.uuid, dict(
+            flavor_values(migration['old_flavor']), host=self.host,
+            node=migration['source_node'] or self.host))
+        instance.refresh_from(row)
+        self.driver.finish_revert_migration(context, instance, self._image_meta(instance),
+                                            self.block_device_info(context, instance),
+                                            power_on=old_vm_state != vs.STOPPED,
+                                            connect_volumes=True)
+        # The instance first: once the migration ends this host may no longer touch it.
+        self.conductor_db.instance_update(instance.uuid, {
+            'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,
+            'power_state': self._power_state(instance)})
+        self.conductor_db.migration_update(migration['id'], {'status': status})
+
+    # -- confirm: the source lets go ------------------------------------------------
+    def _confirm_on_source(self, context, instance, migration):
+        """Drop the files kept for a revert and the old flavor's claim; end the migration."""
+        self.driver.confirm_migration(context, migration, instance, another_host=True)
+        try:
+            row = self.conductor_db.instance_get(instance.uuid)
+            sysmeta = dict(row['system_metadata'] or {})
+            old_vm_state = sysmeta.pop(OLD_VM_STATE, vs.ACTIVE)
+            self.conductor_db.instance_update(instance.uuid, {
+                'vm_state': vs.STOPPED if old_vm_state == vs.STOPPED else vs.ACTIVE,
+                'task_state': None, 'system_metadata': sysmeta},
+                expected_vm_state=[vs.RESIZED])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            pass   # deleted while resized: the destination already removed it
+        self.conductor_db.compute_node_release(
+            self.host, *usage.requested_resources(migration['old_flavor']))
+        self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
+
+    def migration_usage_flavors(self):
+        """Flavors claimed here by migrations under way, beyond the instances placed here."""
+        flavors = []
+        for migration in self.conductor_db.migrations_in_progress(self.host):
+            status = migration['status']
+            settled = status in ('finished', 'confirming', 'reverting')
+            if migration['source_compute'] == self.host and settled:
+                flavors.append(migration['old_flavor'])   # the kept guest's room
+            elif (migration['dest_compute'] == self.host and crosses_hosts(migration)
+                  and status in ('pre-migrating', 'migrating', 'post-migrating')):
+                flavors.append(migration['new_flavor'])   # claimed, not yet arrived
+        return flavors
+
+    # -- after a restart: end what the crash interrupted ------------------------------
+    def reconcile_migration(self, context, instance, migration):
+        """A move between hosts interrupted here: the server goes back to its source."""
+        status = migration['status']
+        if self.host == migration['source_compute'] and instance.host == self.host:
+            self._restart_here(context, instance, migration, self._old_vm_state(instance),
+                               'error')
+            self.compute_rpcapi.abort_migration(context, instance, migration['dest_compute'],
+                                                migration['id'])
+        elif self.host == migration['dest_compute'] and instance.host == self.host:
+            self._drop_here(context, instance, migration)
+            if status != 'reverting':
+                self.conductor_db.migration_update(migration['id'], {'status': 'reverting'})
+            self.compute_rpcapi.finish_revert_resize(
+                context, instance, migration['source_compute'], migration['id'],
+                'reverted' if status == 'reverting' else 'error')
