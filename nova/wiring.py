@@ -47,7 +47,7 @@ def _resize_shelve_interval(conf):
     return min([conf.shelved_poll_interval] + windows)
 
 
-def compute_db(conf, db=None):
+def compute_db(conf, db=None, host=None):
     """The compute manager's database handle: conductor calls, never a connection.
 
     Split (``db`` None): an RPC call to nova-conductor per operation. In the
@@ -65,18 +65,25 @@ def compute_db(conf, db=None):
         capi.load_host_key()   # an unreadable key file stops nova-compute now
         return conductor_db.ConductorDB(conf.host, capi.compute_db, ping=capi.ping)
     from nova.conductor import compute_db as scoped
-    return conductor_db.ConductorDB(conf.host, scoped.HostScopedDB(db).dispatch)
+    return conductor_db.ConductorDB(host or conf.host, scoped.HostScopedDB(db).dispatch)
 
 
-def compute_service(conf, db=None):
-    """nova-compute; ``db`` only in the all-in-one, whose conductor shares the process."""
+def compute_service(conf, db=None, host=None, instances_path=None, placement_lock=None):
+    """nova-compute; ``db`` only in the all-in-one, whose conductor shares the process.
+
+    ``host`` and ``instances_path`` (else [DEFAULT]'s) name one of the all-in-one's
+    extra compute hosts; ``placement_lock`` is shared by the drivers of one libvirtd.
+    """
     from nova import service
     from nova.compute import manager
     from nova.virt.libvirt import driver as libvirt_driver
     image_api = glance.GlanceClient(conf)
-    driver = libvirt_driver.LibvirtDriver(conf, image_api.download)
-    db = compute_db(conf, db)
-    mgr = manager.ComputeManager(conf, db, driver, host=conf.host, image_api=image_api,
+    host = host or conf.host
+    driver = libvirt_driver.LibvirtDriver(
+        conf, image_api.download, instances_path=instances_path,
+        nodename=None if host == conf.host else host, placement_lock=placement_lock)
+    db = compute_db(conf, db, host=host)
+    mgr = manager.ComputeManager(conf, db, driver, host=host, image_api=image_api,
                                  volume_api=cinder.CinderClient(conf),
                                  compute_rpcapi=compute_rpcapi.ComputeAPI(conf))
     periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
@@ -91,5 +98,5 @@ def compute_service(conf, db=None):
                 (mgr.poll_unconfirmed_resizes, _resize_shelve_interval(conf), 'resize-confirm'),
                 (mgr.offload_shelved_instances, _resize_shelve_interval(conf),
                  'shelve-offload')]
-    return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, conf.host, mgr,
+    return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, host, mgr,
                            periodic=periodic)

@@ -2,7 +2,7 @@
 
     compat_db.py create SERVER_URL NAME   create NAME; print its URL
     compat_db.py drop SERVER_URL NAME     drop NAME (ending its connections)
-    compat_db.py has-compute DB_URL       exit 0 once a compute node is registered
+    compat_db.py has-compute DB_URL [N]   exit 0 once N (default 1) compute nodes are registered
 """
 
 import re
@@ -22,7 +22,7 @@ def main(argv):
             return 1
         finally:
             engine.dispose()
-        return 0 if count else 1
+        return 0 if count >= (int(argv[3]) if len(argv) > 3 else 1) else 1
     name = argv[3]
     if not re.fullmatch(r'[a-z_][a-z0-9_]*', name):
         raise SystemExit('bad database name %r' % name)

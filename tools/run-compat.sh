@@ -13,7 +13,8 @@
 # CLI/SDK tests, the plugin's API and guest scenario tests) against the same nova-aio; any
 # failure there fails the stage. NOVA_COMPAT_PLUGIN=0 skips that part.
 # NOVA_COMPAT_TOPOLOGY=split runs the same tests against the split services instead of
-# nova-aio: nova-api, nova-conductor and nova-compute as separate processes on RabbitMQ
+# nova-aio: nova-api, nova-conductor and two nova-compute (hosts compat-split and
+# compat-split-2) as separate processes on RabbitMQ
 # (NOVA_COMPAT_RABBIT_URL, else a throwaway vhost on the local broker) and a throwaway
 # PostgreSQL database (NOVA_COMPAT_PG_URL), with the embedded image and volume endpoints
 # served by tools/compat_endpoints.py. Not part of the default test command. NOVA_COMPAT_NETWORKLESS=1 also runs the tempest classes that
@@ -187,6 +188,13 @@ EOF
   "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
   "${NOVA_RUN[@]}" "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
   SPLIT_PIDS="$!"
+  # A second compute host (tempest's multi-node tests: min_compute_nodes = 2) on the same
+  # libvirtd, with its own host name and instance directory.
+  printf '[DEFAULT]\nhost = compat-split-2\ninstances_path = %s\n' \
+    "$WORK/state-host2/instances" > "$WORK/split-host2.conf"
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-compute" "${SPLIT_CONF[@]}" \
+    --config-file "$WORK/split-host2.conf" >"$WORK/nova-compute-2.log" 2>&1 &
+  SPLIT_PIDS="$! $SPLIT_PIDS"
   for binary in nova-conductor nova-compute nova-api; do
     "${NOVA_RUN[@]}" "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
     SPLIT_PIDS="$! $SPLIT_PIDS"
@@ -199,14 +207,14 @@ EOF
     done
     if grep -q 'compat endpoints ready' "$WORK/endpoints.log" \
         && curl -fsS -o /dev/null --max-time 3 http://127.0.0.1:8774/ \
-        && "$PY" tools/compat_db.py has-compute "$DB_URL"; then
+        && "$PY" tools/compat_db.py has-compute "$DB_URL" 2; then
       up=1; break
     fi
     sleep 1
   done
   [ "$up" = 1 ] || { echo "compat: the split services did not start" >&2;
                      tail -n 20 "$WORK"/*.log >&2; exit 1; }
-  echo "compat: split services up (nova-api, nova-conductor, nova-compute, endpoints)"
+  echo "compat: split services up (nova-api, nova-conductor, two nova-compute, endpoints)"
 fi
 
 # 3. Images, flavors and tempest.conf.

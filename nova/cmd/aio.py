@@ -2,6 +2,7 @@
 
 import logging
 import os
+import threading
 
 import nova.conf
 from nova import wiring, wsgi_server
@@ -166,6 +167,32 @@ def with_request_log(app):
     return access_log.AccessLog(request_id.RequestId(app))
 
 
+def extra_host_dirs(conf):
+    """{name: instances_path} of [aio] extra_compute_hosts; StartupError on a bad name."""
+    from nova.conductor import host_auth
+    dirs = {}
+    for name in conf.aio.extra_compute_hosts:
+        # A host name, never a path: it names a directory under state_path.
+        if not host_auth.valid_host_name(name) or name in (conf.host, *dirs):
+            raise common.StartupError(
+                '[aio] extra_compute_hosts: %r is not a host name of its own '
+                '(letters, digits, ".", "_", "-"; unique, not [DEFAULT] host %s)'
+                % (name, conf.host))
+        dirs[name] = os.path.join(conf.state_path, 'hosts', name, 'instances')
+    return dirs
+
+
+def _compute_services(conf, db):
+    """[DEFAULT] host's compute service, then one per [aio] extra_compute_hosts name."""
+    # One libvirtd for all: one spawn at a time picks serial ports and CPUs.
+    lock = threading.Lock()
+    services = [wiring.compute_service(conf, db, placement_lock=lock)]
+    for name, path in extra_host_dirs(conf).items():
+        services.append(wiring.compute_service(conf, db, host=name, instances_path=path,
+                                               placement_lock=lock))
+    return services
+
+
 class AllInOne:
     """Owns every part of the all-in-one so tests can start and stop it in-process."""
 
@@ -190,6 +217,7 @@ class AllInOne:
     def _start(self):
         conf = self.conf
         common.require_writable_paths(conf)
+        extra_host_dirs(conf)   # a bad name stops the start before anything runs
         db = wiring.database(conf)
         if self.migrate_in_child:
             try:
@@ -213,8 +241,7 @@ class AllInOne:
         self.urls['image'] = image_url
         _point_client(conf, 'glance', image_url)
         self._start_volume_endpoint(conf)
-        for build in (wiring.conductor_service, wiring.compute_service):
-            svc = build(conf, db)
+        for svc in [wiring.conductor_service(conf, db)] + _compute_services(conf, db):
             svc.start()
             self.services.append(svc)
         # Before the API: a proxy on port 0 fixes the console base URLs.

@@ -38,6 +38,15 @@ opts = [
                help='Domain of cloud_username in clouds.yaml.'),
     cfg.StrOpt('cloud_project_domain_name', default='Default',
                help='Domain of cloud_project_name in clouds.yaml.'),
+    cfg.ListOpt('extra_compute_hosts', default=[],
+                help='Names of more compute hosts to run inside the all-in-one, '
+                     'beside [DEFAULT] host: one compute service per name, with its '
+                     'own service and hypervisor record (reported under that name), '
+                     'its own instance directory ($state_path/hosts/<name>/instances) '
+                     'and RPC server, on the same libvirt connection URI. For '
+                     'trying out multi-host behaviour (server group policies, '
+                     'same_host/different_host hints, unshelve to a host) on one '
+                     'machine.'),
 ]
 
 

@@ -63,9 +63,10 @@ class RunningAio:
         """Leave no guest behind on a shared libvirtd, even after a failed test."""
         from nova import context as nova_context
         from nova.objects import instance as instance_obj
-        driver = self.aio.services[1].manager.driver
+        drivers = {svc.host: svc.manager.driver for svc in self.aio.services[1:]}
         ctx = nova_context.get_admin_context()
         for row in self.db.instance_get_all({}):
+            driver = drivers.get(row['host'], self.aio.services[1].manager.driver)
             try:
                 driver.destroy(ctx, instance_obj.Instance.from_db(row), destroy_disks=True)
             except Exception:  # noqa: BLE001 - best effort clean-up.

@@ -119,18 +119,24 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
     }
 
     def __init__(self, conf, image_fetcher, host=None,
-                 soft_reboot_wait=120, shutdown_poll_interval=0.1):
+                 soft_reboot_wait=120, shutdown_poll_interval=0.1,
+                 instances_path=None, nodename=None, placement_lock=None):
         self.conf = conf
         self.virt_type = conf.libvirt.virt_type
         self.host = host or libvirt_host.Host(libvirt_host.uri_for_virt_type(
             self.virt_type, conf.libvirt.connection_uri))
-        self.instances_path = conf.instances_path
+        # The all-in-one's extra compute hosts share the libvirtd: each keeps
+        # its own instance directory and reports its own node name.
+        self.instances_path = instances_path or conf.instances_path
+        self.nodename = nodename
         self.image_cache = imagebackend.ImageCache(
             os.path.join(self.instances_path, '_base'), image_fetcher)
         self.soft_reboot_wait = soft_reboot_wait
         self.shutdown_poll_interval = shutdown_poll_interval
         self._settings = None
-        self._placement_lock = threading.Lock()
+        # Shared by drivers on one libvirtd in one process: a serial port or
+        # host CPU is picked and taken by one spawn at a time across them all.
+        self._placement_lock = placement_lock or threading.Lock()
         stable = self.virt_type in driver_rescue.STABLE_RESCUE_VIRT_TYPES
         # virt_type (and machine_type, in init_host) reach the node record,
         # where the API applies the static bus rules before accepting a boot.
@@ -236,7 +242,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
             'local_gb_used': (fs.f_blocks - fs.f_bfree) * fs.f_frsize // GiB,
             'hypervisor_type': self.host.get_hypervisor_type(),
             'hypervisor_version': self.host.get_hypervisor_version(),
-            'hypervisor_hostname': self.host.get_hostname(),
+            'hypervisor_hostname': self.nodename or self.host.get_hostname(),
             'cpu_info': cpu_info_json(caps, node),
             'hugepages': self._has_huge_pages(),
         }
