@@ -52,7 +52,7 @@ class MigrateMixin:
                                                     migration['dest_compute'], migration_id)
                 return
         self.compute_rpcapi.finish_resize(context, instance, migration['dest_compute'],
-                                          migration_id, self.driver.get_instance_dir(instance))
+                                          migration_id, self.driver.moved_instance_dir(instance))
 
     # -- destination: take the disks, the instance, and start it -----------------
     def finish_resize(self, context, instance, migration_id, disk_dir):
@@ -152,7 +152,7 @@ class MigrateMixin:
 
     # -- confirm: the source lets go ------------------------------------------------
     def _confirm_on_source(self, context, instance, migration):
-        """Drop the files kept for a revert and the old flavor's claim; end the migration."""
+        """Drop the files kept for a revert and the old flavor's claim."""
         self.driver.confirm_migration(context, migration, instance, another_host=True)
         try:
             row = self.conductor_db.instance_get(instance.uuid)
@@ -166,7 +166,8 @@ class MigrateMixin:
             pass   # deleted while resized: the destination already removed it
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
-        self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
+        # The caller ends the migration once its event is recorded: after
+        # that this host may no longer touch the server's records.
 
     def migration_usage_flavors(self):
         """Flavors claimed here by migrations under way, beyond the instances placed here."""

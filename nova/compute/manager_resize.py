@@ -125,6 +125,8 @@ class ResizeMixin:
                         self._confirm_on_source(context, instance, migration)
                     else:
                         self._confirm(context, instance, migration)
+                if crosses_hosts(migration):
+                    self.conductor_db.migration_update(migration_id, {'status': 'confirmed'})
             except Exception as exc:  # noqa: BLE001 - recorded; still VERIFY_RESIZE.
                 LOG.exception('Confirming the resize of %s failed', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)

@@ -20,7 +20,7 @@ class ResizeMixin:
     def _resize_backup_path(self, instance):
         return self.get_instance_disk_path(instance) + BACKUP_SUFFIX
 
-    def _moved_dir(self, instance):
+    def moved_instance_dir(self, instance):
         """Where the source keeps a guest's files while it runs on another host."""
         return self.get_instance_dir(instance) + MOVED_SUFFIX
 
@@ -47,7 +47,7 @@ class ResizeMixin:
             if guest is not None:
                 guest.undefine()
             self._disconnect_volumes(instance, block_device_info)
-            inst_dir, moved = self.get_instance_dir(instance), self._moved_dir(instance)
+            inst_dir, moved = self.get_instance_dir(instance), self.moved_instance_dir(instance)
             shutil.rmtree(moved, ignore_errors=True)
             if os.path.isdir(inst_dir):
                 os.rename(inst_dir, moved)
@@ -140,7 +140,7 @@ class ResizeMixin:
                           another_host=False):
         """The resize stays: drop the saved root disk (or the directory kept for a move)."""
         if another_host:
-            shutil.rmtree(self._moved_dir(instance), ignore_errors=True)
+            shutil.rmtree(self.moved_instance_dir(instance), ignore_errors=True)
             return
         try:
             os.unlink(self._resize_backup_path(instance))
@@ -154,7 +154,7 @@ class ResizeMixin:
             self._guest(instance).poweroff()
         except exception.InstanceNotFound:
             pass
-        moved = self._moved_dir(instance)
+        moved = self.moved_instance_dir(instance)
         if os.path.isdir(moved):
             inst_dir = self.get_instance_dir(instance)
             shutil.rmtree(inst_dir, ignore_errors=True)
