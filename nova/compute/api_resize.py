@@ -93,6 +93,8 @@ class ResizeMixin:
         claims another host.
         """
         in_place = not cold and self.conf.allow_resize_to_same_host
+        if not in_place:
+            self._check_move_rpc()
         migration = self.db.migration_create({
             'instance_uuid': instance['uuid'], 'status': 'pre-migrating',
             'migration_type': 'migration' if cold else 'resize',
@@ -114,6 +116,17 @@ class ResizeMixin:
             self.conductor_api.migrate_server(context, inst, migration['id'],
                                               self._move_spec(instance, host))
         return migration
+
+    def _check_move_rpc(self):
+        """409 before anything is written when an [upgrade_levels] pin forbids the move."""
+        for client, topic, needed in ((self.conductor_api.client, 'conductor', '1.4'),
+                                      (self.compute_rpcapi.client, 'compute', '1.3')):
+            if not client.can_send_version(needed):
+                exc = exception.RPCVersionPinned(
+                    what='Moving a server to another host', topic=topic, needed=needed,
+                    pin=client.version_cap)
+                exc.code = 409
+                raise exc
 
     def _move_spec(self, instance, host):
         """What the scheduler must keep: the zone, the server group, the image's needs."""

@@ -234,3 +234,21 @@ def test_resize_goes_to_another_host_when_the_same_host_is_not_allowed(aio, serv
     assert (shown['OS-EXT-SRV-ATTR:host'], shown['flavor']['ram']) == ('testhost', 64)
     wait(lambda: usage(aio, 'testhost2') == (0, 0, 0))
     assert usage(aio, 'testhost')[1] == 64
+
+
+def test_an_rpc_pin_below_the_move_is_409_and_changes_nothing(aio, server):
+    from nova import context as nova_context
+    from nova import wiring
+    aio.conf.set_override('compute', '1.2', group='upgrade_levels')
+    try:
+        api = wiring.compute_api(aio.conf, aio.db)
+    finally:
+        aio.conf.clear_override('compute', group='upgrade_levels')
+    ctx = nova_context.get_admin_context()
+    with pytest.raises(exception.RPCVersionPinned) as caught:
+        api.migrate(ctx, aio.db.instance_get(server))
+    assert caught.value.code == 409 and 'pins it to 1.2' in caught.value.format_message()
+    status, _h, body = aio.request('GET', '/os-migrations?instance_uuid=' + server,
+                                   version='2.80', token=ADMIN)
+    assert body['migrations'] == []
+    assert show(aio, server)['OS-EXT-STS:task_state'] is None
