@@ -88,6 +88,19 @@ class ShelveMixin:
             return vs.STOPPED
         return previous
 
+    def reconcile_shelve(self, context, row):
+        """A shelve a restart interrupted before SHELVED: undone as a failed one is.
+
+        The guest runs again if the server was running, the unfinished image
+        is deleted, the task cleared; an event and a fault say so.
+        """
+        self._drop_unfinished_images(row)
+        vm_state = self._restore_guest(context, instance_obj.Instance.from_db(row),
+                                       row['vm_state'])
+        self._note(row['uuid'], 'the shelve was rolled back; the server is back in %s'
+                   % vm_state)
+        self._set_after_repair(row, {'vm_state': vm_state})
+
     def _mark_shelved(self, instance, image_id, expected=None):
         row = self.conductor_db.instance_get(instance.uuid)
         sysmeta = dict(row['system_metadata'],

@@ -146,3 +146,24 @@ def test_outage_after_the_upload_still_shelves(aio, server, monkeypatch):
     assert aio.request('POST', '/servers/%s/action' % server, {'unshelve': None},
                        version=V)[0] == 202
     aio.wait_for_status(server, ['ACTIVE'])
+
+
+def test_restart_in_the_middle_of_a_shelve_rolls_it_back(aio, server):
+    # What a compute restart finds after dying between power off and upload.
+    from nova import context as nova_context
+    from nova.objects import instance as instance_obj
+    mgr = aio.aio.services[1].manager
+    # The task first: the power-off event must not find a server to stop.
+    row = aio.db.instance_update(server, {'task_state': 'shelving_image_uploading'})
+    mgr.driver.power_off(instance_obj.Instance.from_db(row))
+    assert mgr._power_state(instance_obj.Instance.from_db(row)) == 4   # shut down
+    status, _h, image = aio.request('POST', '/v2/images', {
+        'name': 'shelf-shelved', 'disk_format': 'qcow2', 'container_format': 'bare',
+        'image_type': 'snapshot', 'instance_uuid': server}, url=aio.image_url)
+    assert status == 201 and image['status'] == 'queued', image
+    mgr.reconcile_shelve(nova_context.get_admin_context(), row)
+    shown = settled(aio, server)
+    assert shown['status'] == 'ACTIVE' and shown['OS-EXT-STS:power_state'] == 1, shown
+    assert shelve_images(aio) == []
+    fault = aio.db.faults_latest([server])[server]
+    assert 'the shelve was rolled back; the server is back in active' in fault['message']
