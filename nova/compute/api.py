@@ -287,7 +287,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         Volume roots take the image the volume was made from, as upstream:
         the request's image for image->volume, else the volume's
         volume_image_metadata. An existing volume boots only when its
-        ``bootable`` flag is set (upstream's 400 otherwise).
+        ``bootable`` flag is set (upstream's 400 otherwise); a volume snapshot
+        only when its source volume's is, and with that volume's metadata.
         """
         if root['image_id']:
             image = self._get_image(context, root['image_id'])
@@ -296,12 +297,20 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             return glance.image_dict_to_internal(image)
         bdm = root['bdm']
         meta = {}
-        if bdm.get('volume_id'):
-            volume = self.volume_api.get(context, bdm['volume_id'])
+        volume_id = bdm.get('volume_id')
+        if bdm.get('snapshot_id'):
+            # Cinder shows neither the flag nor the image metadata on a snapshot:
+            # it inherits its volume's, which upstream reads (and names in the 400).
+            volume_id = self.volume_api.get_snapshot(context, bdm['snapshot_id'])['volume_id']
+        if volume_id:
+            try:
+                volume = self.volume_api.get(context, volume_id)
+            except exception.VolumeNotFound:
+                raise exception.Invalid(reason='Block Device Mapping is Invalid: failed to '
+                                               'get volume %s.' % volume_id)
             # Cinder shows the flag as 'true'/'false'; a volume without it boots.
             if not strutils.bool_from_string(volume.get('bootable', True), default=True):
-                raise exception.Invalid(reason='Block Device %s is not bootable.'
-                                               % bdm['volume_id'])
+                raise exception.Invalid(reason='Block Device %s is not bootable.' % volume_id)
             meta = dict(volume.get('volume_image_metadata') or {})
         core = {k: meta.pop(k) for k in ('min_ram', 'min_disk', 'disk_format',
                                          'container_format', 'size', 'checksum',

@@ -91,9 +91,10 @@ class LifecycleMixin:
         stopped = getattr(self, '_events_stopped', None)
         if stopped is not None:
             stopped.set()
-        retries = getattr(self, '_event_retries', None)
-        if retries is not None:
-            retries.stop()
+        for name in ('_event_retries', '_conductor_retries'):
+            retries = getattr(self, name, None)
+            if retries is not None:
+                retries.stop()
         stop = getattr(self.driver, 'stop_lifecycle_events', None)
         if stop is not None:
             stop()

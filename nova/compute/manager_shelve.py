@@ -7,13 +7,16 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
-from nova.compute import actions, power_state
+from nova.compute import actions, conductor_retry, power_state
 from nova.compute import vm_states as vs
+from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
 SHELVE_KEYS = ('shelved_at', 'shelved_image_id', 'shelved_host')
+# What the API sets and shelve_instance moves through, before SHELVED.
+SHELVE_TASKS = ('shelving', 'shelving_image_pending_upload', 'shelving_image_uploading')
 
 
 class ShelveMixin:
@@ -22,6 +25,7 @@ class ShelveMixin:
     def shelve_instance(self, context, instance, image_id):
         with self._lock(instance.uuid):
             previous = instance.vm_state
+            uploaded = False
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_shelve_instance',
@@ -33,25 +37,88 @@ class ShelveMixin:
                     self.conductor_db.instance_update(instance.uuid,
                                                       {'task_state': 'shelving_image_uploading'})
                     self._snapshot(context, instance, image_id)
-            except Exception as exc:  # noqa: BLE001 - the server stays as it was.
-                LOG.exception('Shelve of %s failed', instance.uuid)
-                actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-                self._delete_image(context, image_id)
-                self._finish_task(instance, previous if previous != vs.ACTIVE else vs.STOPPED)
-                return
-            self._mark_shelved(instance, image_id)
-            if self.conf.shelved_offload_time == 0:
-                self._shelve_offload(context, instance)
+                    uploaded = True
+            except Exception as exc:  # noqa: BLE001 - rolled back, recorded.
+                if not uploaded:
+                    LOG.exception('Shelve of %s failed', instance.uuid)
+                    self._shelve_failed(context, instance, previous, image_id, exc)
+                    return
+                # Only the event's record failed: the shelve itself is done.
+                LOG.warning('Shelve of %s: its event was not recorded (%s)', instance.uuid, exc)
+            self._conductor_retry().run(instance.uuid, 'Recording the shelve', [
+                lambda: self._mark_shelved(instance, image_id,
+                                           expected=['shelving_image_uploading']),
+                lambda: self._offload_if_at_once(context, instance)])
 
-    def _mark_shelved(self, instance, image_id):
+    def _offload_if_at_once(self, context, instance):
+        if self.conf.shelved_offload_time == 0:
+            self._shelve_offload(context, instance)
+
+    def _shelve_failed(self, context, instance, previous, image_id, exc):
+        """Back to ``previous`` (the guest running again if it was), with a fault; the
+        unfinished image deleted. The conductor may be what failed: its writes
+        are made again until it takes them."""
+        code, message, details = actions.fault_values(exc)
+        notify.fault_recorded(exc)
+        self._delete_image(context, image_id)
+        vm_state = self._restore_guest(context, instance, previous)
+        self._conductor_retry().run(instance.uuid, 'Rolling back the shelve', [
+            lambda: self.conductor_db.fault_create(instance.uuid, code, message,
+                                                   details=details, host=self.host),
+            lambda: self.conductor_db.instance_update(
+                instance.uuid, {'vm_state': vm_state, 'task_state': None,
+                                'power_state': self._power_state(instance)},
+                expected_task_state=list(SHELVE_TASKS))])
+
+    def _restore_guest(self, context, instance, previous):
+        """Undo the shelve's power off; returns the vm_state the guest now matches."""
+        wanted = {vs.ACTIVE: power_state.RUNNING, vs.PAUSED: power_state.PAUSED}.get(previous)
+        if wanted is None or self._power_state(instance) == wanted:
+            return previous
+        try:
+            try:
+                bdi = self.block_device_info(context, instance)
+            except Exception:  # noqa: BLE001 - the conductor may be what failed;
+                bdi = None     # the domain is still defined, it needs none.
+            self.driver.power_on(context, instance, None, block_device_info=bdi)
+            if previous == vs.PAUSED:
+                self.driver.pause(instance)
+        except Exception:  # noqa: BLE001 - it stays off, and says so.
+            LOG.exception('Could not start %s again after its failed shelve', instance.uuid)
+            return vs.STOPPED
+        return previous
+
+    def reconcile_shelve(self, context, row):
+        """A shelve a restart interrupted before SHELVED: undone as a failed one is.
+
+        The guest runs again if the server was running, the unfinished image
+        is deleted, the task cleared; an event and a fault say so.
+        """
+        self._drop_unfinished_images(row)
+        vm_state = self._restore_guest(context, instance_obj.Instance.from_db(row),
+                                       row['vm_state'])
+        self._note(row['uuid'], 'the shelve was rolled back; the server is back in %s'
+                   % vm_state)
+        self._set_after_repair(row, {'vm_state': vm_state})
+
+    def _mark_shelved(self, instance, image_id, expected=None):
         row = self.conductor_db.instance_get(instance.uuid)
         sysmeta = dict(row['system_metadata'],
                        shelved_at=timeutils.utcnow().replace(microsecond=0).isoformat(),
                        shelved_image_id=image_id, shelved_host=self.host)
-        row = self.conductor_db.instance_update(instance.uuid, {
-            'vm_state': vs.SHELVED, 'task_state': None, 'system_metadata': sysmeta,
-            'power_state': self._power_state(instance)})
+        values = {'vm_state': vs.SHELVED, 'task_state': None, 'system_metadata': sysmeta,
+                  'power_state': self._power_state(instance)}
+        if expected is None:
+            row = self.conductor_db.instance_update(instance.uuid, values)
+        else:
+            row = self.conductor_db.instance_update(instance.uuid, values,
+                                                    expected_task_state=expected)
         instance.refresh_from(row)
+
+    def _conductor_retry(self):
+        if getattr(self, '_conductor_retries', None) is None:
+            self._conductor_retries = conductor_retry.ConductorRetry(self._lock)
+        return self._conductor_retries
 
     def shelve_offload_instance(self, context, instance):
         with self._lock(instance.uuid):

@@ -44,11 +44,12 @@ def _call(method, url, body=None, token='demo:demo'):
         return err.code, json.loads(err.read() or b'null')
 
 
-def _write_conf(path, db_url, image_url, api_port, state, exchange, extra=''):
+def _write_conf(path, rabbit_url, db_url, image_url, api_port, state, exchange, extra=''):
     path.write_text(
         '[DEFAULT]\n'
         'transport_url = %s\n'
-        # A private exchange keeps this test's topics apart on a shared broker.
+        # Its own virtual host keeps this deployment's queues apart; its own
+        # exchange, its messages in the broker's listings.
         'control_exchange = nova-test-%s\n'
         'host = mp-compute\n'
         'state_path = %s\n'
@@ -60,15 +61,19 @@ def _write_conf(path, db_url, image_url, api_port, state, exchange, extra=''):
         '[glance]\nauth_type = none\nendpoint_override = %s\n'
         '[libvirt]\nconnection_uri = test:///default\n'
         '%s'
-        % (services.RABBIT_URL, exchange, state, api_port,
+        % (rabbit_url, exchange, state, api_port,
            # nova-compute holds no database credentials: its file has no [database].
            '[database]\nconnection = %s\n' % db_url if db_url else '', image_url, extra))
 
 
 @pytest.fixture
 def cluster(tmp_path):
-    services.require(services.RABBIT_URL, 'RabbitMQ')
     services.require(services.PG_URL, 'PostgreSQL')
+    with services.ThrowawayVhost() as vhost:
+        yield from _cluster(tmp_path, vhost.url)
+
+
+def _cluster(tmp_path, rabbit_url):
     # The image endpoint knows callers only through the auth layer.
     image_conf = nova_conf.new_config()
     image_conf.set_override('auth_strategy', 'noauth2', group='api')
@@ -81,10 +86,10 @@ def cluster(tmp_path):
     exchange = uuid.uuid4().hex[:8]
     with services.ThrowawayDatabase(services.PG_URL) as database:
         # The conductor knows nova-compute by its key, not by the host it names.
-        _write_conf(conf, database.url, image_url, api_port, tmp_path / 'state', exchange,
-                    '[conductor]\nhost_keys_dir = %s\n' % (tmp_path / 'host-keys'))
-        _write_conf(compute_conf, None, image_url, api_port, tmp_path / 'state', exchange,
-                    '[conductor]\nhost_key_file = %s\n' % (tmp_path / 'compute.key'))
+        _write_conf(conf, rabbit_url, database.url, image_url, api_port, tmp_path / 'state',
+                    exchange, '[conductor]\nhost_keys_dir = %s\n' % (tmp_path / 'host-keys'))
+        _write_conf(compute_conf, rabbit_url, None, image_url, api_port, tmp_path / 'state',
+                    exchange, '[conductor]\nhost_key_file = %s\n' % (tmp_path / 'compute.key'))
         manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)

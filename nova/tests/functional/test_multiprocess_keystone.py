@@ -15,7 +15,7 @@ from nova.tests.functional import test_multiprocess as mp
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
 
-def _write_conf(path, db_url, api_port, state):
+def _write_conf(path, rabbit_url, db_url, api_port, state):
     authtoken = ''.join('%s = %s\n' % (key, value)
                         for (_g, key), value in keystone.authtoken_options().items())
     path.write_text(
@@ -29,23 +29,27 @@ def _write_conf(path, db_url, api_port, state):
         '[glance]\nendpoint_override = %s\nauth_section = keystone_authtoken\n'
         '[cinder]\nauth_section = keystone_authtoken\n'
         '[libvirt]\nconnection_uri = test:///default\n'
-        % (services.RABBIT_URL, uuid.uuid4().hex[:8], state, api_port, db_url, authtoken,
+        % (rabbit_url, uuid.uuid4().hex[:8], state, api_port, db_url, authtoken,
            glance.GLANCE_URL))
 
 
 @pytest.fixture
 def cluster(tmp_path):
-    services.require(services.RABBIT_URL, 'RabbitMQ')
     services.require(services.PG_URL, 'PostgreSQL')
     keystone.require_keystone()
     glance.require_glance()
+    with services.ThrowawayVhost() as vhost:
+        yield from _cluster(tmp_path, vhost.url)
+
+
+def _cluster(tmp_path, rabbit_url):
     admin = keystone.admin_session()
     users = [keystone.make_credentials(admin, prefix='nova-mpk') for _ in range(2)]
     api_port = mp._free_port()
     conf = tmp_path / 'nova.conf'
     procs = []
     with services.ThrowawayDatabase(services.PG_URL) as database:
-        _write_conf(conf, database.url, api_port, tmp_path / 'state')
+        _write_conf(conf, rabbit_url, database.url, api_port, tmp_path / 'state')
         manage = [os.path.join(mp.BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)

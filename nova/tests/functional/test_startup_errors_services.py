@@ -8,16 +8,18 @@ from nova.tests.functional import services
 from nova.tests.functional.test_startup_errors import _assert_one_line, _conf, _run
 
 
-def _split_conf(tmp_path, extra=''):
+def _split_conf(tmp_path, rabbit_url, extra=''):
     return ('[DEFAULT]\nstate_path = %s\ntransport_url = %s\napi_listen = 127.0.0.1\n'
             '[database]\nconnection = sqlite:///%s/nova.sqlite\n'
             '[libvirt]\nconnection_uri = test:///default\n%s'
-            % (tmp_path / 'state', services.RABBIT_URL, tmp_path, extra))
+            % (tmp_path / 'state', rabbit_url, tmp_path, extra))
 
 
-@pytest.fixture
+@pytest.fixture(scope='module')
 def rabbit():
-    services.require(services.RABBIT_URL, 'RabbitMQ')
+    """A virtual host of this module's own: no other deployment answers its services."""
+    with services.ThrowawayVhost() as vhost:
+        yield vhost.url
 
 
 def test_api_port_in_use_is_named(tmp_path, rabbit):
@@ -25,7 +27,7 @@ def test_api_port_in_use_is_named(tmp_path, rabbit):
         busy.bind(('127.0.0.1', 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        conf = _split_conf(tmp_path).replace(
+        conf = _split_conf(tmp_path, rabbit).replace(
             'api_listen = 127.0.0.1\n', 'api_listen = 127.0.0.1\napi_listen_port = %d\n' % port)
         rc, _out, err = _run('api', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port,
@@ -34,7 +36,7 @@ def test_api_port_in_use_is_named(tmp_path, rabbit):
 
 @pytest.mark.parametrize('module', ['api', 'conductor'])
 def test_unreachable_database(tmp_path, rabbit, module):
-    conf = _split_conf(tmp_path).replace(
+    conf = _split_conf(tmp_path, rabbit).replace(
         'sqlite:///%s/nova.sqlite' % tmp_path,
         'postgresql+psycopg2://postgres@127.0.0.1:1/nova\nmax_retries = 1\nretry_interval = 1')
     rc, _out, err = _run(module, '--config-file', _conf(tmp_path, conf))
@@ -42,7 +44,7 @@ def test_unreachable_database(tmp_path, rabbit, module):
 
 
 def test_compute_unreachable_libvirtd(tmp_path, rabbit):
-    conf = _split_conf(tmp_path).replace(
+    conf = _split_conf(tmp_path, rabbit).replace(
         'test:///default', 'qemu+unix:///system?socket=%s/no-such.sock' % tmp_path)
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'is libvirtd running?')
@@ -51,7 +53,7 @@ def test_compute_unreachable_libvirtd(tmp_path, rabbit):
 def test_compute_unwritable_instances_path(tmp_path, rabbit):
     blocker = tmp_path / 'file'
     blocker.write_text('')
-    conf = _split_conf(tmp_path).replace(
+    conf = _split_conf(tmp_path, rabbit).replace(
         '[database]', 'instances_path = %s/instances\n[database]' % blocker)
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'instances_path', str(blocker))
@@ -59,7 +61,7 @@ def test_compute_unwritable_instances_path(tmp_path, rabbit):
 
 def test_compute_refuses_a_conductor_pin_below_its_database_calls(tmp_path, rabbit):
     """nova-compute needs conductor RPC 1.2 for every row it touches: a lower pin stops it."""
-    conf = _split_conf(tmp_path, '[upgrade_levels]\nconductor = 1.1\n')
+    conf = _split_conf(tmp_path, rabbit, '[upgrade_levels]\nconductor = 1.1\n')
     conf = conf[:conf.index('[database]')] + conf[conf.index('[libvirt]'):]
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'nova-compute needs conductor RPC 1.2',
@@ -67,7 +69,7 @@ def test_compute_refuses_a_conductor_pin_below_its_database_calls(tmp_path, rabb
 
 
 def test_compute_with_an_unreadable_host_key_file_stops_at_start(tmp_path, rabbit):
-    conf = _split_conf(tmp_path, '[conductor]\nhost_key_file = %s/none.key\n' % tmp_path)
+    conf = _split_conf(tmp_path, rabbit, '[conductor]\nhost_key_file = %s/none.key\n' % tmp_path)
     conf = conf[:conf.index('[database]')] + conf[conf.index('[libvirt]'):]
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'cannot read [conductor] host_key_file %s/none.key' % tmp_path,

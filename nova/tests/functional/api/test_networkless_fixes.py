@@ -201,3 +201,54 @@ def test_boot_from_a_volume_that_is_not_bootable_is_400(aio, image, nano):
     sid = body['server']['id']
     aio.wait_for_status(sid, ['ACTIVE'])
     assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+
+
+def _snapshot(aio, vid, timeout=60):
+    status, _h, body = aio.request('POST', '/os-snapshots', {'snapshot': {
+        'volume_id': vid, 'display_name': 'rootsnap'}}, version='2.35')
+    assert status == 200, body
+    snap = body['snapshot']['id']
+    deadline = time.monotonic() + timeout
+    while aio.request('GET', '/os-snapshots/' + snap, version='2.35')[2][
+            'snapshot']['status'] != 'available':
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    return snap
+
+
+def _set_bootable(aio, vid, bootable):
+    status, _h, body = aio.request(
+        'POST', '/v3/demo/volumes/%s/action' % vid, {'os-set_bootable': {'bootable': bootable}},
+        url=aio.aio.urls['volume'], headers={'OpenStack-API-Version': 'volume 3.44'})
+    assert status == 200, body
+
+
+def test_boot_from_a_snapshot_of_a_volume_that_is_not_bootable_is_400(aio, image, nano):
+    # As upstream's _get_bdm_image_metadata: a snapshot has no bootable flag of its
+    # own; its source volume's counts, and the 400 names that volume.
+    status, _h, body = aio.request('POST', '/v3/demo/volumes', {'volume': {
+        'size': 1, 'imageRef': image}}, url=aio.aio.urls['volume'],
+        headers={'OpenStack-API-Version': 'volume 3.44'})
+    assert status == 202, body
+    vid = _volume(aio, vid=body['volume']['id'])
+    _set_bootable(aio, vid, False)
+    snap = _snapshot(aio, vid)
+    root = [{'source_type': 'snapshot', 'destination_type': 'volume', 'boot_index': 0,
+             'uuid': snap, 'volume_size': 1, 'delete_on_termination': True}]
+    before = len(aio.db.instance_get_all({}))
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        '', name='snapnonboot', block_device_mapping_v2=root), version='2.37')
+    assert status == 400, body
+    assert body['badRequest']['message'] == 'Block Device %s is not bootable.' % vid
+    assert len(aio.db.instance_get_all({})) == before
+    # Once the source volume is bootable, the snapshot boots, with the properties
+    # of the image the volume was made from.
+    _set_bootable(aio, vid, True)
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        '', name='snapboot', block_device_mapping_v2=root), version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    assert aio.db.instance_get(sid)['system_metadata'].get('image_os_distro') == 'cirros'
+    assert aio.request('DELETE', '/servers/' + sid)[0] == 204
+    aio.wait_for_status(sid, ['DELETED'])
