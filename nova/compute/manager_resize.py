@@ -210,7 +210,7 @@ class ResizeMixin:
                 self._undo_resize(context, instance, migration, old_vm_state, done)
             return True
         if task in ('shelving', 'shelving_image_pending_upload', 'shelving_image_uploading'):
-            self._finish_task(instance_obj.Instance.from_db(row), None)
+            self.reconcile_shelve(context, row)
             return True
         if task == 'shelving_offloading':
             self._shelve_offload(context, instance_obj.Instance.from_db(row))

@@ -161,7 +161,8 @@ def test_restart_in_the_middle_of_a_shelve_rolls_it_back(aio, server):
         'name': 'shelf-shelved', 'disk_format': 'qcow2', 'container_format': 'bare',
         'image_type': 'snapshot', 'instance_uuid': server}, url=aio.image_url)
     assert status == 201 and image['status'] == 'queued', image
-    mgr.reconcile_shelve(nova_context.get_admin_context(), row)
+    # The restart reconciliation's entry point for interrupted resizes and shelves.
+    assert mgr.reconcile_resize_shelve(nova_context.get_admin_context(), row) is True
     shown = settled(aio, server)
     assert shown['status'] == 'ACTIVE' and shown['OS-EXT-STS:power_state'] == 1, shown
     assert shelve_images(aio) == []
