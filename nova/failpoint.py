@@ -25,6 +25,8 @@ POINTS = (
     'detach.after_driver',      # guest without the disk, attachment and BDM still there
     'snapshot.guest_paused',    # guest paused for the copy, image queued (libvirt driver)
     'snapshot.after_copy',      # image queued, row image_snapshot, nothing uploaded
+    'migrate.after_power_off',  # source: guest undefined, files in <uuid>_resize, not sent
+    'migrate.after_take',       # destination: files copied, row on this host, no guest
 )
 
 

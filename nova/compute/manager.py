@@ -89,11 +89,12 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
         instance not yet pointing at it) would be lost by a recount.
         """
         used = [0, 0, 0]
-        for row in self.conductor_db.instance_get_all({'host': self.host}):
-            if row['flavor']:
-                for i, amount in enumerate(usage.requested_resources(row['flavor'])):
-                    used[i] += amount
-        for flavor in self.migration_usage_flavors():
+        # Whole seconds, as the migration rows' updated_at (abort_migration).
+        self.usage_recounted_at = timeutils.utcnow().replace(tzinfo=None, microsecond=0)
+        rows = self.conductor_db.instance_get_all({'host': self.host})
+        extra, leaving = self.migration_usage({row['uuid'] for row in rows})
+        flavors = [row['flavor'] for row in rows if row['flavor'] and row['uuid'] not in leaving]
+        for flavor in flavors + extra:
             for i, amount in enumerate(usage.requested_resources(flavor)):
                 used[i] += amount
         self.conductor_db.compute_node_set_usage(self.host, *used)

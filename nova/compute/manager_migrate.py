@@ -2,7 +2,7 @@
 
 import logging
 
-from nova import exception
+from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import resources as usage
 from nova.compute import vm_states as vs
@@ -44,6 +44,7 @@ class MigrateMixin:
                                                        {'status': 'post-migrating'})
                     self.conductor_db.instance_update(instance.uuid,
                                                       {'task_state': 'resize_migrated'})
+                    failpoint.hit('migrate.after_power_off')
             except Exception as exc:  # noqa: BLE001 - rolled back here, recorded.
                 LOG.exception('Migrating %s away failed; it stays here', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
@@ -77,6 +78,7 @@ class MigrateMixin:
             flavor_values(migration['new_flavor']), host=self.host,
             node=migration['dest_node'] or self.host, task_state='resize_finish'))
         instance.refresh_from(row)
+        failpoint.hit('migrate.after_take')
         self.driver.finish_migration(context, instance, self._image_meta(instance),
                                      self.block_device_info(context, instance),
                                      power_on=self._old_vm_state(instance) != vs.STOPPED,
@@ -99,6 +101,14 @@ class MigrateMixin:
     def abort_migration(self, context, instance, migration_id):
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
+            recounted = getattr(self, 'usage_recounted_at', None)
+            ended = migration['updated_at']
+            if recounted is not None and ended is not None and \
+                    ended.replace(tzinfo=None) <= recounted:
+                # This host's start-up recount came after the move failed: it
+                # already left this claim out (a restart on the source sends
+                # this before the destination listens).
+                return
             self.conductor_db.compute_node_release(
                 self.host, *usage.requested_resources(migration['new_flavor']))
 
@@ -169,23 +179,39 @@ class MigrateMixin:
         # The caller ends the migration once its event is recorded: after
         # that this host may no longer touch the server's records.
 
-    def migration_usage_flavors(self):
-        """Flavors claimed here by migrations under way, beyond the instances placed here."""
-        flavors = []
+    def migration_usage(self, here):
+        """What migrations under way change in this host's usage (the start-up recount).
+
+        ``here``: the uuids of the instances placed on this host. Returns the
+        flavors claimed beyond them, and the uuids among them not to count.
+        """
+        extra, leaving = [], set()
         for migration in self.conductor_db.migrations_in_progress(self.host):
-            status = migration['status']
-            settled = status in ('finished', 'confirming', 'reverting')
-            if migration['source_compute'] == self.host and settled:
-                flavors.append(migration['old_flavor'])   # the kept guest's room
-            elif (migration['dest_compute'] == self.host and crosses_hosts(migration)
-                  and status in ('pre-migrating', 'migrating', 'post-migrating')):
-                flavors.append(migration['new_flavor'])   # claimed, not yet arrived
-        return flavors
+            status, uuid = migration['status'], migration['instance_uuid']
+            if not crosses_hosts(migration):
+                if status in ('finished', 'confirming', 'reverting'):
+                    extra.append(migration['old_flavor'])   # kept for a revert
+            elif migration['source_compute'] == self.host:
+                if uuid not in here:
+                    extra.append(migration['old_flavor'])   # the kept guest's room
+            elif uuid in here:
+                if status == 'reverting':
+                    leaving.add(uuid)   # on its way back to the source, claim released
+            elif status in ('pre-migrating', 'migrating', 'post-migrating'):
+                extra.append(migration['new_flavor'])   # claimed, not yet arrived
+        return extra, leaving
 
     # -- after a restart: end what the crash interrupted ------------------------------
     def reconcile_migration(self, context, instance, migration):
         """A move between hosts interrupted here: the server goes back to its source."""
         status = migration['status']
+        LOG.warning('Move of %s from %s to %s was interrupted (%s): back to %s',
+                    instance.uuid, migration['source_compute'], migration['dest_compute'],
+                    status, migration['source_compute'])
+        actions.record_fault(self.conductor_db, instance.uuid, exception.MigrationError(
+            reason='the move from %s to %s was interrupted by a restart; the server is '
+                   'back on %s' % (migration['source_compute'], migration['dest_compute'],
+                                   migration['source_compute'])), host=self.host)
         if self.host == migration['source_compute'] and instance.host == self.host:
             self._restart_here(context, instance, migration, self._old_vm_state(instance),
                                'error')
