@@ -49,6 +49,29 @@ class RecordsMixin:
         return self.db.bdm_update(bdm['uuid'],
                                   {'delete_on_termination': bool(delete_on_termination)})
 
+    def swap_volume(self, context, instance, old_volume_id, new_volume_id):
+        """A volume swap: upstream serves it only to Cinder, for a volume it is migrating.
+
+        Checked in upstream's order: 404 for an unknown volume in the path,
+        409 unless that volume is migrating, 400 for an unknown new volume,
+        404 when the old one is not attached here. This deployment never
+        performs the swap itself: past those checks the answer is 400.
+        """
+        old = self.volume_api.get(context, old_volume_id)
+        if not old.get('migration_status'):
+            raise exception.Conflict(
+                'volume %s is not migrating; this API should only be called by Cinder'
+                % old_volume_id)
+        try:
+            self.volume_api.get(context, new_volume_id)
+        except exception.VolumeNotFound as exc:
+            raise exception.Invalid(reason=exc.format_message()) from None
+        if not any(b['volume_id'] == old_volume_id
+                   for b in self.volume_attachments(context, instance)):
+            raise exception.VolumeNotFound(
+                'Volume %s is not attached to the server.' % old_volume_id)
+        raise exception.Invalid(reason='Swapping volumes is not supported by this deployment.')
+
     def is_volume_backed(self, context, instance):
         """Whether ``instance`` boots from a volume (see block_device.is_volume_backed)."""
         return block_device.is_volume_backed(self.db.bdm_get_by_instance(instance['uuid']))

@@ -47,6 +47,7 @@ VOLUME_ATTACHMENTS_SHOW = 'os_compute_api:os-volumes-attachments:show'
 VOLUME_ATTACHMENTS_CREATE = 'os_compute_api:os-volumes-attachments:create'
 VOLUME_ATTACHMENTS_UPDATE = 'os_compute_api:os-volumes-attachments:update'
 VOLUME_ATTACHMENTS_DELETE = 'os_compute_api:os-volumes-attachments:delete'
+VOLUME_ATTACHMENTS_SWAP = 'os_compute_api:os-volumes-attachments:swap'
 INSTANCE_ACTIONS_LIST = 'os_compute_api:os-instance-actions:list'
 INSTANCE_ACTIONS_SHOW = 'os_compute_api:os-instance-actions:show'
 INSTANCE_ACTIONS_EVENTS = 'os_compute_api:os-instance-actions:events'
@@ -114,6 +115,10 @@ rules = [
           'POST', '/servers/{server_id}/os-volume_attachments'),
     _rule(VOLUME_ATTACHMENTS_UPDATE, MEMBER,
           'Update a volume attachment (delete_on_termination, 2.85)', 'PUT',
+          '/servers/{server_id}/os-volume_attachments/{volume_id}'),
+    # Cinder's service user (or an administrator), whatever the server's project.
+    _rule(VOLUME_ATTACHMENTS_SWAP, 'role:service or ' + base.ADMIN,
+          'Swap the volume of an attachment (called by Cinder)', 'PUT',
           '/servers/{server_id}/os-volume_attachments/{volume_id}'),
     _rule(VOLUME_ATTACHMENTS_DELETE, MEMBER, 'Detach a volume',
           'DELETE', '/servers/{server_id}/os-volume_attachments/{volume_id}'),

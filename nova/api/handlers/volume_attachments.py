@@ -73,23 +73,37 @@ def update(req, server_id, volume_id):
 
 @validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.ATTACHMENT_UPDATE))
 def _swap(req, server_id, volume_id, body):
-    # Before 2.85 an update swaps the volume, which this deployment does not do; an
-    # unknown server or a volume not attached is still a 404 first, as upstream.
-    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
-    _find(req, instance, volume_id)
-    raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
+    instance = _swap_instance(req, server_id)
+    req.app.compute_api.swap_volume(req.context, instance, volume_id,
+                                    body['volumeAttachment']['volumeId'])
+
+
+def _swap_instance(req, server_id):
+    # Cinder calls the swap for another project's server: no project target, as upstream.
+    instance = req.app.compute_api.get(req.context, server_id)
+    req.context.can(policies.VOLUME_ATTACHMENTS_SWAP, target={})
+    return instance
 
 
 @validation.schema(schemas.update_v2_85, mv.ATTACHMENT_UPDATE)
 def _update_v2_85(req, server_id, volume_id, body):
-    instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
     spec = body['volumeAttachment']
-    if spec['volumeId'] != volume_id:
-        raise wsgi.fault(400, 'Swapping volumes is not supported by this deployment.')
+    swap = spec['volumeId'] != volume_id
+    if swap:
+        instance = _swap_instance(req, server_id)
+    else:
+        instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_UPDATE)
     bdm = _find(req, instance, volume_id)
+    # Every shown field may come back, unchanged: upstream's messages otherwise.
+    for key, current in (('id', volume_id), ('serverId', instance['uuid']),
+                         ('device', bdm['device_name']), ('tag', bdm['tag'])):
+        if key in spec and spec[key] != current:
+            raise wsgi.fault(400, 'The %s property is not mutable' % key)
     if 'delete_on_termination' in spec:
         req.app.compute_api.set_delete_on_termination(req.context, instance, bdm,
                                                       spec['delete_on_termination'])
+    if swap:
+        req.app.compute_api.swap_volume(req.context, instance, volume_id, spec['volumeId'])
     return wsgi.empty_response(202)
 
 

@@ -70,19 +70,34 @@ def test_swap_answers_404_for_what_is_not_attached_then_400(aio, image, nano):
     for version in ('2.1', '2.84'):
         status, _h, body = aio.request('PUT', '%s/%s' % (path, uuid.uuid4()), swap,
                                        version=version, token=ADMIN)
-        assert status == 404 and 'is not attached' in body['itemNotFound']['message']
+        assert status == 404 and 'could not be found' in body['itemNotFound']['message']
         status, _h, body = aio.request(
             'PUT', '/servers/%s/os-volume_attachments/%s' % (uuid.uuid4(), vid), swap,
             version=version, token=ADMIN)
         assert status == 404, body
+        # Upstream serves a swap only to Cinder, for a volume it is migrating.
         status, _h, body = aio.request('PUT', '%s/%s' % (path, vid), swap, version=version,
                                        token=ADMIN)
-        assert status == 400 and 'Swapping volumes' in body['badRequest']['message']
+        assert status == 409, body
+        assert body['conflictingRequest']['message'] == (
+            'volume %s is not migrating; this API should only be called by Cinder' % vid)
+        # The swap policy: Cinder's service user or an administrator.
+        status, _h, body = aio.request('PUT', '%s/%s' % (path, vid), swap, version=version)
+        assert status == 403, body
         for bad in ({}, {'volumeAttachment': {}},
                     {'volumeAttachment': {'volumeId': vid, 'device': '/dev/vdc'}}):
             status, _h, body = aio.request('PUT', '%s/%s' % (path, vid), bad,
                                            version=version, token=ADMIN)
             assert status == 400 and body['badRequest']['message'], bad
+    # 2.85: an update naming another volume is a swap (409 as above); an immutable
+    # field sent back changed is 400 with upstream's message.
+    other = _volume(aio)
+    status, _h, body = aio.request('PUT', '%s/%s' % (path, vid), {'volumeAttachment': {
+        'volumeId': other}}, version='2.85', token=ADMIN)
+    assert status == 409 and 'is not migrating' in body['conflictingRequest']['message']
+    status, _h, body = aio.request('PUT', '%s/%s' % (path, vid), {'volumeAttachment': {
+        'volumeId': vid, 'tag': 'changed'}}, version='2.85')
+    assert status == 400 and body['badRequest']['message'] == 'The tag property is not mutable'
     # Nothing changed: still attached, as it was.
     listed = aio.request('GET', path)[2]['volumeAttachments']
     assert [a['volumeId'] for a in listed] == [vid]
