@@ -201,6 +201,7 @@ VOLUME_EXTENDED_EVENT = (2, 51)
 POWER_UPDATE_EVENT = (2, 76)
 ACCELERATOR_EVENT = (2, 82)
 VOLUME_REIMAGED_EVENT = (2, 93)
+REBUILD_VOLUME_BACKED = (2, 93)      # rebuild re-images a volume-backed root
 # Migrations, resize and shelve.
 MIGRATION_IDS = (2, 23)
 MIGRATE_HOST = (2, 56)

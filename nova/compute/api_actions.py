@@ -2,6 +2,8 @@
 
 import collections
 
+from oslo_utils import units
+
 from nova import exception, failpoint
 from nova.compute import request_values, server_requests
 from nova.compute import vm_states as vs
@@ -154,13 +156,14 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = request_values.image_id_from_ref(request.image_ref)
-        if self.is_volume_backed(context, instance):
-            # Re-imaging a root volume (upstream 2.93) is not implemented;
-            # refuse rather than pretend the server became image-backed.
-            raise exception.Invalid(reason='Rebuilding a volume-backed server is not '
-                                           'supported by this deployment.')
         image = self._get_image(context, image_id)
-        self._check_image_fits(image, instance['flavor'])
+        reimage = False
+        # A volume-backed server keeps showing no image, as upstream's does.
+        volume_backed = self.is_volume_backed(context, instance)
+        if volume_backed:
+            reimage = self._check_volume_rebuild(context, instance, image, request)
+        else:
+            self._check_image_fits(image, instance['flavor'])
         from nova.compute import image_props
         # The server's boot-time overrides apply to the new image too.
         internal = image_props.effective_image(glance.image_dict_to_internal(image),
@@ -171,7 +174,8 @@ class ServerActionsMixin:
         system_metadata = {k: v for k, v in instance['system_metadata'].items()
                            if not k.startswith(sysmeta.SYSMETA_PREFIX)}
         system_metadata.update(sysmeta.properties_to_sysmeta(internal))
-        values = {'image_ref': image_id, 'system_metadata': system_metadata,
+        values = {'image_ref': instance['image_ref'] if volume_backed else image_id,
+                  'system_metadata': system_metadata,
                   'kernel_id': internal['properties'].get('kernel_id'),
                   'ramdisk_id': internal['properties'].get('ramdisk_id')}
         for field, column in (('name', 'display_name'), ('description', 'display_description'),
@@ -193,8 +197,38 @@ class ServerActionsMixin:
                 request.disk_config, internal)
         inst = self.begin_action(context, instance, 'rebuild', extra_values=values)
         self.compute_rpcapi.rebuild_instance(context, inst, inst.host, internal,
-                                             admin_password=password, injected_files=files)
+                                             admin_password=password, injected_files=files,
+                                             reimage_boot_volume=reimage)
         return self.db.instance_get(instance['uuid']), password
+
+    def _check_volume_rebuild(self, context, instance, image, request):
+        """Upstream's rules for a volume-backed server; True when its root is re-imaged.
+
+        Before 2.93 only the image the root volume holds is accepted (the
+        server is rebuilt, its root volume untouched); from 2.93 the volume
+        service writes the new image over the root volume, which must be big
+        enough for it.
+        """
+        root = next(b for b in self.volume_attachments(context, instance)
+                    if b['boot_index'] == 0)
+        volume = self.volume_api.get(context, root['volume_id'])
+        current = (volume.get('volume_image_metadata') or {}).get('image_id') or \
+            instance['image_ref']
+        if not request.reimage_boot_volume:
+            if image['id'] != current:
+                raise exception.Invalid(reason='Unable to rebuild with a different image '
+                                               'for a volume-backed server.')
+            return False
+        size = volume['size'] * units.Gi
+        data = image.get('virtual_size') or (
+            image.get('size') if image.get('disk_format') == 'raw' else None) or 0
+        needed = max((image.get('min_disk') or 0) * units.Gi, data)
+        if needed > size:
+            raise exception.Invalid(
+                reason='Volume is smaller than the minimum size specified in image '
+                       'metadata. Volume size is %i bytes, minimum size is %i bytes.'
+                       % (size, needed))
+        return True
 
     # -- volumes -----------------------------------------------------------------
     def attach_volume(self, context, instance, volume_id, device=None, tag=None,

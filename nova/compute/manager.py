@@ -37,7 +37,7 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
                      manager_password.PasswordMixin, manager_resize.ResizeMixin,
                      manager_migrate.MigrateMixin, manager_shelve.ShelveMixin):
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None,
                  compute_rpcapi=None):

@@ -50,7 +50,7 @@ class ImageMixin:
 
     @notify.instance_action('rebuild', 'InstanceActionRebuildPayload')
     def rebuild_instance(self, context, instance, image, admin_password=None,
-                         injected_files=None):
+                         injected_files=None, reimage_boot_volume=False):
         with self._lock(instance.uuid):
             was_stopped = instance.power_state != 1 and instance.vm_state == vs.STOPPED
             try:
@@ -59,6 +59,9 @@ class ImageMixin:
                     bdi = self.block_device_info(context, instance)
                     self.driver.destroy(context, instance, block_device_info=bdi,
                                         destroy_disks=True)
+                    if reimage_boot_volume:
+                        self.reimage_root_volume(context, instance, image['id'])
+                        bdi = self.block_device_info(context, instance)
                     self.conductor_db.instance_update(instance.uuid,
                                                       {'task_state': 'rebuild_spawning'})
                     image_meta = image_meta_obj.ImageMeta.from_instance(instance)

@@ -67,6 +67,31 @@ class VolumesMixin:
             'attachment_id': attachment['id'],
             'connection_info': json.dumps(attachment['connection_info'])})
 
+    def reimage_root_volume(self, context, instance, image_id):
+        """Have the volume service write ``image_id`` over the root volume (2.93).
+
+        As upstream: a new attachment holds the volume ('reserved') while the
+        old one goes, the volume service re-images it, then this host
+        connects the new attachment. The guest is already gone.
+        """
+        vctx = self.volume_api.context_for(context, instance)
+        root = next(b for b in self.bdms(instance.uuid)
+                    if b['destination_type'] == 'volume' and b['boot_index'] == 0)
+        held = self.volume_api.attachment_create(vctx, root['volume_id'], instance.uuid)
+        if root['attachment_id']:
+            try:
+                self.volume_api.attachment_delete(vctx, root['attachment_id'])
+            except exception.NotFound:
+                pass
+        root = self.conductor_db.bdm_update(root['uuid'], {
+            'attachment_id': held['id'], 'connection_info': None})
+        self.volume_api.reimage(vctx, root['volume_id'], image_id, reimage_reserved=True)
+        # An 'error' status raises VolumeNotReady: the rebuild fails with it.
+        self.volume_api.wait_for_status(vctx, root['volume_id'], ['reserved'],
+                                        timeout=self.conf.cinder.volume_wait_timeout)
+        self.connect_volume(vctx, instance, root)
+        self.volume_api.attachment_complete(vctx, held['id'])
+
     def complete_volumes(self, context, instance):
         context = self.volume_api.context_for(context, instance)
         for bdm in self.bdms(instance.uuid):

@@ -23,13 +23,15 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
     * 1.3 - resize_instance, finish_resize, finish_revert_resize,
             abort_migration: cold migration and resize between two hosts
             (rpcapi_resize).
+    * 1.4 - rebuild_instance(reimage_boot_volume=True): the root volume of a
+            volume-backed server re-imaged by the volume service (2.93).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
     RPCVersionCapError), so an older host never receives a call it cannot read.
     """
 
-    VERSION = '1.3'
+    VERSION = '1.4'
 
     def __init__(self, conf):
         self.conf = conf
@@ -64,11 +66,16 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
                                  image_id=image_id)
 
     def rebuild_instance(self, context, instance, host, image, admin_password=None,
-                         injected_files=None):
+                         injected_files=None, reimage_boot_volume=False):
         # Only sent when there are files: older hosts do not take the argument.
         extra = {'injected_files': injected_files} if injected_files else {}
-        self._prepare(host).cast(context, 'rebuild_instance', instance=instance, image=image,
-                                 admin_password=admin_password, **extra)
+        version = '1.0'
+        if reimage_boot_volume:
+            extra['reimage_boot_volume'] = True
+            version = '1.4'
+        self._prepare(host, version=version).cast(
+            context, 'rebuild_instance', instance=instance, image=image,
+            admin_password=admin_password, **extra)
 
     def reserve_device_name(self, context, instance, host, requested=None, bus=None,
                             bdm=None):

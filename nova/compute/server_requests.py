@@ -73,3 +73,4 @@ class RebuildRequest:
     key_name: Any = UNSET
     personality: Optional[Sequence[Mapping[str, str]]] = None
     disk_config: Optional[str] = None    # 'AUTO', 'MANUAL' or None (unchanged)
+    reimage_boot_volume: bool = False  # 2.93: a volume-backed root gets the new image

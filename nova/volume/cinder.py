@@ -20,6 +20,8 @@ GROUP = 'cinder'
 BASE_VERSION = '3.0'
 ATTACH_VERSION = '3.44'
 ATTACH_MODE_VERSION = '3.54'
+# os-reimage: write an image over a volume (rebuild of a volume-backed server).
+REIMAGE_VERSION = '3.68'
 # Catalog entries may still carry keystone's URL templates.
 _PROJECT_TEMPLATES = ('%(project_id)s', '$(project_id)s', '%(tenant_id)s',
                       '$(tenant_id)s')
@@ -242,6 +244,14 @@ class CinderClient(ksa_utils.ServiceClient):
         """
         return self._wait(lambda ident: self.get(context, ident), volume_id,
                           statuses, timeout, 'volume')
+
+    def reimage(self, context, volume_id, image_id, reimage_reserved=False):
+        """Write an image over the volume (3.68); it is 'downloading' meanwhile."""
+        self._call(context, 'POST', self._path('volumes', volume_id, 'action'),
+                   microversion=REIMAGE_VERSION,
+                   json={'os-reimage': {'image_id': image_id,
+                                        'reimage_reserved': reimage_reserved}},
+                   not_found=lambda: exception.VolumeNotFound(volume_id=volume_id))
 
     def delete(self, context, volume_id):
         self._call(

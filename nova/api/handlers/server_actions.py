@@ -80,11 +80,12 @@ _REBUILD_FIELDS = (('name', 'name'), ('description', 'description'), ('metadata'
                    ('key_name', 'key_name'))
 
 
-def rebuild_request(spec):
+def rebuild_request(spec, reimage_boot_volume=False):
     """The typed request for a validated rebuild body; absent keys stay UNSET."""
     return server_requests.RebuildRequest(
         image_ref=spec['imageRef'], admin_password=spec.get('adminPass'),
         personality=spec.get('personality'), disk_config=spec.get('OS-DCF:diskConfig'),
+        reimage_boot_volume=reimage_boot_volume,
         **{field: spec[key] for key, field in _REBUILD_FIELDS if key in spec})
 
 
@@ -97,8 +98,9 @@ def rebuild_request(spec):
 @validation.schema(schemas.rebuild_v2_90, mv.HOSTNAME_FOR_USERS)
 def rebuild(req, server_id, body):
     instance = _instance(req, server_id, policies.REBUILD)
-    instance, password = req.app.compute_api.rebuild(req.context, instance,
-                                                     rebuild_request(body['rebuild']))
+    instance, password = req.app.compute_api.rebuild(
+        req.context, instance, rebuild_request(
+            body['rebuild'], reimage_boot_volume=req.is_at_least(mv.REBUILD_VOLUME_BACKED)))
     from nova.api.handlers import servers as servers_handlers
     server = views.show(servers_handlers._view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):

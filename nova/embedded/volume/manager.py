@@ -8,7 +8,7 @@ import uuid
 
 from nova import context as nova_context
 from nova.embedded import files
-from nova.embedded.volume import disks, errors, store
+from nova.embedded.volume import disks, errors, reimage, store
 from nova.embedded.volume import microversion as mv
 from nova.embedded.volume.store import ATTACHMENTS, SNAPSHOTS, VOLUMES
 
@@ -82,7 +82,7 @@ def image_metadata(image_id, image, disk_format, data_size):
     return meta
 
 
-class VolumeManager:
+class VolumeManager(reimage.ReimageMixin):
     """What the volume API does, independent of HTTP.
 
     Every status change is a short critical section on the store's lock;
@@ -502,8 +502,8 @@ class VolumeManager:
             status = volume['status']
             if status == 'deleting':
                 self._purge_volume(volume['id'])
-            elif status in ('creating', 'extending'):
-                new = 'error' if status == 'creating' else 'error_extending'
+            elif status in ('creating', 'extending', 'downloading'):
+                new = 'error_extending' if status == 'extending' else 'error'
                 LOG.warning('volume %s was %s at shutdown; now %s',
                             volume['id'], status, new)
                 self.store.update(VOLUMES, volume['id'], status=new,

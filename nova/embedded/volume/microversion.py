@@ -29,6 +29,7 @@ CLUSTER_NAME = (3, 61)             # volumes show cluster_name (admin)
 VOLUME_TYPE_ID = (3, 63)           # volumes show volume_type_id
 CONSUMES_QUOTA = (3, 65)           # volumes and snapshots show consumes_quota
 SNAPSHOT_IN_USE = (3, 66)          # in-use volumes snapshot without force
+SUPPORT_REIMAGE_VOLUME = (3, 68)  # volume action os-reimage
 
 
 def to_string(version):

@@ -109,6 +109,19 @@ set_bootable = {
     'additionalProperties': False,
 }
 
+reimage = {
+    'type': 'object',
+    'properties': {'os-reimage': {
+        'type': 'object',
+        'properties': {'image_id': {'type': 'string', 'format': 'uuid'},
+                       'reimage_reserved': BOOLEAN},
+        'required': ['image_id'],
+        'additionalProperties': False,
+    }},
+    'required': ['os-reimage'],
+    'additionalProperties': False,
+}
+
 reset_status = {
     'type': 'object',
     'properties': {'os-reset_status': {

@@ -145,8 +145,21 @@ def _reset_status(api, req, volume_id, body):
     return common.empty_response(202)
 
 
+def _reimage(api, req, volume_id, body):
+    if req.version < mv.SUPPORT_REIMAGE_VOLUME:
+        raise errors.BadRequest('There is no such action: os-reimage')
+    problem = schemas.first_error(schemas.reimage, body)
+    if problem:
+        raise errors.BadRequest(problem)
+    args = body['os-reimage']
+    api.manager.reimage_volume(req.caller, volume_id, args['image_id'],
+                               schemas.to_bool(args.get('reimage_reserved', False)))
+    return common.empty_response(202)
+
+
 ACTIONS = {
     'os-extend': _extend,
+    'os-reimage': _reimage,
     'os-set_bootable': _set_bootable,
     'os-reset_status': _reset_status,
 }
