@@ -1,5 +1,6 @@
 """oslo.messaging plumbing: transports, serializer carrying the context, servers, clients."""
 
+import futurist
 import oslo_messaging as messaging
 
 from nova import context as nova_context
@@ -71,5 +72,14 @@ def get_client(conf, topic, version, server=None, version_cap=None):
 def get_server(conf, topic, server, endpoints):
     target = messaging.Target(topic=topic, server=server)
     # Threads are oslo.messaging's only executor now; no argument needed.
-    return messaging.get_rpc_server(get_transport(conf), target, endpoints,
-                                    serializer=RequestContextSerializer())
+    rpcserver = messaging.get_rpc_server(get_transport(conf), target, endpoints,
+                                         serializer=RequestContextSerializer())
+    # oslo.messaging's threading executor (futurist.ThreadPoolExecutor) starts
+    # a thread for every message until executor_thread_pool_size are running,
+    # even when the earlier ones sit idle. futurist's dynamic pool has the same
+    # cap but adds a thread only when most of its threads are busy. The class
+    # is read when the server starts; oslo.messaging has no option for it.
+    dynamic = getattr(futurist, 'DynamicThreadPoolExecutor', None)
+    if dynamic and getattr(rpcserver, '_executor_cls', None) is futurist.ThreadPoolExecutor:
+        rpcserver._executor_cls = dynamic
+    return rpcserver

@@ -6,7 +6,7 @@ import threading
 import libvirt
 
 from nova import exception
-from nova.virt.libvirt import config_caps
+from nova.virt.libvirt import config_caps, schema_check
 from nova.virt.libvirt import guest as libvirt_guest
 
 # URIs for each virt type when [libvirt]connection_uri is empty.
@@ -19,6 +19,9 @@ DEFAULT_URIS = {
 
 def uri_for_virt_type(virt_type, connection_uri=''):
     return connection_uri or DEFAULT_URIS[virt_type]
+
+
+_UNSET = object()
 
 
 def _ignore_libvirt_error(_ctx, _err):
@@ -66,12 +69,19 @@ class Host:
         self._lock = threading.Lock()
         self._caps = None
         self._domcaps = {}
+        self._checker = _UNSET
         libvirt.registerErrorHandler(_ignore_libvirt_error, None)
 
     @property
     def is_test(self):
         """True for libvirt's in-process mock hypervisor (test:///...)."""
         return self.uri.startswith('test:')
+
+    def _schema_checker(self):
+        # Looked up once; None (libvirt checks in-process) unless test:///.
+        if self._checker is _UNSET:
+            self._checker = schema_check.domain_schema() if self.is_test else None
+        return self._checker
 
     def get_connection(self):
         conn = self._conn
@@ -203,6 +213,14 @@ class Host:
         about 12 ms per define and cannot fail on it."""
         conn = self.get_connection()
         flags = libvirt.VIR_DOMAIN_DEFINE_VALIDATE if validate else 0
+        checker = self._schema_checker() if validate else None
+        if checker:
+            # The in-process test driver: the same check, in a child.
+            message = schema_check.errors(xml, checker)
+            if message:
+                raise exception.HypervisorError(
+                    reason='defining the domain failed: %s' % message)
+            flags = 0
         try:
             return libvirt_guest.Guest(conn.defineXMLFlags(xml, flags))
         except libvirt.libvirtError as exc:
