@@ -252,3 +252,31 @@ def test_an_rpc_pin_below_the_move_is_409_and_changes_nothing(aio, server):
                                    version='2.80', token=ADMIN)
     assert body['migrations'] == []
     assert show(aio, server)['OS-EXT-STS:task_state'] is None
+
+
+def test_volume_backed_server_moves_with_its_volume_attached(aio):
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'cmvol', 'imageRef': '', 'flavorRef': 'cm64', 'networks': 'none',
+        'availability_zone': 'nova:testhost',
+        'block_device_mapping_v2': [{
+            'source_type': 'image', 'destination_type': 'volume', 'boot_index': 0,
+            'uuid': aio.image_id, 'volume_size': 1, 'delete_on_termination': True}]}},
+        version=V, token=ADMIN)
+    assert status == 202, body
+    sid = body['server']['id']
+    try:
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+        [vol] = show(aio, sid)['os-extended-volumes:volumes_attached']
+        migrate_to_verify(aio, sid)
+        assert show(aio, sid)['OS-EXT-SRV-ATTR:host'] == 'testhost2'
+        assert guest_state(aio, 'testhost2', sid) == 1
+        assert act(aio, sid, {'confirmResize': None})[0] == 204
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+        shown = show(aio, sid)
+        assert shown['os-extended-volumes:volumes_attached'] == [vol]
+        status, _h, body = aio.request('GET', '/os-volumes/' + vol['id'], version='2.35',
+                                       token=ADMIN)
+        assert body['volume']['status'] == 'in-use', body
+    finally:
+        aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+        aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
