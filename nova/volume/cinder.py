@@ -359,3 +359,12 @@ class CinderClient(ksa_utils.ServiceClient):
 
 
 API = CinderClient
+
+    def update_snapshot_status(self, context, snapshot_id, status, progress=None):
+        """Cinder's os-update_snapshot_status, as the assisted snapshot flow sends it."""
+        body = {'status': status}
+        if progress is not None:
+            body['progress'] = progress
+        self._call(context, 'POST', self._path('snapshots', snapshot_id, 'action'),
+                   json={'os-update_snapshot_status': body},
+                   not_found=self._snapshot_not_found(snapshot_id))
