@@ -68,6 +68,10 @@ class VolumeSnapshotsMixin:
             self.volume_api.update_snapshot_status(
                 self.volume_api.context_for(context, instance), snapshot_id, status,
                 progress='90%' if status in ('creating', 'deleting') else None)
-        except Exception:  # noqa: BLE001 - the volume service may not know this snapshot.
+        except exception.NotFound:
+            # A snapshot the volume service does not know (or a service without the
+            # action, as the embedded one): nothing to tell it.
+            LOG.info('Volume service has no snapshot %s to set to %s', snapshot_id, status)
+        except Exception:  # noqa: BLE001 - the outcome on the host stands regardless.
             LOG.warning('Could not send status %s of snapshot %s to the volume service',
                         status, snapshot_id, exc_info=True)
