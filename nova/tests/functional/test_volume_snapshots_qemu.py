@@ -43,19 +43,21 @@ def volume(cloud):
     return vid
 
 
-def chain(sid, vid):
-    """[active file, backing files...] of the volume's disk in the live domain."""
+def chain(sid, vid, inactive=False):
+    """[active file, backing files...] of the volume's disk in the live domain (or
+    the active file of the persistent definition)."""
     conn = libvirt.open(fx.QEMU_URI)
     try:
-        found = dvs.volume_disk(conn.lookupByUUIDString(sid).XMLDesc(0), vid)
+        found = dvs.volume_disk(conn.lookupByUUIDString(sid).XMLDesc(
+            libvirt.VIR_DOMAIN_XML_INACTIVE if inactive else 0), vid)
     finally:
         conn.close()
     return found[1]
 
 
-def wait_chain(sid, vid, wanted, timeout=30):
+def wait_chain(sid, vid, wanted, timeout=30, inactive=False):
     deadline = time.monotonic() + timeout
-    while (current := chain(sid, vid)) != wanted:
+    while (current := chain(sid, vid, inactive)) != wanted:
         assert time.monotonic() < deadline, current
         time.sleep(0.1)
 
@@ -130,5 +132,24 @@ def test_create_overlays_then_commit_and_pull_them_back(cloud):
     assert status == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
     wait_chain(sid, vid, [snap2])
+
+    # A stopped guest, as upstream: libvirt takes the overlay into the definition,
+    # and a pull is qemu-img rebase; a commit needs a running guest.
+    cloud.request('POST', '/servers/%s/action' % sid, {'os-stop': None}, version=V)
+    cloud.wait_for_status(sid, ['SHUTOFF'])
+    snap3 = os.path.join(folder, 'snap-3')
+    create(cloud, vid, 'snap-3')
+    wait_chain(sid, vid, [snap3], inactive=True)
+    assert backing_of(snap3) == snap2
+    delete(cloud, volume_id=vid, type='qcow2', file_to_merge='snap-2',
+           merge_target_file=os.path.basename(original))
+    delete(cloud, volume_id=vid, type='qcow2', file_to_merge=None, merge_target_file=None)
+    deadline = time.monotonic() + 30
+    while backing_of(snap3) is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    cloud.request('POST', '/servers/%s/action' % sid, {'os-start': None}, version=V)
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    wait_chain(sid, vid, [snap3])
     assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
     cloud.wait_for_status(sid, ['DELETED'])
