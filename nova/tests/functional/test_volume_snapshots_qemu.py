@@ -1,4 +1,4 @@
-"""Assisted volume snapshots on real QEMU: overlays on create, blockCommit/blockRebase on delete."""
+"""Assisted volume snapshots on real QEMU: overlays, then blockCommit and blockRebase."""
 
 import json
 import os
