@@ -76,6 +76,10 @@ def delete(cloud, **info):
     assert status == 204, body
 
 
+def qemu_img(*args):
+    subprocess.run(['qemu-img', *args], check=True, capture_output=True)
+
+
 def backing_of(path):
     # -U: QEMU holds the write lock of the files the guest uses.
     out = subprocess.run(['qemu-img', 'info', '-U', '--output=json', '-f', 'qcow2', path],
@@ -103,12 +107,17 @@ def test_create_overlays_then_commit_and_pull_them_back(cloud):
     create(cloud, vid, 'snap-1')
     wait_chain(sid, vid, [snap1, original])
     assert backing_of(snap1) == original
+    # An overlay the volume service made already (as Cinder does) is used as it is.
+    qemu_img('create', '-f', 'qcow2', '-F', 'qcow2', '-b', snap1, snap2)
     create(cloud, vid, 'snap-2')
     wait_chain(sid, vid, [snap2, snap1, original])
 
     # Refused on the host (not a file name; tempest's delete_info has no type): the
     # chain and the server stay as they were.
     create(cloud, vid, '../escape')
+    # A file there that is not an overlay of the active file is never put under the guest.
+    qemu_img('create', '-f', 'qcow2', '-F', 'qcow2', '-b', snap1, os.path.join(folder, 'stray'))
+    create(cloud, vid, 'stray')
     delete(cloud, volume_id=vid)
     time.sleep(1)
     assert chain(sid, vid) == [snap2, snap1, original]

@@ -1,5 +1,6 @@
 """LibvirtDriver: assisted snapshots of attached file volumes (external overlays, merges)."""
 
+import json
 import logging
 import os
 import time
@@ -81,7 +82,11 @@ class VolumeSnapshotMixin:
         if new_path in chain:
             raise _fail('%s is already in the disk chain of volume %s' % (new_file, volume_id))
         made = False
-        if not os.path.exists(new_path):
+        if os.path.exists(new_path):
+            # Made by the volume service (REUSE_EXT): only an overlay of this very
+            # file may go under the guest, never a leftover of another volume.
+            self._check_overlay(new_path, chain[0])
+        else:
             try:
                 imagebackend.execute('qemu-img', 'create', '-f', 'qcow2', '-F', fmt,
                                      '-b', chain[0], new_path)
@@ -101,6 +106,18 @@ class VolumeSnapshotMixin:
         LOG.info('Volume %s of %s now writes to %s (backed by %s)', volume_id,
                  instance.uuid, new_path, chain[0])
         return new_path
+
+    @staticmethod
+    def _check_overlay(path, backing):
+        try:
+            out = imagebackend.execute('qemu-img', 'info', '-U', '--output=json', path,
+                                       limits=True)
+        except imagebackend.ProcessError as exc:
+            raise _fail(exc.format_message())
+        info = json.loads(out)
+        found = info.get('full-backing-filename') or info.get('backing-filename')
+        if info.get('format') != 'qcow2' or found != backing:
+            raise _fail('%s exists and is not a qcow2 overlay of %s' % (path, backing))
 
     def volume_snapshot_delete(self, context, instance, volume_id, snapshot_id, delete_info):
         """Merge as upstream: without merge_target_file, pull the chain into the
