@@ -67,7 +67,8 @@ class VolumeSnapshotsMixin:
         try:
             self.volume_api.update_snapshot_status(
                 self.volume_api.context_for(context, instance), snapshot_id, status,
-                progress='90%' if status in ('creating', 'deleting') else None)
+                # As upstream: 90% says the compute side is done, whatever the status.
+                progress='90%')
         except exception.NotFound:
             # A snapshot the volume service does not know (or a service without the
             # action, as the embedded one): nothing to tell it.
