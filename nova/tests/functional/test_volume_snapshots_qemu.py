@@ -152,6 +152,11 @@ def test_create_overlays_then_commit_and_pull_them_back(cloud):
     assert backing_of(snap3) == snap2
     delete(cloud, volume_id=vid, type='qcow2', file_to_merge='snap-2',
            merge_target_file=os.path.basename(original))
+    # Only a file of the volume's own chain can become the base.
+    delete(cloud, volume_id=vid, type='qcow2', file_to_merge='/etc/hostname',
+           merge_target_file=None)
+    time.sleep(1)
+    assert backing_of(snap3) == snap2
     delete(cloud, volume_id=vid, type='qcow2', file_to_merge=None, merge_target_file=None)
     deadline = time.monotonic() + 30
     while backing_of(snap3) is not None:

@@ -73,7 +73,7 @@ class VolumeSnapshotMixin:
         if not create_info.get('snapshot_id'):
             raise _fail('snapshot_id required in create_info')
         new_file = create_info.get('new_file') or ''
-        if os.path.basename(new_file) != new_file or new_file in ('.', '..'):
+        if os.path.basename(new_file) != new_file or new_file in ('', '.', '..'):
             raise _fail('new_file must be a file name in the volume\'s directory, got %r'
                         % new_file)
         guest = self._guest(instance)
@@ -129,13 +129,16 @@ class VolumeSnapshotMixin:
         guest = self._guest(instance)
         running, _xml, (dev, chain, _fmt) = self._snapshot_disk(guest, volume_id)
         active = chain[0]
+        if not running:
+            # A stopped domain's XML names the active file only: ask the files.
+            chain = self._file_chain(active)
 
         def resolve(name):
             if name is None:
                 return None
             path = name if os.path.isabs(name) else os.path.join(os.path.dirname(active),
                                                                  name)
-            if running and path not in chain[1:]:
+            if path not in chain[1:]:
                 raise _fail('no match found for %s' % name)
             return path
 
@@ -167,6 +170,16 @@ class VolumeSnapshotMixin:
                 guest.block_job_abort(dev)
                 raise _fail('%s of %s did not finish in %ss' % (what, dev, BLOCK_JOB_TIMEOUT))
             time.sleep(0.1)
+
+    @staticmethod
+    def _file_chain(active):
+        """[active, its backing files...] as qemu-img reads them."""
+        try:
+            out = imagebackend.execute('qemu-img', 'info', '-U', '--backing-chain',
+                                       '--output=json', active, limits=True)
+        except imagebackend.ProcessError as exc:
+            raise _fail(exc.format_message())
+        return [image['filename'] for image in json.loads(out)]
 
     @staticmethod
     def _offline_rebase(active, base):
