@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from nova.tests.functional import fixtures
 from nova.tests.functional.api.conftest import server_body
 
 ADMIN = 'admin:admin'
@@ -154,3 +155,51 @@ def test_other_methods(aio):
     assert status == 405
     status, _h, _b = aio.request('GET', PATH + '/x', token=ADMIN)
     assert status == 405
+
+
+def test_server_without_a_host_is_400(aio, image):
+    # Scheduling fails (no host has the memory): the server is ERROR with no host.
+    status, _h, body = aio.request('POST', '/flavors', {'flavor': {
+        'name': 'huge', 'id': 'huge', 'ram': 1024 * 1024 * 64, 'vcpus': 1, 'disk': 0}},
+        token=ADMIN)
+    assert status == 200, body
+    vid = _volume(aio)
+    status, _h, body = aio.request('POST', '/servers', server_body(
+        image, flavor='huge', name='nohost', block_device_mapping_v2=[
+            {'source_type': 'image', 'destination_type': 'local', 'boot_index': 0,
+             'uuid': image},
+            {'source_type': 'volume', 'destination_type': 'volume', 'uuid': vid}]),
+        version='2.37')
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ERROR'])
+    status, body = _create(aio, vid)
+    assert status == 400
+    assert body['badRequest']['message'] == 'Instance %s is not ready' % sid
+    status, body = _delete(aio, _info(volume_id=vid))
+    assert status == 400 and 'is not ready' in body['badRequest']['message']
+
+
+def test_compute_rpc_pinned_below_1_4_is_400(tmp_path):
+    pinned = fixtures.RunningAio(tmp_path / 'pinned',
+                                 extra={('upgrade_levels', 'compute'): '1.3'})
+    try:
+        image = pinned.upload_image(fixtures.tiny_disk(tmp_path / 'disk.raw'),
+                                    token=ADMIN, visibility='public')
+        status, _h, body = pinned.request('POST', '/flavors', {'flavor': {
+            'name': 'nano', 'id': 'nano', 'ram': 1, 'vcpus': 1, 'disk': 0}}, token=ADMIN)
+        assert status == 200, body
+        vid = _volume(pinned)
+        status, _h, body = pinned.request('POST', '/servers', server_body(
+            image, name='pinned', block_device_mapping_v2=[
+                {'source_type': 'image', 'destination_type': 'local', 'boot_index': 0,
+                 'uuid': image},
+                {'source_type': 'volume', 'destination_type': 'volume', 'uuid': vid}]),
+            version='2.37')
+        assert status == 202, body
+        pinned.wait_for_status(body['server']['id'], ['ACTIVE'])
+        status, body = _create(pinned, vid)
+        assert status == 400 and 'pins it to 1.3' in body['badRequest']['message'], body
+        assert _delete(pinned, _info(volume_id=vid))[0] == 400
+    finally:
+        pinned.stop()
