@@ -144,6 +144,15 @@ class InvalidVolume(Invalid):
     msg_fmt = "Invalid volume: %(reason)s"
 
 
+class VolumeBDMNotFound(NotFound):
+    msg_fmt = "No volume Block Device Mapping with id %(volume_id)s."
+
+
+class VolumeBDMIsMultiAttach(Invalid):
+    msg_fmt = ("Block Device Mapping %(volume_id)s is a multi-attach volume and is not "
+               "valid for this operation.")
+
+
 # The 404s below subclass VolumeNotFound so that a caller catching it
 # covers every "gone from the volume service" case.
 class VolumeAttachmentNotFound(VolumeNotFound):

@@ -8,6 +8,7 @@ from nova.api import wsgi
 from nova.api.handlers import (
     admin_actions,
     aggregates,
+    assisted_volume_snapshots,
     extensions,
     flavor_extras,
     flavors,
@@ -231,6 +232,9 @@ ROUTES = [
     ('/os-networks/{network_id}', {'GET': proxy(networks_proxy.show),
                                    'DELETE': m(networks_proxy.gone)}),
     ('/os-networks/{network_id}/action', {'POST': m(networks_proxy.gone)}),
+    ('/os-assisted-volume-snapshots', {'POST': m(assisted_volume_snapshots.create)}),
+    ('/os-assisted-volume-snapshots/{snapshot_id}',
+     {'DELETE': m(assisted_volume_snapshots.delete)}),
     ('/os-server-external-events', {'POST': m(server_external_events.create)}),
     ('/os-server-groups', {'GET': m(server_groups.index), 'POST': m(server_groups.create)}),
     ('/os-server-groups/{server_group_id}', {'GET': m(server_groups.show),

@@ -24,6 +24,7 @@ from nova.compute import (
     api_server_groups,
     api_shelve,
     api_usage,
+    api_volume_snapshots,
     block_device,
     host_rules,
     image_props,
@@ -51,7 +52,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
           api_events.ExternalEventsMixin, api_usage.UsageMixin, api_proxy.ProxyMixin,
           api_consoles.ConsolesMixin, api_password.PasswordMixin,
           api_resize.ResizeMixin, api_shelve.ShelveMixin, api_live_migrate.LiveMigrateMixin,
-          api_records.RecordsMixin):
+          api_records.RecordsMixin, api_volume_snapshots.VolumeSnapshotsMixin):
     """Validates requests fully before anything is written, then hands off by RPC."""
 
     def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):

@@ -19,6 +19,7 @@ from nova.compute import (
     manager_rescue,
     manager_resize,
     manager_shelve,
+    manager_volume_snapshots,
     manager_volumes,
     personality,
     power_state,
@@ -36,7 +37,8 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
                      lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
                      manager_password.PasswordMixin, manager_resize.ResizeMixin,
-                     manager_migrate.MigrateMixin, manager_shelve.ShelveMixin):
+                     manager_migrate.MigrateMixin, manager_shelve.ShelveMixin,
+                     manager_volume_snapshots.VolumeSnapshotsMixin):
     target = messaging.Target(version='1.4')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None,

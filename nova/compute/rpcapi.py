@@ -25,6 +25,8 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
             (rpcapi_resize).
     * 1.4 - rebuild_instance(reimage_boot_volume=True): the root volume of a
             volume-backed server re-imaged by the volume service (2.93).
+    * 1.4 - (same minor, added while 1.4 is unreleased) volume_snapshot_create,
+            volume_snapshot_delete (assisted volume snapshots).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
@@ -132,3 +134,14 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
         # A call, as upstream: the API answers 409/501 when the agent cannot do it.
         return self._prepare(host, timeout=60).call(
             context, 'set_admin_password', instance=instance, new_pass=new_pass)
+
+    def volume_snapshot_create(self, context, instance, host, volume_id, create_info):
+        self._prepare(host, version='1.4').cast(
+            context, 'volume_snapshot_create', instance=instance, volume_id=volume_id,
+            create_info=create_info)
+
+    def volume_snapshot_delete(self, context, instance, host, volume_id, snapshot_id,
+                               delete_info):
+        self._prepare(host, version='1.4').cast(
+            context, 'volume_snapshot_delete', instance=instance, volume_id=volume_id,
+            snapshot_id=snapshot_id, delete_info=delete_info)

@@ -437,6 +437,14 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                 result.setdefault(row.instance_uuid, []).append(dict(row._mapping))
             return result
 
+    def bdm_get_by_volume(self, volume_id):
+        """The mappings of ``volume_id`` on instances not deleted (several when multi-attached)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(BDMS).select_from(BDMS.join(
+                INSTANCES, INSTANCES.c.uuid == BDMS.c.instance_uuid)).where(
+                BDMS.c.volume_id == volume_id, INSTANCES.c.deleted == 0).order_by(BDMS.c.id))
+            return [dict(r._mapping) for r in rows]
+
     def bdm_create(self, values):
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())

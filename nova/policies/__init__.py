@@ -5,6 +5,7 @@ import itertools
 from nova.policies import (
     admin_actions,
     admin_hosts,
+    assisted_volume_snapshots,
     base,
     consoles,
     flavor_extras,
@@ -35,4 +36,5 @@ def list_rules():
                                 server_external_events.list_rules(), usage.list_rules(),
                                 volumes_proxy.list_rules(), consoles.list_rules(),
                                 networks_proxy.list_rules(), resize_shelve.list_rules(),
-                                live_migrate.list_rules()))
+                                live_migrate.list_rules(),
+                                assisted_volume_snapshots.list_rules()))

@@ -126,6 +126,17 @@ class ComputeDriver:
         reconciliation compares it with the block device mappings)."""
         raise NotImplementedError()
 
+    def volume_snapshot_create(self, context, instance, volume_id, create_info):
+        """Assisted snapshot: the attached volume continues in a new overlay
+        ``create_info['new_file']``; returns the file the guest now writes to."""
+        raise NotImplementedError()
+
+    def volume_snapshot_delete(self, context, instance, volume_id, snapshot_id,
+                               delete_info):
+        """Merge a volume snapshot's file as ``delete_info`` says; returns the
+        file the guest writes to."""
+        raise NotImplementedError()
+
     def snapshot(self, context, instance, dest_path):
         """Write the root disk to ``dest_path`` as a standalone image;
         returns {'path', 'disk_format', 'container_format', 'size'}."""

@@ -367,5 +367,14 @@ class CinderClient(ksa_utils.ServiceClient):
         self._call(context, 'DELETE', self._path('snapshots', snapshot_id),
                    not_found=self._snapshot_not_found(snapshot_id))
 
+    def update_snapshot_status(self, context, snapshot_id, status, progress=None):
+        """Cinder's os-update_snapshot_status, as the assisted snapshot flow sends it."""
+        body = {'status': status}
+        if progress is not None:
+            body['progress'] = progress
+        self._call(context, 'POST', self._path('snapshots', snapshot_id, 'action'),
+                   json={'os-update_snapshot_status': body},
+                   not_found=self._snapshot_not_found(snapshot_id))
+
 
 API = CinderClient

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 
 LOG = logging.getLogger('generate-samples')
@@ -851,6 +852,29 @@ def _consoles(w, image_id):
     _delete(w, server_id)
 
 
+def _assisted_volume_snapshots(w, image_id):
+    """os-assisted-volume-snapshots on a volume attached at boot (test:///default)."""
+    volume_id = _create_volume(w, 'avs')
+    server_id = _boot(w, image_id, 'avs-server', block_device_mapping_v2=[
+        {'boot_index': 0, 'uuid': image_id, 'source_type': 'image',
+         'destination_type': 'local'},
+        {'uuid': volume_id, 'source_type': 'volume', 'destination_type': 'volume'}])
+    prefix = 'os-assisted-volume-snapshots/'
+    snapshot_id = str(uuid.uuid4())
+    w.call('POST', '/os-assisted-volume-snapshots', 200, {'snapshot': {
+        'volume_id': volume_id, 'create_info': {
+            'snapshot_id': snapshot_id, 'type': 'qcow2', 'new_file': 'new_file_name',
+            'id': snapshot_id}}}, version='2.1',
+        req_name=prefix + 'snapshot-create-assisted-req.json',
+        resp_name=prefix + 'snapshot-create-assisted-resp.json')
+    query = urllib.parse.urlencode({'delete_info': json.dumps(
+        {'volume_id': volume_id, 'type': 'qcow2', 'file_to_merge': None,
+         'merge_target_file': None})})
+    w.call('DELETE', '/os-assisted-volume-snapshots/%s?%s' % (snapshot_id, query), 204,
+           version='2.1')
+    _delete(w, server_id)
+
+
 def generate():
     """Run every documented request; return {relative path: file text}."""
     from nova.tests.functional import fixtures
@@ -888,6 +912,7 @@ def generate():
             _services_hypervisors(writer)
             _aggregates_zones_hosts(writer)
             _consoles(writer, image_id)
+            _assisted_volume_snapshots(writer, image_id)
             return writer.files
         finally:
             aio.stop()

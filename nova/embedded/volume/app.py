@@ -33,6 +33,8 @@ ROUTES = (
     ('/snapshots' + _ID % 'snapshot_id',
      {'GET': snap.show_snapshot, 'PUT': snap.update_snapshot,
       'DELETE': snap.delete_snapshot}, mv.MIN_VERSION),
+    ('/snapshots' + _ID % 'snapshot_id' + '/action',
+     {'POST': snap.snapshot_action}, mv.MIN_VERSION),
     ('/attachments', {'GET': att.list_attachments,
                       'POST': att.create_attachment}, mv.NEW_ATTACH),
     ('/attachments/detail', {'GET': att.list_attachments_detail},

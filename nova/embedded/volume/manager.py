@@ -3,6 +3,7 @@
 import contextlib
 import logging
 import os
+import re
 import socket
 import uuid
 
@@ -27,6 +28,10 @@ DELETABLE = ('available', 'error', 'error_restoring', 'error_extending',
 # Statuses the attachment records decide (see settle_attach_status).
 ATTACH_DRIVEN = ('available', 'reserved', 'attaching', 'in-use', 'detaching')
 SNAPSHOT_DELETABLE = ('available', 'error')
+# os-update_snapshot_status: current status -> the statuses it may be set to.
+_SNAPSHOT_STATUS_UPDATES = {'creating': ('creating', 'available', 'error'),
+                            'deleting': ('deleting', 'error_deleting')}
+_PERCENT = re.compile(r'^(100|[1-9]?[0-9])%$')
 # Glance image attributes that are not image properties; Cinder copies
 # only these base ones, plus every custom property, into the volume.
 _IMAGE_BASE = ('checksum', 'container_format', 'disk_format', 'min_disk',
@@ -475,6 +480,27 @@ class VolumeManager(reimage.ReimageMixin):
     def update_snapshot(self, caller, snapshot_id, changes):
         with self.store.lock:
             self.get_snapshot(caller, snapshot_id)
+            return self.store.update(SNAPSHOTS, snapshot_id, **changes)
+
+    def update_snapshot_status(self, caller, snapshot_id, status, progress=None):
+        """Cinder's os-update_snapshot_status: only a snapshot still 'creating'
+        or 'deleting' moves, and only to what that status may become."""
+        if progress and not _PERCENT.match(progress):
+            raise errors.BadRequest('progress must be an integer percentage')
+        with self.store.lock:
+            snapshot = self.get_snapshot(caller, snapshot_id)
+            allowed = _SNAPSHOT_STATUS_UPDATES.get(snapshot['status'])
+            if allowed is None:
+                raise errors.BadRequest('Snapshot status %s not allowed for '
+                                        'update_snapshot_status'
+                                        % snapshot['status'])
+            if status not in allowed:
+                raise errors.BadRequest(
+                    'Provided snapshot status %s not allowed for snapshot with '
+                    'status %s.' % (status, snapshot['status']))
+            changes = {'status': status}
+            if progress:
+                changes['progress'] = progress
             return self.store.update(SNAPSHOTS, snapshot_id, **changes)
 
     def delete_snapshot(self, caller, snapshot_id):

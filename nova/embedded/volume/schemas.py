@@ -164,6 +164,22 @@ snapshot_create = {
     'additionalProperties': False,
 }
 
+# Cinder's os-update_snapshot_status (what the compute service's assisted
+# snapshots send): a status, and a progress like '90%'.
+update_snapshot_status = {
+    'type': 'object',
+    'properties': {'os-update_snapshot_status': {
+        'type': 'object',
+        'properties': {
+            'status': {'type': 'string'},
+            'progress': {'type': ['string', 'null']},
+        },
+        'required': ['status'],
+    }},
+    'required': ['os-update_snapshot_status'],
+    'additionalProperties': False,
+}
+
 snapshot_update = {
     'type': 'object',
     'properties': {

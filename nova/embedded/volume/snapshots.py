@@ -1,6 +1,6 @@
-"""Handlers of /v3/{project_id}/snapshots: create, list, show, update, delete."""
+"""Handlers of /v3/{project_id}/snapshots: create, list, show, update, delete, actions."""
 
-from nova.embedded.volume import common, schemas, views
+from nova.embedded.volume import common, errors, schemas, views
 from nova.embedded.volume.common import json_response
 
 SORT_KEYS = ('id', 'name', 'status', 'size', 'volume_id', 'created_at',
@@ -64,4 +64,20 @@ def update_snapshot(api, req, snapshot_id):
 
 def delete_snapshot(api, req, snapshot_id):
     api.manager.delete_snapshot(req.caller, snapshot_id)
+    return common.empty_response(202)
+
+
+def snapshot_action(api, req, snapshot_id):
+    """Only os-update_snapshot_status, as Cinder's snapshot actions: 202."""
+    body = common.read_json(req)
+    if not isinstance(body, dict) or 'os-update_snapshot_status' not in body:
+        raise errors.BadRequest('Invalid request body: expected '
+                                'os-update_snapshot_status.')
+    api.manager.get_snapshot(req.caller, snapshot_id)
+    problem = schemas.first_error(schemas.update_snapshot_status, body)
+    if problem:
+        raise errors.BadRequest(problem)
+    args = body['os-update_snapshot_status']
+    api.manager.update_snapshot_status(req.caller, snapshot_id, args['status'],
+                                       args.get('progress'))
     return common.empty_response(202)

@@ -18,6 +18,7 @@ from nova.virt.libvirt import (
     driver_password,
     driver_rescue,
     driver_resize,
+    driver_volume_snapshots,
     driver_volumes,
     guestfeatures,
     imagebackend,
@@ -96,6 +97,7 @@ def read_tail(path, max_bytes):
 # ----------------------------------------------------------------- the driver
 
 class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
+                    driver_volume_snapshots.VolumeSnapshotMixin,
                     driver_rescue.RescueMixin, libvirt_lifecycle.LifecycleMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver_consoles.ConsolesMixin,
                     driver_password.PasswordMixin,

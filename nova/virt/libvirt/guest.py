@@ -153,6 +153,29 @@ class Guest:
         self._call('detach device', self._domain.detachDeviceFlags, xml,
                    self._affect(live, config))
 
+    def snapshot_disks_external(self, xml):
+        """An external, disk-only snapshot into overlays that exist already
+        (REUSE_EXT), with no snapshot metadata kept by libvirt."""
+        flags = (libvirt.VIR_DOMAIN_SNAPSHOT_CREATE_DISK_ONLY |
+                 libvirt.VIR_DOMAIN_SNAPSHOT_CREATE_REUSE_EXT |
+                 libvirt.VIR_DOMAIN_SNAPSHOT_CREATE_NO_METADATA)
+        self._call('disk snapshot', self._domain.snapshotCreateXML, xml, flags)
+
+    def block_rebase(self, disk, base):
+        """Pull the chain below the active file into it, down to ``base``
+        (None: everything; the active file then stands alone)."""
+        self._call('block rebase', self._domain.blockRebase, disk, base, 0, 0)
+
+    def block_commit(self, disk, base, top):
+        """Merge ``top`` (not the active file) down into ``base``."""
+        self._call('block commit', self._domain.blockCommit, disk, base, top, 0, 0)
+
+    def block_job_running(self, disk):
+        return bool(self._call('block job query', self._domain.blockJobInfo, disk, 0))
+
+    def block_job_abort(self, disk):
+        self._call('block job abort', self._domain.blockJobAbort, disk, 0)
+
     def _call(self, action, func, *args):
         try:
             return func(*args)

@@ -401,3 +401,18 @@ def test_volume_from_embedded_image_service(tmp_path, ctx):
     finally:
         srv.stop()
         images.stop()
+
+
+def test_update_snapshot_status(client, ctx, server):
+    volume = client.wait_for_status(ctx, client.create(ctx, 1, 'v')['id'], ['available'])
+    snapshot = client.create_snapshot(ctx, volume['id'], 'snap')
+    snapshot = client.wait_for_snapshot_status(ctx, snapshot['id'], 'available')
+    # Only a snapshot still pending may move: Cinder's 400.
+    with pytest.raises(exception.InvalidVolume):
+        client.update_snapshot_status(ctx, snapshot['id'], 'creating', progress='90%')
+    from nova.embedded.volume.store import SNAPSHOTS
+    server.app.manager.store.update(SNAPSHOTS, snapshot['id'], status='deleting')
+    client.update_snapshot_status(ctx, snapshot['id'], 'error_deleting')
+    assert client.get_snapshot(ctx, snapshot['id'])['status'] == 'error_deleting'
+    with pytest.raises(exception.VolumeSnapshotNotFound):
+        client.update_snapshot_status(ctx, vs.INSTANCE_1, 'error')

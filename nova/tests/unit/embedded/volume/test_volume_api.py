@@ -3,6 +3,7 @@
 import json
 import os
 import threading
+import time
 
 import pytest
 import requests
@@ -733,3 +734,35 @@ def test_metadata_files_are_json(api, server):
                         volume['id'] + '.json')
     with open(path) as fp:
         assert json.load(fp)['status'] == 'available'
+
+
+def test_update_snapshot_status_moves_only_pending_snapshots(api, server):
+    # What the compute service's assisted snapshots send (Cinder's rules).
+    volume = api.create_volume(size=1)
+    snapshot = api.create_snapshot(volume['id'])
+    while api.snapshot(snapshot['id'])['status'] == 'creating':
+        time.sleep(0.05)
+    action = '/snapshots/%s/action' % snapshot['id']
+    _, message = _fault(api.post(action, {'os-update_snapshot_status': {
+        'status': 'creating', 'progress': '90%'}}), 400)
+    assert message == 'Snapshot status available not allowed for update_snapshot_status'
+    _fault(api.post('/snapshots/%s/action' % vs.INSTANCE_1, {
+        'os-update_snapshot_status': {'status': 'error'}}), 404)
+    from nova.embedded.volume.store import SNAPSHOTS
+    server.app.manager.store.update(SNAPSHOTS, snapshot['id'], status='creating')
+    resp = api.post(action, {'os-update_snapshot_status': {'status': 'creating',
+                                                           'progress': '90%'}})
+    assert resp.status_code == 202, resp.text
+    shown = api.snapshot(snapshot['id'])
+    assert (shown['status'], shown['os-extended-snapshot-attributes:progress']) == (
+        'creating', '90%')
+    _, message = _fault(api.post(action, {'os-update_snapshot_status': {
+        'status': 'deleting'}}), 400)
+    assert message == ('Provided snapshot status deleting not allowed for snapshot with '
+                       'status creating.')
+    _fault(api.post(action, {'os-update_snapshot_status': {
+        'status': 'error', 'progress': '120%'}}), 400)
+    _fault(api.post(action, {'os-update_snapshot_status': {}}), 400)
+    _fault(api.post(action, {'os-frobnicate': {}}), 400)
+    assert api.post(action, {'os-update_snapshot_status': {'status': 'error'}}).ok
+    assert api.snapshot(snapshot['id'])['status'] == 'error'
