@@ -220,8 +220,14 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
     def get_available_resource(self, nodename=None):
         node = self.host.get_node_info()
         caps = self.host.get_capabilities()
-        infos = [g.get_info()
-                 for g in self.host.list_guests(only_running=True)]
+        infos = []
+        for guest in self.host.list_guests(only_running=True):
+            try:
+                infos.append(guest.get_info())
+            except exception.NotFound:
+                # Gone since the listing (another host or user of the same
+                # libvirtd deleted it): it uses nothing any more.
+                continue
         stats = self.host.get_memory_stats_kib()
         if stats:
             # Node memory stats read /proc/meminfo; virNodeGetInfo may

@@ -211,6 +211,35 @@ def test_available_resource(drv):
     assert cpu['arch'] == 'i686' and cpu['topology']['cells'] == 2
 
 
+def test_available_resource_skips_a_guest_gone_since_the_listing(drv, spawned):
+    listed = drv.host.list_guests
+
+    def list_then_lose_one(**kwargs):
+        guests = listed(**kwargs)
+        # Another user of the libvirtd removes the guest right after the listing.
+        drv.destroy(None, spawned)
+        return guests
+    drv.host.list_guests = list_then_lose_one
+    try:
+        res = drv.get_available_resource()
+    finally:
+        drv.host.list_guests = listed
+    assert res['vcpus_used'] >= 0
+
+
+def test_nodename_is_reported_as_the_hypervisor_hostname(tmp_path, image):
+    conf = fx.make_conf(tmp_path / 'state')
+    drv = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher({'image-1': image}),
+                                       instances_path=str(tmp_path / 'host2'),
+                                       nodename='host2')
+    drv.init_host('host2')
+    try:
+        assert drv.get_available_resource()['hypervisor_hostname'] == 'host2'
+        assert drv.settings.instances_path == str(tmp_path / 'host2')
+    finally:
+        drv.cleanup_host('host2')
+
+
 def test_init_host_rejects_lxc(tmp_path):
     conf = fx.make_conf(tmp_path, virt_type='lxc')
     drv = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher({}))
