@@ -154,7 +154,15 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = request_values.image_id_from_ref(request.image_ref)
-        if self.is_volume_backed(context, instance):
+        from nova.compute import trusted_certs
+        cert_ids = trusted_certs.of(instance)
+        if request.trusted_certs is not server_requests.UNSET:
+            # 2.63: new ids replace the server's; null resets to the defaults (or none).
+            cert_ids = trusted_certs.requested(self.conf, request.trusted_certs)
+        volume_backed = self.is_volume_backed(context, instance)
+        if request.trusted_certs is not server_requests.UNSET:
+            trusted_certs.check_image_backed(cert_ids, volume_backed, rebuild=True)
+        if volume_backed:
             # Re-imaging a root volume (upstream 2.93) is not implemented;
             # refuse rather than pretend the server became image-backed.
             raise exception.Invalid(reason='Rebuilding a volume-backed server is not '
@@ -171,6 +179,7 @@ class ServerActionsMixin:
         system_metadata = {k: v for k, v in instance['system_metadata'].items()
                            if not k.startswith(sysmeta.SYSMETA_PREFIX)}
         system_metadata.update(sysmeta.properties_to_sysmeta(internal))
+        trusted_certs.store(system_metadata, cert_ids)
         values = {'image_ref': image_id, 'system_metadata': system_metadata,
                   'kernel_id': internal['properties'].get('kernel_id'),
                   'ramdisk_id': internal['properties'].get('ramdisk_id')}

@@ -54,6 +54,7 @@ class BootRequest:
     tags: Sequence[str] = ()
     networks: Any = None                 # None, 'none', 'auto' or a list of requests
     scheduler_hints: Optional[Mapping[str, Any]] = None
+    trusted_certs: Optional[Sequence[str]] = None  # 2.63 trusted_image_certificates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,3 +74,4 @@ class RebuildRequest:
     key_name: Any = UNSET
     personality: Optional[Sequence[Mapping[str, str]]] = None
     disk_config: Optional[str] = None    # 'AUTO', 'MANUAL' or None (unchanged)
+    trusted_certs: Any = UNSET           # 2.63: a list of ids, or None to reset
