@@ -46,5 +46,7 @@ def store(system_metadata, ids):
 
 def of(instance):
     """The server's trusted certificate ids, or None (a row or an Instance object)."""
-    value = (instance['system_metadata'] or {}).get(SYSMETA_KEY)
+    sysmeta = (instance.get('system_metadata') if isinstance(instance, dict)
+               else getattr(instance, 'system_metadata', None))
+    value = (sysmeta or {}).get(SYSMETA_KEY)
     return json.loads(value) if value else None
