@@ -119,6 +119,10 @@ class ServerActionsMixin:
         from nova.image import sysmeta
         props = dict(sysmeta.sysmeta_to_image(instance['system_metadata']).get('properties',
                                                                                  {}))
+        # The source image's signature does not sign the snapshot's data (as upstream).
+        for key in ('img_signature', 'img_signature_hash_method', 'img_signature_key_type',
+                    'img_signature_certificate_uuid'):
+            props.pop(key, None)
         props.update({'image_type': 'snapshot',
                       'instance_uuid': instance['uuid'],
                       'base_image_ref': instance['image_ref'] or '',

@@ -93,6 +93,15 @@ def test_good_signature_from_trusted_ca_boots(aio_on, signed):
     server = aio_on.wait_for_status(sid, ['ACTIVE'], version=V)
     assert server['trusted_image_certificates'] == [authority.ca_id]
     assert _cached(aio_on, image_id)
+    # A snapshot does not inherit a signature that does not sign its data.
+    status, _h, body = aio_on.request('POST', '/servers/%s/action' % sid,
+                                      {'createImage': {'name': 'snap'}}, version='2.45')
+    assert status == 202, body
+    _s, _h, snap = aio_on.request('GET', '/v2/images/%s' % body['image_id'],
+                                  url=aio_on.image_url)
+    assert snap['base_image_ref'] == image_id
+    assert not [k for k in snap if k.startswith('img_signature')], snap
+    aio_on.wait_for_status(sid, ['ACTIVE'], version=V)
     _delete(aio_on, sid)
 
 
