@@ -220,7 +220,7 @@ fi
 # 3. Images, flavors and tempest.conf.
 # The certified image's CA and signing certificates go where the service's [key_manager]
 # file backend reads them: certificates_dir defaults to $state_path/certificates.
-NOVA_COMPAT_CERTS_DIR=$WORK/state/certificates "$PY" tools/compat_resources.py \
+NOVA_COMPAT_CERTS_DIR=$WORK/state/certificates "${NOVA_RUN[@]}" "$PY" tools/compat_resources.py \
   > "$WORK/resources.env"
 # shellcheck disable=SC1091
 . "$WORK/resources.env"
