@@ -329,3 +329,12 @@ class InstanceAgentNotEnabled(Conflict):
 
 class InstancePasswordSetFailed(Conflict):
     msg_fmt = "Failed to set admin password on %(instance)s because %(reason)s"
+
+
+class SignatureVerificationError(NovaException):
+    msg_fmt = "Signature verification for the image failed: %(reason)s."
+
+
+class CertificateValidationFailed(NovaException):
+    msg_fmt = ("Image certificate validation failed for certificate: %(cert_uuid)s. "
+               "%(reason)s")

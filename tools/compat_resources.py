@@ -12,7 +12,7 @@ import tempfile
 from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
-from nova.tests.fixtures import bootimg
+from nova.tests.fixtures import bootimg, signing
 
 # Several lines: tempest's console-output test reads more than one.
 MESSAGES = {
@@ -53,6 +53,32 @@ def ensure_image(sess, name, message):
     return image['id']
 
 
+def certified_image(sess, certs_dir):
+    """(image id, trusted cert ids): a bootable image signed by a fresh CA's signer.
+
+    The CA and signing certificates land in ``certs_dir`` as <id>.pem, the
+    service's [key_manager] file backend directory; the image carries the four
+    img_signature* properties for its bytes. Made anew each run (an older one's
+    certificates are gone), replacing any left by an earlier run.
+    """
+    image_ep = {'service_type': 'image', 'interface': 'public'}
+    name = 'compat-certified'
+    for old in sess.get('/v2/images?name=' + name, endpoint_filter=image_ep).json()['images']:
+        sess.delete('/v2/images/' + old['id'], endpoint_filter=image_ep, raise_exc=False)
+    authority = signing.Authority(certs_dir, name='compat')
+    with tempfile.TemporaryDirectory() as tmp:
+        path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), MESSAGES['IMAGE_REF'],
+                                        ack_unplug=True)
+        with open(path, 'rb') as handle:
+            data = handle.read()
+    image = sess.post('/v2/images', endpoint_filter=image_ep, json=dict(
+        name=name, disk_format='raw', container_format='bare', visibility='public',
+        **authority.properties(data))).json()
+    sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=image_ep, data=data,
+             headers={'Content-Type': 'application/octet-stream'})
+    return image['id'], [authority.ca_id, authority.cert_id]
+
+
 def ensure_flavor(sess, flavor_id, name, ram, disk):
     compute = {'service_type': 'compute', 'interface': 'public'}
     resp = sess.get('/flavors/' + flavor_id, endpoint_filter=compute, raise_exc=False)
@@ -68,6 +94,10 @@ def main():
         print('%s=%s' % (key, ensure_image(sess, 'compat-' + key.lower(), message)))
     for key, (flavor_id, name, ram, disk) in FLAVORS.items():
         print('%s=%s' % (key, ensure_flavor(sess, flavor_id, name, ram, disk)))
+    if os.environ.get('NOVA_COMPAT_CERTS_DIR'):
+        image_id, certs = certified_image(sess, os.environ['NOVA_COMPAT_CERTS_DIR'])
+        print('CERTIFIED_IMAGE_REF=%s' % image_id)
+        print('CERTIFIED_IMAGE_TRUSTED_CERTS=%s' % ','.join(certs))
 
 
 if __name__ == '__main__':

@@ -218,7 +218,10 @@ EOF
 fi
 
 # 3. Images, flavors and tempest.conf.
-"$PY" tools/compat_resources.py > "$WORK/resources.env"
+# The certified image's CA and signing certificates go where the service's [key_manager]
+# file backend reads them: certificates_dir defaults to $state_path/certificates.
+NOVA_COMPAT_CERTS_DIR=$WORK/state/certificates "${NOVA_RUN[@]}" "$PY" tools/compat_resources.py \
+  > "$WORK/resources.env"
 # shellcheck disable=SC1091
 . "$WORK/resources.env"
 MAX_MICROVERSION=$("$PY" -c 'from nova.api import microversion as mv; print(mv.MAX_VERSION)')
@@ -230,6 +233,8 @@ sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
     -e "s|@KEYSTONE_URL@|$OS_AUTH_URL|g" -e "s|@IMAGE_REF@|$IMAGE_REF|g" \
     -e "s|@IMAGE_REF_ALT@|$IMAGE_REF_ALT|g" -e "s|@FLAVOR_REF@|$FLAVOR_REF|g" \
     -e "s|@FLAVOR_REF_ALT@|$FLAVOR_REF_ALT|g" -e "s|@MAX_MICROVERSION@|$MAX_MICROVERSION|g" \
+    -e "s|@CERTIFIED_IMAGE_REF@|$CERTIFIED_IMAGE_REF|g" \
+    -e "s|@CERTIFIED_IMAGE_TRUSTED_CERTS@|$CERTIFIED_IMAGE_TRUSTED_CERTS|g" \
     etc/tempest/tempest.conf.in > "$WORK/tempest/etc/tempest.conf"
 
 # 4. The run.

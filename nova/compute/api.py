@@ -29,6 +29,7 @@ from nova.compute import (
     host_rules,
     image_props,
     personality,
+    trusted_certs,
 )
 from nova.compute import vm_states as vs
 from nova.compute.request_values import (  # shared with the API's mixins
@@ -131,6 +132,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         Returns (instances, admin_password). Nothing is written when a check fails.
         """
         flavor, bdms, image_ref, internal, overrides = self._boot_source(context, request)
+        cert_ids = trusted_certs.requested(self.conf, request.trusted_certs)
+        trusted_certs.check_image_backed(cert_ids, volume_backed=not image_ref)
         if request.networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
                                            'deployment has no network service; use "none" or '
@@ -157,6 +160,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             base['system_metadata']['scheduler_hints'] = json.dumps(
                 hint_lists(request.scheduler_hints))
         base['image_props_override'] = overrides or None
+        trusted_certs.store(base['system_metadata'], cert_ids)
         base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
         base.update(key_values)
         base['availability_zone'] = zone

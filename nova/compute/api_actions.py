@@ -121,6 +121,10 @@ class ServerActionsMixin:
         from nova.image import sysmeta
         props = dict(sysmeta.sysmeta_to_image(instance['system_metadata']).get('properties',
                                                                                  {}))
+        # The source image's signature does not sign the snapshot's data (as upstream).
+        for key in ('img_signature', 'img_signature_hash_method', 'img_signature_key_type',
+                    'img_signature_certificate_uuid'):
+            props.pop(key, None)
         props.update({'image_type': 'snapshot',
                       'instance_uuid': instance['uuid'],
                       'base_image_ref': instance['image_ref'] or '',
@@ -156,10 +160,17 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = request_values.image_id_from_ref(request.image_ref)
+        from nova.compute import trusted_certs
+        cert_ids = trusted_certs.of(instance)
+        if request.trusted_certs is not server_requests.UNSET:
+            # 2.63: new ids replace the server's; null resets to the defaults (or none).
+            cert_ids = trusted_certs.requested(self.conf, request.trusted_certs)
+        volume_backed = self.is_volume_backed(context, instance)
+        if request.trusted_certs is not server_requests.UNSET:
+            trusted_certs.check_image_backed(cert_ids, volume_backed, rebuild=True)
         image = self._get_image(context, image_id)
         reimage = False
         # A volume-backed server keeps showing no image, as upstream's does.
-        volume_backed = self.is_volume_backed(context, instance)
         if volume_backed:
             reimage = self._check_volume_rebuild(context, instance, image, request)
         else:
@@ -174,6 +185,7 @@ class ServerActionsMixin:
         system_metadata = {k: v for k, v in instance['system_metadata'].items()
                            if not k.startswith(sysmeta.SYSMETA_PREFIX)}
         system_metadata.update(sysmeta.properties_to_sysmeta(internal))
+        trusted_certs.store(system_metadata, cert_ids)
         values = {'image_ref': instance['image_ref'] if volume_backed else image_id,
                   'system_metadata': system_metadata,
                   'kernel_id': internal['properties'].get('kernel_id'),

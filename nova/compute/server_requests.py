@@ -54,6 +54,7 @@ class BootRequest:
     tags: Sequence[str] = ()
     networks: Any = None                 # None, 'none', 'auto' or a list of requests
     scheduler_hints: Optional[Mapping[str, Any]] = None
+    trusted_certs: Optional[Sequence[str]] = None  # 2.63 trusted_image_certificates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,3 +75,4 @@ class RebuildRequest:
     personality: Optional[Sequence[Mapping[str, str]]] = None
     disk_config: Optional[str] = None    # 'AUTO', 'MANUAL' or None (unchanged)
     reimage_boot_volume: bool = False  # 2.93: a volume-backed root gets the new image
+    trusted_certs: Any = UNSET           # 2.63: a list of ids, or None to reset

@@ -23,6 +23,7 @@ _MODULES = (
     'wsgi',
     'resize_shelve',
     'upgrade_levels',
+    'key_manager',
 )
 
 

@@ -23,6 +23,24 @@ glance_opts = [
                help='Bytes read from the image service and written to '
                     'disk at a time while downloading image data. Larger '
                     'values use more memory and fewer system calls.'),
+    cfg.BoolOpt('verify_glance_signatures', default=False,
+                help='Verify the signature of every image the compute host '
+                     'downloads into its image cache. The image must carry '
+                     'img_signature, img_signature_hash_method, '
+                     'img_signature_key_type and img_signature_certificate_uuid, '
+                     'and its data must verify against the public key of that '
+                     'certificate, read from the [key_manager] backend. A '
+                     'failure fails the build and leaves no cached file.'),
+    cfg.BoolOpt('enable_certificate_validation', default=False,
+                help='With verify_glance_signatures, also require the signing '
+                     'certificate to be valid now and to chain to one of the '
+                     "server's trusted certificates (trusted_image_certificates, "
+                     'microversion 2.63, or default_trusted_certificate_ids).'),
+    cfg.ListOpt('default_trusted_certificate_ids', default=[],
+                help='Certificate ids (key manager ids) a server trusts when its '
+                     'create or rebuild request names none. Used only when both '
+                     'verify_glance_signatures and enable_certificate_validation '
+                     'are on.'),
 ]
 
 

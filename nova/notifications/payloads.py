@@ -152,6 +152,11 @@ def _keypairs(instance):
         'type': key_type})]
 
 
+def _trusted_certs(instance):
+    value = (_get(instance, 'system_metadata') or {}).get('trusted_certs')
+    return json.loads(value) if value else None
+
+
 def action(context, instance, kind='InstanceActionPayload', fault=None, bdms=None,
            **extra):
     """An instance action payload of class ``kind``; ``extra`` adds its own fields."""
@@ -159,9 +164,10 @@ def action(context, instance, kind='InstanceActionPayload', fault=None, bdms=Non
     data['fault'] = exception(fault) if fault is not None else None
     if kind == 'InstanceCreatePayload':
         data.update(keypairs=_keypairs(instance), tags=list(_get(instance, 'tags') or []),
-                    trusted_image_certificates=None, instance_name=_get(instance, 'name'))
+                    trusted_image_certificates=_trusted_certs(instance),
+                    instance_name=_get(instance, 'name'))
     elif kind == 'InstanceActionRebuildPayload':
-        data['trusted_image_certificates'] = None
+        data['trusted_image_certificates'] = _trusted_certs(instance)
     data.update(extra)
     return versioned(kind, data)
 

@@ -77,7 +77,8 @@ def create_image(req, server_id, body):
 _REBUILD_FIELDS = (('name', 'name'), ('description', 'description'), ('metadata', 'metadata'),
                    ('hostname', 'hostname'), ('user_data', 'user_data'),
                    ('accessIPv4', 'access_ip_v4'), ('accessIPv6', 'access_ip_v6'),
-                   ('key_name', 'key_name'))
+                   ('key_name', 'key_name'),
+                   ('trusted_image_certificates', 'trusted_certs'))
 
 
 def rebuild_request(spec, reimage_boot_volume=False):

@@ -214,6 +214,7 @@ def boot_request(body):
         user_data=server.get('user_data'),
         access_ip_v4=server.get('accessIPv4'), access_ip_v6=server.get('accessIPv6'),
         tags=tuple(server.get('tags', ())), networks=server.get('networks'),
+        trusted_certs=server.get('trusted_image_certificates'),
         scheduler_hints=(body.get('os:scheduler_hints')
                          or body.get('OS-SCH-HNT:scheduler_hints')))
 

@@ -2,7 +2,7 @@
 
 import copy
 
-from nova.api.schemas import types
+from nova.api.schemas import servers, types
 
 null_body = {'type': 'null'}
 
@@ -74,10 +74,11 @@ rebuild_v2_57['properties']['rebuild']['properties']['user_data'] = {
     'type': ['string', 'null'], 'format': 'base64', 'maxLength': 65535}
 del rebuild_v2_57['properties']['rebuild']['properties']['personality']
 
-# 2.63: trusted image certificates.
+# 2.63: trusted image certificates, as on create (null resets them).
 rebuild_v2_63 = copy.deepcopy(rebuild_v2_57)
-rebuild_v2_63['properties']['rebuild']['properties']['trusted_image_certificates'] = {
-    'type': ['array', 'null'], 'items': {'type': 'string'}}
+rebuild_v2_63['properties']['rebuild']['properties']['trusted_image_certificates'] = (
+    copy.deepcopy(servers.create_v2_63['properties']['server']['properties'][
+        'trusted_image_certificates']))
 
 # 2.90: hostname.
 rebuild_v2_90 = copy.deepcopy(rebuild_v2_63)

@@ -8,6 +8,7 @@ from oslo_utils import timeutils
 
 from nova.api import microversion as mv
 from nova.api.views import common
+from nova.compute import trusted_certs
 from nova.image import sysmeta
 from nova.policies import servers as policies
 
@@ -226,7 +227,7 @@ def _versioned(vc, inst, body, in_list):
     if req.is_at_least(mv.TAGS):
         body['tags'] = inst['tags']
     if req.is_at_least(mv.TRUSTED_CERTS):
-        body['trusted_image_certificates'] = None
+        body['trusted_image_certificates'] = trusted_certs.of(inst)
     if req.is_at_least(mv.SERVER_GROUPS) and not in_list:
         # Upstream shows server_groups on one server only, never in /servers/detail.
         body['server_groups'] = vc.server_groups.get(inst['uuid'], [])

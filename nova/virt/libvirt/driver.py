@@ -9,7 +9,7 @@ import time
 
 from nova import exception
 from nova.compute import power_state
-from nova.virt import configdrive, driver
+from nova.virt import configdrive, driver, image_verification
 from nova.virt.libvirt import (
     blockinfo,
     config_caps,
@@ -363,7 +363,8 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
                 context, self.image_cache, image_id,
                 self.get_instance_disk_path(instance),
                 instance.flavor.root_gb,
-                image_attr(image_meta, 'disk_format'))
+                image_attr(image_meta, 'disk_format'),
+                verify=image_verification.verifier(self.conf, instance))
         except imagebackend.ProcessError as exc:
             raise exception.InstanceDeployFailure(
                 reason=exc.format_message())

@@ -166,25 +166,33 @@ class ImageCache:
     def path_for(self, image_id):
         return os.path.join(self.base_dir, cache_name(image_id))
 
-    def get(self, context, image_id, disk_format=None):
-        """CachedImage for ``image_id``, fetching and checking it once."""
+    def get(self, context, image_id, disk_format=None, verify=None):
+        """CachedImage for ``image_id``, fetching and checking it once.
+
+        ``verify(context, image, path)``, when given, checks a fresh download
+        (the fetcher's image dict and the downloaded file) before it enters
+        the cache; an exception leaves nothing cached.
+        """
         path = self.path_for(image_id)
         with self._lock_for(image_id):
             cached = self._known.get(path)
             if cached is not None and os.path.exists(path):
                 return cached
             if not os.path.exists(path):
-                self._fetch(context, image_id, path, disk_format)
+                self._fetch(context, image_id, path, disk_format, verify)
             info = qemu_img_info(path)
             cached = CachedImage(path, info['format'], info['virtual-size'])
             self._known[path] = cached
             return cached
 
-    def _fetch(self, context, image_id, path, disk_format):
+    def _fetch(self, context, image_id, path, disk_format, verify=None):
         os.makedirs(self.base_dir, exist_ok=True)
         part = '%s.part-%s' % (path, uuidlib.uuid4().hex)
         try:
-            self._fetcher(context, image_id, part)
+            image = self._fetcher(context, image_id, part)
+            if verify is not None:
+                # The signed bytes are the image service's, before any conversion.
+                verify(context, image or {}, part)
             inspect_untrusted(image_id, part, disk_format)
             # Probe once, then pin the format: never let QEMU probe again.
             info = qemu_img_info(part)
@@ -266,9 +274,9 @@ def root_disk_size(image_id, base, root_gb):
 
 
 def create_root_disk(context, cache, image_id, dest, root_gb,
-                     disk_format=None):
+                     disk_format=None, verify=None):
     """Fetch (once) the image and build the instance's root overlay."""
-    base = cache.get(context, image_id, disk_format)
+    base = cache.get(context, image_id, disk_format, verify=verify)
     create_qcow2_overlay(base, dest, root_disk_size(image_id, base, root_gb))
     return base
 

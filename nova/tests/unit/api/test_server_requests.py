@@ -18,6 +18,7 @@ FULL_SERVER = {
     'OS-DCF:diskConfig': 'AUTO', 'adminPass': 'pw', 'description': 'd', 'hostname': 'h',
     'config_drive': 'yes', 'user_data': 'dQ==', 'accessIPv4': '10.0.0.1',
     'accessIPv6': '::1', 'tags': ['t1', 't2'], 'networks': 'none',
+    'trusted_image_certificates': ['c1', 'c2'],
 }
 
 
@@ -33,7 +34,7 @@ def test_every_boot_field_comes_from_the_body():
         'disk_config': 'AUTO', 'admin_password': 'pw', 'description': 'd', 'hostname': 'h',
         'config_drive': True, 'user_data': 'dQ==', 'access_ip_v4': '10.0.0.1',
         'access_ip_v6': '::1', 'tags': ('t1', 't2'), 'networks': 'none',
-        'scheduler_hints': {'group': 'g'},
+        'scheduler_hints': {'group': 'g'}, 'trusted_certs': ['c1', 'c2'],
     }
 
 
@@ -55,7 +56,10 @@ def test_rebuild_keeps_absent_keys_unset_and_null_as_a_value():
     assert request.access_ip_v4 == '10.0.0.2' and request.disk_config == 'MANUAL'
     unset = [f.name for f in dataclasses.fields(request)
              if getattr(request, f.name) is server_requests.UNSET]
-    assert unset == ['name', 'description', 'metadata', 'hostname', 'access_ip_v6']
+    assert unset == ['name', 'description', 'metadata', 'hostname', 'access_ip_v6',
+                     'trusted_certs']
+    assert server_actions.rebuild_request(
+        {'imageRef': 'img', 'trusted_image_certificates': None}).trusted_certs is None
 
 
 def test_requests_are_frozen():
