@@ -309,8 +309,12 @@ class VolumeManager(reimage.ReimageMixin):
                       force_share=force_share)
         disks.grow(path, record['format'], record['size'])
 
-    def _build(self, record, build):
-        """Run ``build(part_path, record)`` and publish or fail the volume."""
+    def _build(self, record, build, status='available', **values):
+        """Run ``build(part_path, record)`` and publish or fail the volume.
+
+        On success the volume takes ``status`` and ``values``; on failure
+        'error', its data file as it was.
+        """
         final = self.store.volume_path(record['id'])
         part = final + '.part'
         try:
@@ -318,11 +322,11 @@ class VolumeManager(reimage.ReimageMixin):
             os.replace(part, final)
         except (disks.DiskError, OSError) as exc:
             files.unlink(part)
-            LOG.error('creating volume %s failed: %s', record['id'], exc)
+            LOG.error('writing volume %s failed: %s', record['id'], exc)
             self.store.update(VOLUMES, record['id'], status='error',
                               error=str(exc))
             return
-        self.store.update(VOLUMES, record['id'], status='available')
+        self.store.update(VOLUMES, record['id'], status=status, **values)
 
     # -- volume changes ---------------------------------------------------
 

@@ -1,18 +1,13 @@
 """Re-imaging a volume in place (volume API 3.68 os-reimage), mixed into the volume manager."""
 
 import contextlib
-import logging
-import os
 
-from nova.embedded import files
-from nova.embedded.volume import disks, errors
+from nova.embedded.volume import errors
 from nova.embedded.volume.store import VOLUMES
-
-LOG = logging.getLogger(__name__)
 
 
 class ReimageMixin:
-    """Mixed into VolumeManager (uses store, get_volume, _prepare_image)."""
+    """Mixed into VolumeManager (uses store, get_volume, _prepare_image, _build)."""
 
     def reimage_volume(self, caller, volume_id, image_id, reimage_reserved=False):
         """Write ``image_id`` over the volume's data; its size and id stay.
@@ -40,16 +35,6 @@ class ReimageMixin:
                     raise errors.BadRequest('Invalid volume: its status changed to %s.'
                                             % current)
                 self.store.update(VOLUMES, volume_id, status='downloading')
-            final = self.store.volume_path(volume_id)
-            part = final + '.part'
-            try:
-                build(part, record)
-                os.replace(part, final)
-            except (disks.DiskError, OSError) as exc:
-                files.unlink(part)
-                LOG.error('re-imaging volume %s failed: %s', volume_id, exc)
-                self.store.update(VOLUMES, volume_id, status='error', error=str(exc))
-                return
-        done = 'reserved' if volume['status'] == 'reserved' else 'available'
-        self.store.update(VOLUMES, volume_id, status=done, bootable=True,
-                          volume_image_metadata=record['volume_image_metadata'])
+            self._build(record, build,
+                        status='reserved' if volume['status'] == 'reserved' else 'available',
+                        bootable=True, volume_image_metadata=record['volume_image_metadata'])
