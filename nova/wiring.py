@@ -65,7 +65,8 @@ def compute_db(conf, db=None, host=None):
         capi.load_host_key()   # an unreadable key file stops nova-compute now
         return conductor_db.ConductorDB(conf.host, capi.compute_db, ping=capi.ping)
     from nova.conductor import compute_db as scoped
-    return conductor_db.ConductorDB(host or conf.host, scoped.HostScopedDB(db).dispatch)
+    return conductor_db.ConductorDB(host or conf.host, scoped.HostScopedDB(
+        db, conf.default_availability_zone).dispatch)
 
 
 def compute_service(conf, db=None, host=None, instances_path=None, placement_lock=None):

@@ -164,6 +164,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         base['system_metadata'][personality.DISK_CONFIG_KEY] = disk_config
         base.update(key_values)
         base['availability_zone'] = zone
+        # The zone the server is pinned to ('' none): moves stay in it (2.96 shows it).
+        base['system_metadata']['pinned_az'] = zone or ''
         instances = self._write_instances(context, request, flavor, bdms, base,
                                           min_count, max_count)
         spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}

@@ -98,8 +98,13 @@ class ShelveMixin:
             request_spec['availability_zone'] = zone if zone_given else (
                 self._shelved_zone(instance))
             request_spec['force_host'] = host
+        values = {'task_state': UNSHELVING}
+        if offloaded and zone_given:
+            # 2.77 pins the server to the zone asked for; 2.91's null unpins it.
+            values['system_metadata'] = dict(instance['system_metadata'] or {},
+                                             pinned_az=zone or '')
         try:
-            row = self.db.instance_update(instance['uuid'], {'task_state': UNSHELVING},
+            row = self.db.instance_update(instance['uuid'], values,
                                           expected_task_state=[None],
                                           expected_vm_state=list(spec.vm_states))
         except exception.UnexpectedTaskStateError:
@@ -172,5 +177,5 @@ class ShelveMixin:
         self.db.action_start(context, instance['uuid'], 'detach_volume')
 
     def _shelved_zone(self, instance):
-        requested = (instance['system_metadata'] or {}).get('requested_availability_zone')
-        return requested or None
+        sysmeta = instance['system_metadata'] or {}
+        return sysmeta.get('pinned_az', sysmeta.get('requested_availability_zone')) or None

@@ -27,8 +27,9 @@ class HostScopedDB:
     sets ``instance.host`` before it casts the build.
     """
 
-    def __init__(self, db):
+    def __init__(self, db, default_zone='nova'):
         self.db = db
+        self.default_zone = default_zone
 
     def dispatch(self, context, caller, method, args, kwargs):
         if method == 'ping':
@@ -107,6 +108,11 @@ class HostScopedDB:
             current = self._owner_host(caller, uuid, 'update')
             if current == caller:
                 raise   # its own instance: the states did not match
+        if values.get('host') == caller:
+            # The instance arrives here (a move ends or is reverted): it is now
+            # in this host's availability zone, as upstream's conductor records.
+            zone = self.db.host_zones().get(caller, self.default_zone)
+            values = dict(values, availability_zone=zone)
         return self.db.instance_update(uuid, values, expected_task_state=expected_task_state,
                                        expected_vm_state=expected_vm_state,
                                        expected_host=[current])

@@ -22,7 +22,7 @@ class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin,
         self.db = db
         self.compute_rpcapi = compute_rpcapi
         self.scheduler = scheduler_mod.Scheduler(conf, db)
-        self.host_scoped_db = compute_db.HostScopedDB(db)
+        self.host_scoped_db = compute_db.HostScopedDB(db, conf.default_availability_zone)
         # Checks the compute hosts' signatures (nova.conductor.host_auth); None trusts them.
         self.host_verifier = host_verifier
 

@@ -131,6 +131,44 @@ def test_migrate_then_revert_starts_it_on_the_source_again(aio, server):
     assert usage(aio, 'testhost')[1] == 64 and usage(aio, 'testhost2') == (0, 0, 0)
 
 
+def test_moved_server_takes_the_zone_of_its_host_and_back_on_revert(aio):
+    status, _h, body = aio.request('POST', '/os-aggregates', {'aggregate': {
+        'name': 'zone2', 'availability_zone': 'az2'}}, token=ADMIN)
+    assert status == 200, body
+    agg = '/os-aggregates/%s' % body['aggregate']['id']
+    # A server placed on a host without being pinned to a zone (2.74's host).
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'cmaz', 'imageRef': aio.image_id, 'flavorRef': 'cm64', 'networks': 'none',
+        'host': 'testhost'}}, version='2.74', token=ADMIN)
+    assert status == 202, body
+    sid = body['server']['id']
+    try:
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+        assert aio.request('POST', agg + '/action', {'add_host': {'host': 'testhost2'}},
+                           token=ADMIN)[0] == 200
+        assert show(aio, sid)['OS-EXT-AZ:availability_zone'] == 'nova'
+        status, _h, resp = act(aio, sid, {'migrate': {'host': 'testhost2'}})
+        assert status == 202, resp
+        try:
+            aio.wait_for_status(sid, ['VERIFY_RESIZE'], token=ADMIN)
+        except AssertionError:
+            raise AssertionError((show(aio, sid).get('fault'), migration(aio, sid)))
+        assert show(aio, sid)['OS-EXT-AZ:availability_zone'] == 'az2'
+        assert act(aio, sid, {'revertResize': None})[0] == 202
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+        wait(lambda: migration(aio, sid)['status'] == 'reverted')
+        shown = show(aio, sid)
+        assert (shown['OS-EXT-SRV-ATTR:host'], shown['OS-EXT-AZ:availability_zone']) == (
+            'testhost', 'nova')
+    finally:
+        aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+        aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
+        aio.request('POST', agg + '/action', {'remove_host': {'host': 'testhost2'}},
+                    token=ADMIN)
+        assert aio.request('DELETE', agg, token=ADMIN)[0] == 200
+        wait(lambda: usage(aio, 'testhost') == usage(aio, 'testhost2') == (0, 0, 0))
+
+
 def test_stopped_server_arrives_stopped(aio, server):
     assert act(aio, server, {'os-stop': None})[0] == 202
     aio.wait_for_status(server, ['SHUTOFF'], token=ADMIN)

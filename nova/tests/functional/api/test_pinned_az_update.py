@@ -52,3 +52,20 @@ def test_the_key_is_refused_before_2_104(aio, pinned):
                                  {'server': {'pinned_availability_zone': None}},
                                  version='2.103')
     assert status == 400
+
+
+def test_created_without_a_zone_is_not_pinned(aio, image, nano):
+    status, _h, resp = aio.request('POST', '/servers', server_body(image, name='unpinned'),
+                                   version='2.37')
+    assert status == 202, resp
+    sid = resp['server']['id']
+    try:
+        aio.wait_for_status(sid, ['ACTIVE'])
+        # As upstream: the request asked for no zone, so none is pinned, while
+        # the server is shown in its host's zone.
+        shown = aio.request('GET', '/servers/' + sid, version='2.96')[2]['server']
+        assert shown['pinned_availability_zone'] is None
+        assert shown['OS-EXT-AZ:availability_zone'] == 'nova'
+    finally:
+        aio.request('DELETE', '/servers/' + sid)
+        aio.wait_for_status(sid, ['DELETED'])

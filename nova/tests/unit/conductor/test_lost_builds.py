@@ -10,7 +10,7 @@ from nova.db import api as db_api
 
 def _conductor(db, transport_url='fake:/', timeout=600):
     conf = types.SimpleNamespace(transport_url=transport_url, stuck_task_timeout=timeout,
-                                 service_down_time=60)
+                                 service_down_time=60, default_availability_zone='nova')
     return manager.ConductorManager(conf, db, compute_rpcapi=None)
 
 
