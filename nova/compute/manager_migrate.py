@@ -1,5 +1,6 @@
 """Compute manager: cold migration and resize between two hosts (source and destination)."""
 
+import json
 import logging
 
 from nova import exception, failpoint
@@ -40,6 +41,7 @@ class MigrateMixin:
                         timeout=self.conf.shutdown_timeout, retry_interval=5,
                         block_device_info=self.block_device_info(context, instance),
                         keep_for_another_host=True)
+                    self._release_volume_connections(context, instance)
                     self.conductor_db.migration_update(migration_id,
                                                        {'status': 'post-migrating'})
                     self.conductor_db.instance_update(instance.uuid,
@@ -79,10 +81,12 @@ class MigrateMixin:
             node=migration['dest_node'] or self.host, task_state='resize_finish'))
         instance.refresh_from(row)
         failpoint.hit('migrate.after_take')
+        self._connect_volume_attachments(context, instance)
         self.driver.finish_migration(context, instance, self._image_meta(instance),
                                      self.block_device_info(context, instance),
                                      power_on=self._old_vm_state(instance) != vs.STOPPED,
                                      connect_volumes=True)
+        self.complete_volumes(context, instance)
         self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.RESIZED, 'task_state': None,
@@ -95,6 +99,10 @@ class MigrateMixin:
                                 block_device_info=self.block_device_info(context, instance))
         except Exception:  # noqa: BLE001 - the claim must still go.
             LOG.exception('Could not remove the copy of %s on this host', instance.uuid)
+        try:
+            self._release_volume_connections(context, instance)
+        except Exception:  # noqa: BLE001 - the source reconnects what it can.
+            LOG.exception('Could not hand the volumes of %s back', instance.uuid)
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['new_flavor']))
 
@@ -111,6 +119,39 @@ class MigrateMixin:
                 return
             self.conductor_db.compute_node_release(
                 self.host, *usage.requested_resources(migration['new_flavor']))
+
+    # -- volumes: the attachment follows the guest, as upstream's moves do ------------
+    def _release_volume_connections(self, context, instance):
+        """This host lets go of the volumes: each gets a new, unconnected attachment.
+
+        The new attachment keeps the volume reserved for the server while the
+        one connected from this host goes; whichever host starts the guest
+        next connects it with its own connector.
+        """
+        vctx = self.volume_api.context_for(context, instance)
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] \
+                    or not bdm['connection_info']:
+                continue
+            held = self.volume_api.attachment_create(vctx, bdm['volume_id'], instance.uuid)
+            self.conductor_db.bdm_update(bdm['uuid'], {'attachment_id': held['id'],
+                                                       'connection_info': None})
+            try:
+                self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
+            except exception.NotFound:
+                pass
+
+    def _connect_volume_attachments(self, context, instance):
+        """Connect the attachments another host let go of with this host's connector."""
+        vctx = self.volume_api.context_for(context, instance)
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] \
+                    or bdm['connection_info']:
+                continue
+            attachment = self.volume_api.attachment_update(
+                vctx, bdm['attachment_id'], self.connector(), mountpoint=bdm['device_name'])
+            self.conductor_db.bdm_update(bdm['uuid'], {
+                'connection_info': json.dumps(attachment['connection_info'])})
 
     @staticmethod
     def _old_vm_state(instance):
@@ -150,10 +191,12 @@ class MigrateMixin:
             flavor_values(migration['old_flavor']), host=self.host,
             node=migration['source_node'] or self.host))
         instance.refresh_from(row)
+        self._connect_volume_attachments(context, instance)
         self.driver.finish_revert_migration(context, instance, self._image_meta(instance),
                                             self.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED,
                                             connect_volumes=True)
+        self.complete_volumes(context, instance)
         # The instance first: once the migration ends this host may no longer touch it.
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,

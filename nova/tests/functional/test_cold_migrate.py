@@ -85,6 +85,15 @@ def instance_dir(aio, host, sid):
     return os.path.join(driver(aio, host).instances_path, sid)
 
 
+def volume_hosts(aio, volume_id):
+    """The hosts the volume's attachments are connected from, per the volume service."""
+    status, _h, body = aio.request('GET', '/v3/admin/volumes/' + volume_id,
+                                   url=aio.aio.urls['volume'], token=ADMIN)
+    assert status == 200, body
+    assert body['volume']['status'] == 'in-use', body
+    return [a['host_name'] for a in body['volume']['attachments']]
+
+
 def migrate_to_verify(aio, sid, body=None):
     status, _h, resp = act(aio, sid, {'migrate': body})
     assert status == 202, resp
@@ -305,9 +314,20 @@ def test_volume_backed_server_moves_with_its_volume_attached(aio):
     try:
         aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
         [vol] = show(aio, sid)['os-extended-volumes:volumes_attached']
+        assert volume_hosts(aio, vol['id']) == ['testhost']
         migrate_to_verify(aio, sid)
         assert show(aio, sid)['OS-EXT-SRV-ATTR:host'] == 'testhost2'
         assert guest_state(aio, 'testhost2', sid) == 1
+        # The attachment moved with the guest: connected with the destination's
+        # connector, the source's one gone, as upstream's move leaves it.
+        assert volume_hosts(aio, vol['id']) == ['testhost2']
+        assert act(aio, sid, {'revertResize': None})[0] == 202
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+        wait(lambda: migration(aio, sid)['status'] == 'reverted')
+        assert guest_state(aio, 'testhost', sid) == 1
+        assert volume_hosts(aio, vol['id']) == ['testhost']
+        migrate_to_verify(aio, sid)
+        assert volume_hosts(aio, vol['id']) == ['testhost2']
         assert act(aio, sid, {'confirmResize': None})[0] == 204
         aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
         shown = show(aio, sid)
