@@ -7,7 +7,16 @@ from nova.compute import actions
 
 LOG = logging.getLogger(__name__)
 
+_PREFIX = 'Migration pre-check error: '
+
 EVENT = 'conductor_live_migrate_instance'
+
+
+def _refusal(message):
+    """A host's answer as MigrationPreCheckError (its message not prefixed twice)."""
+    if message.startswith(_PREFIX):
+        message = message[len(_PREFIX):]
+    return exception.MigrationPreCheckError(reason=message)
 
 
 class LiveMigrateMixin:
@@ -83,7 +92,7 @@ class LiveMigrateMixin:
         try:
             target = rpc.check_can_live_migrate_destination(context, instance, dest)
             if target.get('error'):
-                raise exception.MigrationPreCheckError(reason=target['error'])
+                raise _refusal(target['error'])
             source = rpc.check_can_live_migrate_source(context, instance, instance.host,
                                                         target)
         except exception.MigrationPreCheckError:
@@ -91,7 +100,7 @@ class LiveMigrateMixin:
         except Exception as exc:  # noqa: BLE001 - a host that does not answer says no.
             raise exception.MigrationPreCheckError(reason=str(exc)) from None
         if source.get('error'):
-            raise exception.MigrationPreCheckError(reason=source['error'])
+            raise _refusal(source['error'])
         return target, source
 
     def _live_refused(self, instance, migration_id, exc):

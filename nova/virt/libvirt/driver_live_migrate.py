@@ -60,14 +60,17 @@ class LiveMigrateMixin:
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
         """MigrationPreCheckError unless the guest can go live to ``target``."""
+        mine = self.live_migration_target(instance)
+        if (mine['host_uuid'], mine['connection_uri']) == \
+                (target['host_uuid'], target['connection_uri']) or \
+                (mine['host_uuid'] and mine['host_uuid'] == target['host_uuid']):
+            raise exception.MigrationPreCheckError(
+                reason='the source and destination hosts use one libvirt daemon (%s); '
+                       'live migration needs a daemon per host'
+                       % (mine['host_uuid'] or mine['connection_uri']))
         if target['is_test'] or self.host.is_test:
             raise exception.MigrationPreCheckError(
                 reason="libvirt's test driver cannot live migrate a guest")
-        mine = self.live_migration_target(instance)
-        if mine['host_uuid'] == target['host_uuid']:
-            raise exception.MigrationPreCheckError(
-                reason='the source and destination hosts use one libvirt daemon (host '
-                       'UUID %s); live migration needs a daemon per host' % mine['host_uuid'])
         if block_device_info and block_device_info.get('block_device_mapping'):
             raise exception.MigrationPreCheckError(
                 reason='live migration of a server with volumes attached is not '
