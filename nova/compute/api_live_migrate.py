@@ -18,6 +18,8 @@ ACTION = 'live-migration'
 EVENT = 'conductor_live_migrate_instance'
 # The conductor and compute RPC version live migration needs.
 LIVE_RPC = '1.5'
+# Statuses of a live migration under way, as upstream's server migrations list them.
+IN_PROGRESS = ('queued', 'preparing', 'running', 'post-migrating')
 
 # Upstream's states: live migrate from ACTIVE or PAUSED, no task running.
 api_actions.SPECS['os-migrateLive'] = api_actions.ActionSpec(
@@ -109,3 +111,69 @@ class LiveMigrateMixin:
         if error:
             raise exception.Invalid(reason=error)
         return migration
+
+    # -- /servers/{id}/migrations: the live migration under way -----------------------
+    def live_migrations_in_progress(self, context, instance):
+        row = self.db.migration_get_by_instance_and_status(instance['uuid'], IN_PROGRESS)
+        if row is None or row['migration_type'] != 'live-migration':
+            return []
+        return [row]
+
+    def live_migration_in_progress(self, context, instance, migration_id):
+        """The server's live migration ``migration_id`` while under way; 404 otherwise."""
+        for row in self.live_migrations_in_progress(context, instance):
+            if row['id'] == migration_id:
+                return row
+        raise exception.NotFound('In-progress live migration %s is not found for server %s.'
+                                 % (migration_id, instance['uuid']))
+
+    def _own_migration(self, instance, migration_id, action, what, allowed):
+        """The server's migration for ``what``: 404 unknown, 400 not live or wrong status."""
+        api_actions.check_state(instance, api_actions.ActionSpec(
+            action, None, ('migrating',), None))
+        try:
+            row = self.db.migration_get(migration_id)
+        except exception.NotFound:
+            row = None
+        if row is None or row['instance_uuid'] != instance['uuid']:
+            raise exception.NotFound('Migration %s for instance %s could not be found.'
+                                     % (migration_id, instance['uuid']))
+        if row['migration_type'] != 'live-migration':
+            raise exception.Invalid(reason='Migration %s for instance %s is not a live '
+                                           'migration.' % (migration_id, instance['uuid']))
+        if row['status'] not in allowed:
+            raise exception.Invalid(
+                reason='Migration %s state of instance %s is %s. Cannot %s while the '
+                       'migration is in this state.'
+                       % (migration_id, instance['uuid'], row['status'], what))
+        return row
+
+    def live_migration_abort(self, context, instance, migration_id, cancel_queued=False):
+        """Stop the move (2.24); ``cancel_queued`` (2.65) also one not running yet."""
+        allowed = ('running', 'queued', 'preparing') if cancel_queued else ('running',)
+        row = self._own_migration(instance, migration_id, 'live_migrate_abort',
+                                  'abort live migration', allowed)
+        if row['status'] in ('queued', 'preparing'):
+            try:
+                self.db.migration_update(migration_id, {'status': 'cancelled'},
+                                         expected_status=('queued', 'preparing'))
+                return
+            except exception.Conflict:
+                row = self.db.migration_get(migration_id)
+                if row['status'] != 'running':
+                    raise exception.Invalid(
+                        reason='Migration %s state of instance %s is %s. Cannot abort live '
+                               'migration while the migration is in this state.'
+                               % (migration_id, instance['uuid'], row['status'])) from None
+        self.db.action_start(context, instance['uuid'], 'live_migration_cancel')
+        self.compute_rpcapi.live_migration_abort(context, instance_obj.Instance.from_db(
+            instance), row['source_compute'], migration_id)
+
+    def live_migration_force_complete(self, context, instance, migration_id):
+        """Pause the guest so that the move ends (2.22); it resumes on the destination."""
+        row = self._own_migration(instance, migration_id, 'live_migrate_force_complete',
+                                  'force complete', ('running',))
+        self.db.action_start(context, instance['uuid'], 'live_migration_force_complete')
+        self.compute_rpcapi.live_migration_force_complete(
+            context, instance_obj.Instance.from_db(instance), row['source_compute'],
+            migration_id)

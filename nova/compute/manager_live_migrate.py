@@ -9,6 +9,10 @@ from nova.compute import resources as usage
 LOG = logging.getLogger(__name__)
 
 
+class _Cancelled(Exception):
+    """The migration was cancelled (2.65) before it started to run."""
+
+
 def _error(exc):
     return {'error': exc.format_message() if isinstance(exc, exception.NovaException)
             else str(exc)}
@@ -53,11 +57,15 @@ class LiveMigrateMixin:
             return _error(exc)
         return {}
 
-    def post_live_migration_at_destination(self, context, instance, migration_id):
+    def post_live_migration_at_destination(self, context, instance, migration_id,
+                                           resume=False):
+        """``resume``: the source paused the guest to complete the move (force complete)."""
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_post_live_migration_at_destination', host=self.host):
+                if resume:
+                    self.driver.live_migration_resume(instance)
                 self.conductor_db.instance_update(instance.uuid, {
                     'host': self.host, 'node': migration['dest_node'] or self.host,
                     'task_state': None, 'power_state': self._power_state(instance)})
@@ -85,18 +93,28 @@ class LiveMigrateMixin:
                                                                     source)
                     if answer.get('error'):
                         raise exception.MigrationError(reason=answer['error'])
+                    if self.conductor_db.migration_get(migration_id)['status'] != 'preparing':
+                        raise _Cancelled()
                     self.conductor_db.migration_update(migration_id, {'status': 'running'})
                     self.driver.live_migration(
                         context, instance, target,
                         progress=lambda stats: self._live_progress(instance, stats))
             except Exception as exc:  # noqa: BLE001 - rolled back here, recorded.
-                LOG.exception('Live migration of %s to %s failed; it stays here',
-                              instance.uuid, dest)
-                self._live_migration_failed(context, instance, migration, exc)
+                cancelled = isinstance(exc, _Cancelled) or \
+                    self._live_aborts.pop(migration_id, False)
+                if cancelled:
+                    LOG.info('Live migration of %s to %s cancelled', instance.uuid, dest)
+                else:
+                    LOG.exception('Live migration of %s to %s failed; it stays here',
+                                  instance.uuid, dest)
+                self._live_migration_failed(context, instance, migration, exc, cancelled)
                 return
+            finally:
+                self._live_aborts.pop(migration_id, None)
         try:
-            self.compute_rpcapi.post_live_migration_at_destination(context, instance, dest,
-                                                                   migration_id)
+            self.compute_rpcapi.post_live_migration_at_destination(
+                context, instance, dest, migration_id,
+                resume=self._guest_paused_by_us.pop(instance.uuid, False))
         except Exception as exc:  # noqa: BLE001 - the guest runs there already.
             LOG.exception('The destination %s did not take %s over', dest, instance.uuid)
             actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
@@ -115,9 +133,16 @@ class LiveMigrateMixin:
                   instance.uuid, stats.get('memory_processed'), stats.get('memory_total'),
                   stats.get('disk_processed'), stats.get('disk_total'))
 
-    def _live_migration_failed(self, context, instance, migration, exc):
-        actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-        self.conductor_db.migration_update(migration['id'], {'status': 'error'})
+    def _live_migration_failed(self, context, instance, migration, exc, cancelled=False):
+        if not cancelled:
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+        self.conductor_db.migration_update(migration['id'], {
+            'status': 'cancelled' if cancelled else 'error'})
+        if self._guest_paused_by_us.pop(instance.uuid, False):
+            try:
+                self.driver.unpause(instance)
+            except Exception:  # noqa: BLE001 - the guest stays paused, the state says so.
+                LOG.exception('Could not resume %s after the failed migration', instance.uuid)
         try:
             self.conductor_db.instance_update(instance.uuid, {'task_state': None},
                                               expected_task_state=['migrating'])
@@ -126,12 +151,36 @@ class LiveMigrateMixin:
         self.compute_rpcapi.rollback_live_migration_at_destination(
             context, instance, migration['dest_compute'], migration['id'])
 
+    # -- while it runs (beside live_migration, which holds the instance lock) ------------
+    @property
+    def _live_aborts(self):
+        return self.__dict__.setdefault('_live_aborts_by_id', {})
+
+    @property
+    def _guest_paused_by_us(self):
+        return self.__dict__.setdefault('_live_paused_by_uuid', {})
+
     def live_migration_abort(self, context, instance, migration_id):
-        """Runs beside live_migration (which holds the instance lock): no lock here."""
+        migration = self.conductor_db.migration_get(migration_id)
+        if migration['status'] != 'running':
+            return
+        self._live_aborts[migration_id] = True
+        try:
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_live_migration_abort', host=self.host):
+                self.driver.live_migration_abort(instance)
+        except exception.NovaException:
+            self._live_aborts.pop(migration_id, None)
+            LOG.exception('Could not abort the live migration of %s', instance.uuid)
+
+    def live_migration_force_complete(self, context, instance, migration_id):
         migration = self.conductor_db.migration_get(migration_id)
         if migration['status'] != 'running':
             return
         try:
-            self.driver.live_migration_abort(instance)
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_live_migration_force_complete', host=self.host):
+                self.driver.live_migration_force_complete(instance)
+                self._guest_paused_by_us[instance.uuid] = True
         except exception.NovaException:
-            LOG.exception('Could not abort the live migration of %s', instance.uuid)
+            LOG.exception('Could not pause %s to complete its migration', instance.uuid)

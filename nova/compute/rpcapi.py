@@ -29,7 +29,8 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMig
             volume_snapshot_delete (assisted volume snapshots).
     * 1.5 - check_can_live_migrate_destination, check_can_live_migrate_source,
             pre_live_migration, live_migration, post_live_migration_at_destination,
-            rollback_live_migration_at_destination, live_migration_abort: live
+            rollback_live_migration_at_destination, live_migration_abort,
+            live_migration_force_complete: live
             migration between hosts (rpcapi_live_migrate).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a

@@ -27,11 +27,12 @@ class LiveMigrateRPCMixin:
             context, 'live_migration', instance=instance, migration_id=migration_id,
             target=target, source=source)
 
-    def post_live_migration_at_destination(self, context, instance, host, migration_id):
-        """To the destination: the guest runs there; the instance becomes its."""
+    def post_live_migration_at_destination(self, context, instance, host, migration_id,
+                                           resume=False):
+        """To the destination: the guest runs there (``resume``: paused); it is its now."""
         return self._prepare(host, version=LIVE, timeout=120).call(
             context, 'post_live_migration_at_destination', instance=instance,
-            migration_id=migration_id)
+            migration_id=migration_id, resume=resume)
 
     def rollback_live_migration_at_destination(self, context, instance, host, migration_id):
         """To the destination: the move failed; drop its files and its claim."""
@@ -43,3 +44,9 @@ class LiveMigrateRPCMixin:
         """To the source: stop the running migration (2.24)."""
         self._prepare(host, version=LIVE).cast(
             context, 'live_migration_abort', instance=instance, migration_id=migration_id)
+
+    def live_migration_force_complete(self, context, instance, host, migration_id):
+        """To the source: pause the guest so that the migration ends (2.22)."""
+        self._prepare(host, version=LIVE).cast(
+            context, 'live_migration_force_complete', instance=instance,
+            migration_id=migration_id)

@@ -43,7 +43,8 @@ def aio(tmp_path_factory, peer_uri):
     tmp = tmp_path_factory.mktemp('livemigqemu')
     running = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI, extra={
         ('aio', 'extra_compute_hosts'): ['testhost2'],
-        ('aio', 'extra_compute_host_uris'): {'testhost2': peer_uri}})
+        ('aio', 'extra_compute_host_uris'): {'testhost2': peer_uri},
+        ('libvirt', 'live_migration_inbound_addr'): '127.0.0.1'})
     running.peer_uri = peer_uri
     running.image_id = running.upload_image(
         bootimg.write_boot_image(str(tmp / 'root.img'), 'LIVE-OK\r\n'))
@@ -165,3 +166,79 @@ def test_failed_migration_leaves_the_guest_running_on_the_source(aio, server):
     while aio.db.compute_node_get('testhost2')['memory_mb_used'] != 0:
         assert time.monotonic() < deadline, 'the destination kept its claim'
         time.sleep(0.1)
+
+
+def running_migration(aio, sid, timeout=60):
+    """The server's live migration once it runs, from GET /servers/{id}/migrations."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, _h, body = aio.request('GET', '/servers/%s/migrations' % sid, version=V,
+                                       token=ADMIN)
+        assert status == 200, body
+        if body['migrations'] and body['migrations'][0]['status'] == 'running':
+            return body['migrations'][0]
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def slow(aio):
+    """1 MiB/s: a migration of the small guest takes about a minute unless stopped."""
+    aio.conf.set_override('live_migration_bandwidth', 1, group='libvirt')
+    yield
+    aio.conf.clear_override('live_migration_bandwidth', group='libvirt')
+
+
+def test_abort_stops_the_move_and_the_guest_stays(aio, server, slow):
+    code, resp = live(aio, server, {'host': 'testhost2', 'block_migration': 'auto'})
+    assert code == 202, resp
+    mig = running_migration(aio, server)
+    assert mig['server_uuid'] == server and mig['dest_compute'] == 'testhost2'
+    path = '/servers/%s/migrations/%s' % (server, mig['id'])
+    status, _h, body = aio.request('GET', path, version=V, token=ADMIN)
+    assert status == 200 and body['migration']['id'] == mig['id'], body
+    # Force complete needs 2.22, abort 2.24.
+    status, _h, _b = aio.request('DELETE', path, version='2.23', token=ADMIN)
+    assert status == 404
+    status, _h, body = aio.request('DELETE', path, version='2.24', token=ADMIN)
+    assert status == 202, body
+    done = last_migration(aio, server, ('completed', 'error', 'cancelled'), timeout=30)
+    assert done['status'] == 'cancelled', done
+    body = show(aio, server)
+    assert body['status'] == 'ACTIVE' and body['OS-EXT-SRV-ATTR:host'] == 'testhost'
+    assert body['OS-EXT-STS:task_state'] is None
+    assert domain_state(fx.QEMU_URI, server) == libvirt.VIR_DOMAIN_RUNNING
+    assert domain_state(aio.peer_uri, server) is None
+    deadline = time.monotonic() + 15
+    while os.path.exists(instance_dir(aio, 'testhost2', server)) or \
+            aio.db.compute_node_get('testhost2')['memory_mb_used'] != 0:
+        assert time.monotonic() < deadline, 'the destination kept its files or claim'
+        time.sleep(0.1)
+    # Nothing under way any more: the list is empty, the abort a 404.
+    status, _h, body = aio.request('GET', '/servers/%s/migrations' % server, version=V,
+                                   token=ADMIN)
+    assert body['migrations'] == []
+    status, _h, body = aio.request('GET', path, version=V, token=ADMIN)
+    assert status == 404, body
+    status, _h, body = aio.request('DELETE', path, version='2.24', token=ADMIN)
+    assert status == 409, body
+
+
+def test_force_complete_ends_the_move_with_the_guest_running(aio, server, slow):
+    code, resp = live(aio, server, {'host': 'testhost2', 'block_migration': 'auto'})
+    assert code == 202, resp
+    mig = running_migration(aio, server)
+    path = '/servers/%s/migrations/%s/action' % (server, mig['id'])
+    status, _h, body = aio.request('POST', path, {'force_complete': 'now'}, version='2.22',
+                                   token=ADMIN)
+    assert status == 400, body
+    status, _h, body = aio.request('POST', path, {'force_complete': None}, version='2.22',
+                                   token=ADMIN)
+    assert status == 202, body
+    # Well before the minute the capped transfer would take.
+    done = last_migration(aio, server, ('completed', 'error', 'cancelled'), timeout=30)
+    assert done['status'] == 'completed', done
+    body = show(aio, server)
+    assert body['status'] == 'ACTIVE' and body['OS-EXT-SRV-ATTR:host'] == 'testhost2'
+    assert domain_state(aio.peer_uri, server) == libvirt.VIR_DOMAIN_RUNNING
+    assert domain_state(fx.QEMU_URI, server) is None

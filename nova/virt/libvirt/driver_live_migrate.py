@@ -17,6 +17,8 @@ LOG = logging.getLogger(__name__)
 # Files of the instance directory the guest never writes: copied as they are.
 _STATIC = ('disk.config',)
 PROGRESS_INTERVAL = 0.5
+# Bandwidth of a forced completion, MiB/s: as fast as QEMU goes.
+UNCAPPED_MIB_S = 1 << 20
 
 
 def _disk_facts(path):
@@ -56,7 +58,8 @@ class LiveMigrateMixin:
             raise exception.HypervisorError(reason=exc.get_error_message())
         return {'host_uuid': host_uuid, 'connection_uri': self.host.uri,
                 'instance_dir': self.get_instance_dir(instance),
-                'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test}
+                'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
+                'inbound_addr': self.conf.libvirt.live_migration_inbound_addr}
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
         """MigrationPreCheckError unless the guest can go live to ``target``."""
@@ -182,6 +185,16 @@ class LiveMigrateMixin:
         flags = (libvirt.VIR_MIGRATE_LIVE | libvirt.VIR_MIGRATE_PERSIST_DEST |
                  libvirt.VIR_MIGRATE_UNDEFINE_SOURCE)
         params = {libvirt.VIR_MIGRATE_PARAM_DEST_XML: self.destination_xml(guest, target)}
+        addr = target.get('inbound_addr')
+        if addr:
+            uri_host = '[%s]' % addr if ':' in addr else addr
+            params[libvirt.VIR_MIGRATE_PARAM_URI] = 'tcp://%s' % uri_host
+            params[libvirt.VIR_MIGRATE_PARAM_LISTEN_ADDRESS] = addr
+            if disks:
+                params[libvirt.VIR_MIGRATE_PARAM_DISKS_URI] = 'tcp://%s' % uri_host
+        if self.conf.libvirt.live_migration_bandwidth:
+            params[libvirt.VIR_MIGRATE_PARAM_BANDWIDTH] = \
+                self.conf.libvirt.live_migration_bandwidth
         if disks:
             flags |= libvirt.VIR_MIGRATE_NON_SHARED_INC
             params[libvirt.VIR_MIGRATE_PARAM_MIGRATE_DISKS] = [dev for dev, _p in disks]
@@ -223,6 +236,25 @@ class LiveMigrateMixin:
             self._guest(instance).domain.abortJob()
         except libvirt.libvirtError as exc:
             raise exception.MigrationError(reason=exc.get_error_message())
+
+    def live_migration_force_complete(self, instance):
+        """Pause the guest (no more dirty memory) and lift the bandwidth cap: the move ends.
+
+        The guest is resumed on the destination once it has arrived.
+        """
+        guest = self._guest(instance)
+        guest.pause()
+        try:
+            guest.domain.migrateSetMaxSpeed(UNCAPPED_MIB_S, 0)
+        except libvirt.libvirtError as exc:
+            LOG.warning('Could not lift the bandwidth cap of %s: %s', instance.uuid,
+                        exc.get_error_message())
+
+    def live_migration_resume(self, instance):
+        """Run the guest that arrived paused (force complete) on this host."""
+        guest = self._guest(instance)
+        if guest.domain.state()[0] == libvirt.VIR_DOMAIN_PAUSED:
+            guest.resume()
 
     @staticmethod
     def _report_progress(guest, progress):
