@@ -5,6 +5,7 @@ import logging
 from nova import exception
 from nova.compute import actions
 from nova.compute import resources as usage
+from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ class LiveMigrateMixin:
             migration = self.conductor_db.migration_get(migration_id)
             with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_post_live_migration_at_destination', host=self.host):
+                # The guest must be here (a restart on the source asks too).
+                self.driver.get_info(instance)
                 if resume:
                     self.driver.live_migration_resume(instance)
                 self.conductor_db.instance_update(instance.uuid, {
@@ -184,3 +187,53 @@ class LiveMigrateMixin:
                 self._guest_paused_by_us[instance.uuid] = True
         except exception.NovaException:
             LOG.exception('Could not pause %s to complete its migration', instance.uuid)
+
+    # -- after a restart of the source ------------------------------------------------
+    def reconcile_live_migration(self, context, row):
+        """A live migration from here that a restart interrupted: end it. True if it was one.
+
+        The guest still here: the move failed (the migration 'error', a fault,
+        the destination drops its copy). The guest gone: libvirt finished the
+        move, and the destination is asked to take the instance over.
+        """
+        if row['task_state'] != 'migrating':
+            return False
+        instance = instance_obj.Instance.from_db(row)
+        migration = self.conductor_db.migration_get_by_instance_and_status(
+            row['uuid'], ('accepted', 'queued', 'preparing', 'running', 'post-migrating'))
+        if migration is None or migration['migration_type'] != 'live-migration' or \
+                migration['source_compute'] != self.host:
+            self.conductor_db.instance_update(row['uuid'], {'task_state': None})
+            return True
+        dest = migration['dest_compute']
+        try:
+            self.driver.get_info(instance)
+            here = True
+        except exception.NotFound:
+            here = False
+        if not here and dest:
+            try:
+                self.compute_rpcapi.post_live_migration_at_destination(
+                    context, instance, dest, migration['id'])
+            except Exception:  # noqa: BLE001 - recorded below as a failed move.
+                LOG.exception('%s is on neither host after a restart', row['uuid'])
+            else:
+                LOG.warning('Live migration of %s to %s finished after a restart',
+                            row['uuid'], dest)
+                self.driver.cleanup_after_live_migration(context, instance)
+                self.conductor_db.compute_node_release(
+                    self.host, *usage.requested_resources(migration['old_flavor']))
+                self.conductor_db.migration_update(migration['id'], {'status': 'completed'})
+                return True
+        LOG.warning('Live migration of %s to %s was interrupted by a restart', row['uuid'],
+                    dest)
+        exc = exception.MigrationError(
+            reason='the live migration from %s to %s was interrupted by a restart'
+                   % (self.host, dest))
+        if dest:
+            self._live_migration_failed(context, instance, migration, exc)
+        else:
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+            self.conductor_db.migration_update(migration['id'], {'status': 'error'})
+            self.conductor_db.instance_update(row['uuid'], {'task_state': None})
+        return True

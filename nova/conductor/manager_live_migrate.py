@@ -66,7 +66,9 @@ class LiveMigrateMixin:
                 'status': 'preparing'},
                 expected_status=('accepted',))
         except exception.NovaException:
+            # Gone or changed meanwhile: give the room and the server back.
             self.scheduler.release(node['host'], flavor)
+            self._live_refused(instance, migration_id, None)
             return 'the migration changed meanwhile'
         LOG.info('Live migrating %s from %s to %s', instance.uuid, instance.host, node['host'])
         self.compute_rpcapi.live_migration(context, instance, instance.host, migration_id,
@@ -104,8 +106,9 @@ class LiveMigrateMixin:
         return target, source
 
     def _live_refused(self, instance, migration_id, exc):
-        actions.record_fault(self.db, instance.uuid, exc)
-        self.db.migration_update(migration_id, {'status': 'error'})
+        if exc is not None:
+            actions.record_fault(self.db, instance.uuid, exc)
+            self.db.migration_update(migration_id, {'status': 'error'})
         try:
             self.db.instance_update(instance.uuid, {'task_state': None},
                                     expected_task_state=['migrating'])

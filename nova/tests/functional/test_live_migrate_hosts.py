@@ -120,3 +120,26 @@ def test_an_rpc_pin_below_live_migration_is_409_and_changes_nothing(aio, server)
     assert caught.value.code == 409 and 'pins it to 1.4' in caught.value.format_message()
     assert migrations(aio, server) == []
     assert show(aio, server)['OS-EXT-STS:task_state'] is None
+
+
+def test_a_restart_of_the_source_during_a_move_rolls_it_back(aio, server):
+    """The guest is still on the source after a restart: the move failed, the claim goes."""
+    from nova.compute import api_resize
+    row = aio.db.instance_get(server)
+    snapshot = api_resize.flavor_snapshot(row['flavor'])
+    assert aio.db.compute_node_claim('testhost2', 1, 64, 1)
+    mig = aio.db.migration_create({
+        'instance_uuid': server, 'status': 'running', 'migration_type': 'live-migration',
+        'source_compute': 'testhost', 'source_node': 'testhost',
+        'dest_compute': 'testhost2', 'dest_node': 'testhost2', 'old_flavor': snapshot,
+        'new_flavor': snapshot})
+    aio.db.instance_update(server, {'task_state': 'migrating'})
+    [source] = [svc for svc in aio.aio.services
+                if getattr(svc, 'host', None) == 'testhost' and svc.binary == 'nova-compute']
+    assert source.manager.reconcile_instances(startup=True) >= 1
+    assert aio.db.migration_get(mig['id'])['status'] == 'error'
+    body = show(aio, server)
+    assert body['status'] == 'ACTIVE' and body['OS-EXT-STS:task_state'] is None
+    assert body['OS-EXT-SRV-ATTR:host'] == 'testhost'
+    assert 'interrupted by a restart' in aio.db.faults_latest([server])[server]['message']
+    wait_for(aio, server, lambda: aio.db.compute_node_get('testhost2')['memory_mb_used'] == 0)
