@@ -123,6 +123,11 @@ class MigrationError(NovaException):
     msg_fmt = "Migration error: %(reason)s"
 
 
+class MigrationPreCheckError(MigrationError):
+    msg_fmt = "Migration pre-check error: %(reason)s"
+    code = 400
+
+
 class InstanceDeployFailure(NovaException):
     msg_fmt = "Failed to deploy instance: %(reason)s"
 

@@ -69,7 +69,8 @@ def compute_db(conf, db=None, host=None):
         db, conf.default_availability_zone).dispatch)
 
 
-def compute_service(conf, db=None, host=None, instances_path=None, placement_lock=None):
+def compute_service(conf, db=None, host=None, instances_path=None, placement_lock=None,
+                    connection_uri=None):
     """nova-compute; ``db`` only in the all-in-one, whose conductor shares the process.
 
     ``host`` and ``instances_path`` (else [DEFAULT]'s) name one of the all-in-one's
@@ -82,7 +83,8 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
     host = host or conf.host
     driver = libvirt_driver.LibvirtDriver(
         conf, image_api.download, instances_path=instances_path,
-        nodename=None if host == conf.host else host, placement_lock=placement_lock)
+        nodename=None if host == conf.host else host, placement_lock=placement_lock,
+        connection_uri=connection_uri)
     db = compute_db(conf, db, host=host)
     mgr = manager.ComputeManager(conf, db, driver, host=host, image_api=image_api,
                                  volume_api=cinder.CinderClient(conf),

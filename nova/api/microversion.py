@@ -212,6 +212,9 @@ LIVE_MIGRATE_BLOCK_AUTO = (2, 25)
 LIVE_MIGRATE_FORCE = (2, 30)
 LIVE_MIGRATE_ASYNC = (2, 34)
 LIVE_MIGRATE_FORCE_REMOVED = (2, 68)
+LIVE_MIGRATE_FORCE_COMPLETE = (2, 22)   # POST .../migrations/{id}/action force_complete
+LIVE_MIGRATE_ABORT = (2, 24)            # DELETE .../migrations/{id} (running)
+LIVE_MIGRATE_ABORT_QUEUED = (2, 65)     # ... also queued or preparing
 
 _MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$', re.ASCII)

@@ -31,6 +31,7 @@ from nova.api.handlers import (
     server_external_events,
     server_groups,
     server_metadata,
+    server_migrations,
     server_password,
     server_tags,
     servers,
@@ -200,7 +201,12 @@ ROUTES = [
     ('/os-quota-class-sets/{class_name}', {'GET': m(quota_classes.show),
                                            'PUT': m(quota_classes.update)}),
     ('/servers/{server_id}/diagnostics', {'GET': m(admin_actions.diagnostics)}),
-    ('/servers/{server_id}/migrations', {'GET': m(migrations.server_index, mv.MIGRATION_IDS)}),
+    ('/servers/{server_id}/migrations', {'GET': m(server_migrations.index, mv.MIGRATION_IDS)}),
+    ('/servers/{server_id}/migrations/{migration_id}', {
+        'GET': m(server_migrations.show, mv.MIGRATION_IDS),
+        'DELETE': m(server_migrations.delete, mv.LIVE_MIGRATE_ABORT)}),
+    ('/servers/{server_id}/migrations/{migration_id}/action', {
+        'POST': m(server_migrations.action, mv.LIVE_MIGRATE_FORCE_COMPLETE)}),
     ('/os-migrations', {'GET': m(migrations.index)}),
     ('/os-simple-tenant-usage', {'GET': m(usage.index)}),
     ('/os-simple-tenant-usage/{tenant_id}', {'GET': m(usage.show)}),

@@ -179,6 +179,11 @@ def extra_host_dirs(conf):
                 '(letters, digits, ".", "_", "-"; unique, not [DEFAULT] host %s)'
                 % (name, conf.host))
         dirs[name] = os.path.join(conf.state_path, 'hosts', name, 'instances')
+    unknown = set(conf.aio.extra_compute_host_uris) - set(dirs)
+    if unknown:
+        raise common.StartupError(
+            '[aio] extra_compute_host_uris names hosts that are not extra compute '
+            'hosts: %s' % ', '.join(sorted(unknown)))
     return dirs
 
 
@@ -187,9 +192,11 @@ def _compute_services(conf, db):
     # One libvirtd for all: one spawn at a time picks serial ports and CPUs.
     lock = threading.Lock()
     services = [wiring.compute_service(conf, db, placement_lock=lock)]
+    uris = conf.aio.extra_compute_host_uris
     for name, path in extra_host_dirs(conf).items():
         services.append(wiring.compute_service(conf, db, host=name, instances_path=path,
-                                               placement_lock=lock))
+                                               placement_lock=lock,
+                                               connection_uri=uris.get(name)))
     return services
 
 

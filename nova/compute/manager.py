@@ -12,6 +12,7 @@ from nova.compute import (
     manager_admin,
     manager_consoles,
     manager_image,
+    manager_live_migrate,
     manager_migrate,
     manager_password,
     manager_power,
@@ -37,9 +38,10 @@ class ComputeManager(manager_power.PowerMixin, manager_image.ImageMixin,
                      manager_admin.AdminMixin, manager_reconcile.ReconcileMixin,
                      lifecycle.LifecycleMixin, manager_consoles.ConsolesMixin,
                      manager_password.PasswordMixin, manager_resize.ResizeMixin,
-                     manager_migrate.MigrateMixin, manager_shelve.ShelveMixin,
+                     manager_migrate.MigrateMixin, manager_live_migrate.LiveMigrateMixin,
+                     manager_shelve.ShelveMixin,
                      manager_volume_snapshots.VolumeSnapshotsMixin):
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.5')
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None,
                  compute_rpcapi=None):

@@ -240,8 +240,10 @@ class MigrateMixin:
             elif uuid in here:
                 if status == 'reverting':
                     leaving.add(uuid)   # on its way back to the source, claim released
-            elif status in ('pre-migrating', 'migrating', 'post-migrating'):
-                extra.append(migration['new_flavor'])   # claimed, not yet arrived
+            elif status in ('pre-migrating', 'migrating', 'post-migrating',
+                            'preparing', 'running'):
+                # Claimed, not yet arrived ('preparing', 'running': live migration).
+                extra.append(migration['new_flavor'])
         return extra, leaving
 
     # -- after a restart: end what the crash interrupted ------------------------------

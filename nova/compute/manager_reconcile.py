@@ -71,9 +71,11 @@ class ReconcileMixin:
     # -- one instance ----------------------------------------------------------
     def _reconcile_one(self, ctx, row, now, min_age):
         stale = decide.stale(row['updated_at'], now, min_age)
-        # Resize and shelve keep their own records (migration rows, shelve
-        # images): manager_resize knows how to finish or undo them.
-        if stale and self.reconcile_resize_shelve(ctx, row):
+        # Resize, shelve and live migration keep their own records (migration
+        # rows, shelve images): manager_resize and manager_live_migrate know
+        # how to finish or undo them.
+        if stale and (self.reconcile_resize_shelve(ctx, row) or
+                      self.reconcile_live_migration(ctx, row)):
             return 1
         plan = decide.instance_plan(row['vm_state'], row['task_state'])
         if plan is not None and stale:

@@ -1,12 +1,12 @@
 """Client side of the compute RPC API: calls go to the instance's host."""
 
 from nova import rpc
-from nova.compute import rpcapi_resize
+from nova.compute import rpcapi_live_migrate, rpcapi_resize
 
 TOPIC = 'compute'
 
 
-class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
+class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMigrateRPCMixin):
     """Version history:
 
     * 1.0 - Initial version: build_and_run_instance, terminate_instance,
@@ -27,13 +27,18 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin):
             volume-backed server re-imaged by the volume service (2.93).
     * 1.4 - (same minor, added while 1.4 is unreleased) volume_snapshot_create,
             volume_snapshot_delete (assisted volume snapshots).
+    * 1.5 - check_can_live_migrate_destination, check_can_live_migrate_source,
+            pre_live_migration, live_migration, post_live_migration_at_destination,
+            rollback_live_migration_at_destination, live_migration_abort,
+            live_migration_force_complete: live
+            migration between hosts (rpcapi_live_migrate).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
     RPCVersionCapError), so an older host never receives a call it cannot read.
     """
 
-    VERSION = '1.4'
+    VERSION = '1.5'
 
     def __init__(self, conf):
         self.conf = conf

@@ -7,15 +7,22 @@ import oslo_messaging as messaging
 from nova import exception, failpoint
 from nova.compute import actions
 from nova.compute import vm_states as vs
-from nova.conductor import compute_db, manager_migrate, manager_shelve, reconcile
+from nova.conductor import (
+    compute_db,
+    manager_live_migrate,
+    manager_migrate,
+    manager_shelve,
+    reconcile,
+)
 from nova.conductor import scheduler as scheduler_mod
 
 LOG = logging.getLogger(__name__)
 
 
 class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin,
-                       manager_migrate.MigrateMixin, compute_db.ComputeDBMixin):
-    target = messaging.Target(version='1.4')
+                       manager_migrate.MigrateMixin, manager_live_migrate.LiveMigrateMixin,
+                       compute_db.ComputeDBMixin):
+    target = messaging.Target(version='1.5')
 
     def __init__(self, conf, db, compute_rpcapi, host_verifier=None):
         self.conf = conf

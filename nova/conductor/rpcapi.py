@@ -36,13 +36,16 @@ class ConductorAPI:
             has host keys ([conductor] host_keys_dir).
     * 1.4 - migrate_server (pick and claim a destination for a cold migration
             or a resize to another host, then cast resize_instance to the source).
+    * 1.5 - live_migrate_instance (pick, claim and check a destination for a
+            live migration, then cast live_migration to the source; a call
+            answers the error of a refused attempt, for requests before 2.34).
 
     ``[upgrade_levels] conductor`` caps the version sent: a client pinned
     below 1.2 never sends compute_db (it raises RPCVersionPinned instead);
     pinned to 1.2 it sends the calls unsigned, as a 1.2 conductor expects.
     """
 
-    VERSION = '1.4'
+    VERSION = '1.5'
 
     def __init__(self, conf):
         self.pin = conf.upgrade_levels.conductor
@@ -64,6 +67,13 @@ class ConductorAPI:
         cctxt = self.client.prepare(version='1.4')
         cctxt.cast(context, 'migrate_server', instance=instance, migration_id=migration_id,
                    request_spec=request_spec)
+
+    def live_migrate_instance(self, context, instance, migration_id, host, wait=False):
+        """Cast; or (``wait``) call and return the error message of a refused attempt."""
+        cctxt = self.client.prepare(version='1.5', timeout=180 if wait else None)
+        method = cctxt.call if wait else cctxt.cast
+        return method(context, 'live_migrate_instance', instance=instance,
+                      migration_id=migration_id, host=host)
 
     def can_serve_compute_db(self):
         return self.client.can_send_version(COMPUTE_DB_VERSION)

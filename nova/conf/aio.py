@@ -47,6 +47,13 @@ opts = [
                      'trying out multi-host behaviour (server group policies, '
                      'same_host/different_host hints, unshelve to a host) on one '
                      'machine.'),
+    cfg.DictOpt('extra_compute_host_uris', default={},
+                help='Libvirt connection URI of some of the extra compute hosts, as '
+                     'NAME:URI pairs (e.g. "host2:qemu+unix:///system?socket=/var/lib/'
+                     'nova-libvirt-peer/run/libvirt-sock"). A host named here uses '
+                     'that libvirt daemon instead of [libvirt] connection_uri; with a '
+                     'daemon of its own (tools/start-libvirtd-peer.sh) servers can be '
+                     'live migrated between it and the other hosts.'),
 ]
 
 

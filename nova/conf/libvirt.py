@@ -11,6 +11,16 @@ opts = [
                help='Libvirt domain type. "qemu" is pure emulation (TCG) '
                     'and works everywhere; "kvm" needs /dev/kvm; "lxc" runs '
                     'containers.'),
+    cfg.HostAddressOpt('live_migration_inbound_addr',
+                       help='Address (IP or host name) other compute hosts send live '
+                            'migration traffic (guest memory and copied disks) to; this '
+                            "host's QEMU listens there. Unset: libvirt's choice (this "
+                            "machine's host name)."),
+    cfg.IntOpt('live_migration_bandwidth',
+               default=0,
+               min=0,
+               help='Most MiB/s a live migration may use (guest memory and copied '
+                    'disks); 0 means no limit.'),
     cfg.StrOpt('connection_uri',
                default='',
                help='Libvirt connection URI. Empty means derive it from '

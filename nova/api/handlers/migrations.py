@@ -1,8 +1,10 @@
-"""Handlers of GET /os-migrations (resizes and migrations) and /servers/{id}/migrations."""
+"""Handler of GET /os-migrations (resizes, migrations and live migrations)."""
 
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import migrations as schemas
+from nova.api.views import common
+from nova.compute import api_live_migrate
 from nova.policies import usage as policies
 
 
@@ -56,17 +58,15 @@ def _view(req, migration):
     view['created_at'] = _time(migration['created_at'])
     view['updated_at'] = _time(migration['updated_at'])
     if req.is_at_least(mv.MIGRATION_IDS):
-        # links only name in-progress live migrations, which this service never runs.
         view['migration_type'] = migration['migration_type']
+        # An in-progress live migration links to the server's migration.
+        if migration['migration_type'] == 'live-migration' and \
+                migration['status'] in api_live_migrate.IN_PROGRESS:
+            view['links'] = common.links(req, 'servers', '%s/migrations/%s' % (
+                migration['instance_uuid'], migration['id']))
     if req.is_at_least(mv.MIGRATIONS_PAGINATION):
         view['uuid'] = migration['uuid']
     if req.is_at_least(mv.MIGRATIONS_USER_FILTERS):
         view['user_id'] = migration['user_id']
         view['project_id'] = migration['project_id']
     return view
-
-
-def server_index(req, server_id):
-    instance = req.app.compute_api.get(req.context, server_id)
-    req.context.can(policies.SERVER_MIGRATIONS, target={'project_id': instance['project_id']})
-    return wsgi.json_response({'migrations': []})

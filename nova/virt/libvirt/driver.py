@@ -15,6 +15,7 @@ from nova.virt.libvirt import (
     config_caps,
     consoles,
     driver_consoles,
+    driver_live_migrate,
     driver_password,
     driver_rescue,
     driver_resize,
@@ -96,7 +97,8 @@ def read_tail(path, max_bytes):
 
 # ----------------------------------------------------------------- the driver
 
-class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
+class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMixin,
+                    driver_volumes.VolumeMixin,
                     driver_volume_snapshots.VolumeSnapshotMixin,
                     driver_rescue.RescueMixin, libvirt_lifecycle.LifecycleMixin,
                     libvirt_diagnostics.DiagnosticsMixin, driver_consoles.ConsolesMixin,
@@ -122,11 +124,13 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_volumes.VolumeMixin,
 
     def __init__(self, conf, image_fetcher, host=None,
                  soft_reboot_wait=120, shutdown_poll_interval=0.1,
-                 instances_path=None, nodename=None, placement_lock=None):
+                 instances_path=None, nodename=None, placement_lock=None,
+                 connection_uri=None):
         self.conf = conf
         self.virt_type = conf.libvirt.virt_type
+        # connection_uri: an all-in-one extra compute host on a libvirtd of its own.
         self.host = host or libvirt_host.Host(libvirt_host.uri_for_virt_type(
-            self.virt_type, conf.libvirt.connection_uri))
+            self.virt_type, connection_uri or conf.libvirt.connection_uri))
         # The all-in-one's extra compute hosts share the libvirtd: each keeps
         # its own instance directory and reports its own node name.
         self.instances_path = instances_path or conf.instances_path

@@ -1,0 +1,239 @@
+"""Compute manager: live migration of a running guest from this host to another, or to this one."""
+
+import logging
+
+from nova import exception
+from nova.compute import actions
+from nova.compute import resources as usage
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
+
+
+class _Cancelled(Exception):
+    """The migration was cancelled (2.65) before it started to run."""
+
+
+def _error(exc):
+    return {'error': exc.format_message() if isinstance(exc, exception.NovaException)
+            else str(exc)}
+
+
+class LiveMigrateMixin:
+    """Mixed into ComputeManager.
+
+    The conductor claims the destination and asks both hosts whether the
+    move can be done (``check_can_live_migrate_*``, calls: their answers
+    carry an ``error`` instead of raising). The source then asks the
+    destination to prepare (``pre_live_migration``), migrates with libvirt
+    while the migration record shows 'running', and
+    hands the instance over (``post_live_migration_at_destination``). A
+    failure leaves the guest running on the source, the migration in
+    'error' and a fault; the destination drops its files and its claim.
+    """
+
+    # -- checks (calls from the conductor) ------------------------------------------
+    def check_can_live_migrate_destination(self, context, instance):
+        try:
+            return self.driver.live_migration_target(instance)
+        except exception.NovaException as exc:
+            return _error(exc)
+
+    def check_can_live_migrate_source(self, context, instance, target):
+        try:
+            return self.driver.check_live_migration_source(
+                instance, target, self.block_device_info(context, instance))
+        except exception.NovaException as exc:
+            return _error(exc)
+
+    # -- destination -------------------------------------------------------------------
+    def pre_live_migration(self, context, instance, source):
+        try:
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_pre_live_migration', host=self.host):
+                self.driver.pre_live_migration(context, instance, source['source_dir'],
+                                               source['disks'])
+        except Exception as exc:  # noqa: BLE001 - answered to the source, which rolls back.
+            LOG.exception('Preparing for the live migration of %s failed', instance.uuid)
+            return _error(exc)
+        return {}
+
+    def post_live_migration_at_destination(self, context, instance, migration_id,
+                                           resume=False):
+        """``resume``: the source paused the guest to complete the move (force complete)."""
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_post_live_migration_at_destination', host=self.host):
+                # The guest must be here (a restart on the source asks too).
+                self.driver.get_info(instance)
+                if resume:
+                    self.driver.live_migration_resume(instance)
+                self.conductor_db.instance_update(instance.uuid, {
+                    'host': self.host, 'node': migration['dest_node'] or self.host,
+                    'task_state': None, 'power_state': self._power_state(instance)})
+        return {}
+
+    def rollback_live_migration_at_destination(self, context, instance, migration_id):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            try:
+                self.driver.rollback_live_migration_at_destination(context, instance)
+            except Exception:  # noqa: BLE001 - the claim must still go.
+                LOG.exception('Could not remove the copy of %s here', instance.uuid)
+            self.conductor_db.compute_node_release(
+                self.host, *usage.requested_resources(migration['new_flavor']))
+
+    # -- source --------------------------------------------------------------------------
+    def live_migration(self, context, instance, migration_id, target, source):
+        with self._lock(instance.uuid):
+            migration = self.conductor_db.migration_get(migration_id)
+            dest = migration['dest_compute']
+            try:
+                with actions.event(self.conductor_db, context, instance.uuid,
+                                   'compute_live_migration', host=self.host):
+                    answer = self.compute_rpcapi.pre_live_migration(context, instance, dest,
+                                                                    source)
+                    if answer.get('error'):
+                        raise exception.MigrationError(reason=answer['error'])
+                    if self.conductor_db.migration_get(migration_id)['status'] != 'preparing':
+                        raise _Cancelled()
+                    self.conductor_db.migration_update(migration_id, {'status': 'running'})
+                    self.driver.live_migration(
+                        context, instance, target,
+                        progress=lambda stats: self._live_progress(instance, stats))
+            except Exception as exc:  # noqa: BLE001 - rolled back here, recorded.
+                cancelled = isinstance(exc, _Cancelled) or \
+                    self._live_aborts.pop(migration_id, False)
+                if cancelled:
+                    LOG.info('Live migration of %s to %s cancelled', instance.uuid, dest)
+                else:
+                    LOG.exception('Live migration of %s to %s failed; it stays here',
+                                  instance.uuid, dest)
+                self._live_migration_failed(context, instance, migration, exc, cancelled)
+                return
+            finally:
+                self._live_aborts.pop(migration_id, None)
+        try:
+            self.compute_rpcapi.post_live_migration_at_destination(
+                context, instance, dest, migration_id,
+                resume=self._guest_paused_by_us.pop(instance.uuid, False))
+        except Exception as exc:  # noqa: BLE001 - the guest runs there already.
+            LOG.exception('The destination %s did not take %s over', dest, instance.uuid)
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+            self.conductor_db.migration_update(migration_id, {'status': 'error'})
+            return
+        self.driver.cleanup_after_live_migration(context, instance)
+        self.conductor_db.compute_node_release(
+            self.host, *usage.requested_resources(migration['old_flavor']))
+        self.conductor_db.migration_update(migration_id, {'status': 'completed'})
+        LOG.info('Live migrated %s to %s', instance.uuid, dest)
+
+    @staticmethod
+    def _live_progress(instance, stats):
+        # The migration record has no counter columns yet: the log shows them.
+        LOG.debug('Live migration of %s: memory %s/%s bytes, disk %s/%s bytes',
+                  instance.uuid, stats.get('memory_processed'), stats.get('memory_total'),
+                  stats.get('disk_processed'), stats.get('disk_total'))
+
+    def _live_migration_failed(self, context, instance, migration, exc, cancelled=False):
+        if not cancelled:
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+        self.conductor_db.migration_update(migration['id'], {
+            'status': 'cancelled' if cancelled else 'error'})
+        if self._guest_paused_by_us.pop(instance.uuid, False):
+            try:
+                self.driver.unpause(instance)
+            except Exception:  # noqa: BLE001 - the guest stays paused, the state says so.
+                LOG.exception('Could not resume %s after the failed migration', instance.uuid)
+        try:
+            self.conductor_db.instance_update(instance.uuid, {'task_state': None},
+                                              expected_task_state=['migrating'])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            pass
+        self.compute_rpcapi.rollback_live_migration_at_destination(
+            context, instance, migration['dest_compute'], migration['id'])
+
+    # -- while it runs (beside live_migration, which holds the instance lock) ------------
+    @property
+    def _live_aborts(self):
+        return self.__dict__.setdefault('_live_aborts_by_id', {})
+
+    @property
+    def _guest_paused_by_us(self):
+        return self.__dict__.setdefault('_live_paused_by_uuid', {})
+
+    def live_migration_abort(self, context, instance, migration_id):
+        migration = self.conductor_db.migration_get(migration_id)
+        if migration['status'] != 'running':
+            return
+        self._live_aborts[migration_id] = True
+        try:
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_live_migration_abort', host=self.host):
+                self.driver.live_migration_abort(instance)
+        except exception.NovaException:
+            self._live_aborts.pop(migration_id, None)
+            LOG.exception('Could not abort the live migration of %s', instance.uuid)
+
+    def live_migration_force_complete(self, context, instance, migration_id):
+        migration = self.conductor_db.migration_get(migration_id)
+        if migration['status'] != 'running':
+            return
+        try:
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_live_migration_force_complete', host=self.host):
+                self.driver.live_migration_force_complete(instance)
+                self._guest_paused_by_us[instance.uuid] = True
+        except exception.NovaException:
+            LOG.exception('Could not pause %s to complete its migration', instance.uuid)
+
+    # -- after a restart of the source ------------------------------------------------
+    def reconcile_live_migration(self, context, row):
+        """A live migration from here that a restart interrupted: end it. True if it was one.
+
+        The guest still here: the move failed (the migration 'error', a fault,
+        the destination drops its copy). The guest gone: libvirt finished the
+        move, and the destination is asked to take the instance over.
+        """
+        if row['task_state'] != 'migrating':
+            return False
+        instance = instance_obj.Instance.from_db(row)
+        migration = self.conductor_db.migration_get_by_instance_and_status(
+            row['uuid'], ('accepted', 'queued', 'preparing', 'running', 'post-migrating'))
+        if migration is None or migration['migration_type'] != 'live-migration' or \
+                migration['source_compute'] != self.host:
+            self.conductor_db.instance_update(row['uuid'], {'task_state': None})
+            return True
+        dest = migration['dest_compute']
+        try:
+            self.driver.get_info(instance)
+            here = True
+        except exception.NotFound:
+            here = False
+        if not here and dest:
+            try:
+                self.compute_rpcapi.post_live_migration_at_destination(
+                    context, instance, dest, migration['id'])
+            except Exception:  # noqa: BLE001 - recorded below as a failed move.
+                LOG.exception('%s is on neither host after a restart', row['uuid'])
+            else:
+                LOG.warning('Live migration of %s to %s finished after a restart',
+                            row['uuid'], dest)
+                self.driver.cleanup_after_live_migration(context, instance)
+                self.conductor_db.compute_node_release(
+                    self.host, *usage.requested_resources(migration['old_flavor']))
+                self.conductor_db.migration_update(migration['id'], {'status': 'completed'})
+                return True
+        LOG.warning('Live migration of %s to %s was interrupted by a restart', row['uuid'],
+                    dest)
+        exc = exception.MigrationError(
+            reason='the live migration from %s to %s was interrupted by a restart'
+                   % (self.host, dest))
+        if dest:
+            self._live_migration_failed(context, instance, migration, exc)
+        else:
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+            self.conductor_db.migration_update(migration['id'], {'status': 'error'})
+            self.conductor_db.instance_update(row['uuid'], {'task_state': None})
+        return True

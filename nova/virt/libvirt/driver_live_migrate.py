@@ -1,0 +1,272 @@
+"""Libvirt driver: live migration of a running guest to another libvirt daemon, disks copied."""
+
+import json
+import logging
+import os
+import shutil
+import threading
+
+import libvirt
+from lxml import etree
+
+from nova import exception
+from nova.virt.libvirt import imagebackend
+
+LOG = logging.getLogger(__name__)
+
+# Files of the instance directory the guest never writes: copied as they are.
+_STATIC = ('disk.config',)
+PROGRESS_INTERVAL = 0.5
+# Bandwidth of a forced completion, MiB/s: as fast as QEMU goes.
+UNCAPPED_MIB_S = 1 << 20
+
+
+def _disk_facts(path):
+    """Format, size and backing of a disk the running guest holds (read without its lock)."""
+    try:
+        info = json.loads(imagebackend.execute('qemu-img', 'info', '-U', '--output=json', path,
+                                               limits=True))
+    except imagebackend.ProcessError as exc:
+        raise exception.MigrationPreCheckError(reason=exc.format_message())
+    return {'format': info.get('format'), 'virtual_size': info.get('virtual-size'),
+            'backing': info.get('full-backing-filename') or info.get('backing-filename'),
+            'backing_format': info.get('backing-filename-format')}
+
+
+def _host_uuid(conn):
+    caps = etree.fromstring(conn.getCapabilities().encode())
+    return caps.findtext('./host/uuid')
+
+
+class LiveMigrateMixin:
+    """Mixed into LibvirtDriver.
+
+    The destination is another libvirt daemon (another machine, or a second
+    daemon on this one: tools/start-libvirtd-peer.sh). Each host has its own
+    instance directory; the guest's writable local disks are copied by
+    QEMU while it runs (VIR_MIGRATE_NON_SHARED_INC onto empty overlays on
+    the same base image), the read-only ones (config drive) as files.
+    """
+
+    # -- both sides ---------------------------------------------------------------
+    def live_migration_target(self, instance):
+        """What the source needs to reach this host: daemon identity, URI, directory."""
+        conn = self.host.get_connection()
+        try:
+            host_uuid = _host_uuid(conn)
+        except libvirt.libvirtError as exc:
+            raise exception.HypervisorError(reason=exc.get_error_message())
+        return {'host_uuid': host_uuid, 'connection_uri': self.host.uri,
+                'instance_dir': self.get_instance_dir(instance),
+                'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
+                'inbound_addr': self.conf.libvirt.live_migration_inbound_addr}
+
+    def check_live_migration_source(self, instance, target, block_device_info=None):
+        """MigrationPreCheckError unless the guest can go live to ``target``."""
+        mine = self.live_migration_target(instance)
+        if (mine['host_uuid'], mine['connection_uri']) == \
+                (target['host_uuid'], target['connection_uri']) or \
+                (mine['host_uuid'] and mine['host_uuid'] == target['host_uuid']):
+            raise exception.MigrationPreCheckError(
+                reason='the source and destination hosts use one libvirt daemon (%s); '
+                       'live migration needs a daemon per host'
+                       % (mine['host_uuid'] or mine['connection_uri']))
+        if target['is_test'] or self.host.is_test:
+            raise exception.MigrationPreCheckError(
+                reason="libvirt's test driver cannot live migrate a guest")
+        if block_device_info and block_device_info.get('block_device_mapping'):
+            raise exception.MigrationPreCheckError(
+                reason='live migration of a server with volumes attached is not '
+                       'supported by this service')
+        guest = self._guest(instance)
+        if not guest.is_active():
+            raise exception.MigrationPreCheckError(
+                reason='the guest of instance %s is not running' % instance.uuid)
+        return {'source_dir': mine['instance_dir'],
+                'disks': {os.path.basename(path): _disk_facts(path)
+                          for _t, path in self._writable_local_disks(guest)}}
+
+    def _writable_local_disks(self, guest):
+        """[(target dev, path)] of the guest's writable disks in its instance directory."""
+        root = etree.fromstring(guest.get_xml_desc().encode())
+        inst_dir = os.path.join(self.instances_path, guest.uuid) + os.sep
+        out = []
+        for disk in root.findall('./devices/disk'):
+            source, target = disk.find('source'), disk.find('target')
+            path = source.get('file') if source is not None else None
+            if (path and path.startswith(inst_dir) and target is not None
+                    and disk.find('readonly') is None):
+                out.append((target.get('dev'), path))
+        return out
+
+    # -- destination --------------------------------------------------------------
+    def pre_live_migration(self, context, instance, source_dir, disks):
+        """This host's instance directory: empty disks to copy into, the static files.
+
+        ``disks``: {name: facts} of the files QEMU copies (writable local
+        disks); each becomes an empty image of the same size (an overlay on
+        this host's copy of the same base). Everything else is copied from ``source_dir``,
+        which must be readable here (shared storage or one machine), as for a
+        cold migration.
+        """
+        if not os.path.isdir(source_dir):
+            raise exception.MigrationError(
+                reason='the source host\'s instance directory %s is not reachable from '
+                       'this host' % source_dir)
+        inst_dir = self.get_instance_dir(instance)
+        if os.path.exists(inst_dir):
+            raise exception.MigrationError(
+                reason='instance directory %s already exists on the destination' % inst_dir)
+        os.makedirs(inst_dir)
+        try:
+            for name in sorted(os.listdir(source_dir)):
+                src, dest = os.path.join(source_dir, name), os.path.join(inst_dir, name)
+                if name in disks:
+                    self._empty_copy_of(disks[name], dest)
+                elif os.path.isfile(src) and (name in _STATIC or not name.startswith('disk')):
+                    shutil.copy2(src, dest)
+        except Exception:
+            shutil.rmtree(inst_dir, ignore_errors=True)
+            raise
+
+    def _empty_copy_of(self, facts, dest):
+        size, fmt = str(facts['virtual_size']), facts['format'] or 'raw'
+        try:
+            if fmt == 'qcow2' and facts['backing']:
+                backing_fmt = facts['backing_format'] or \
+                    imagebackend.qemu_img_info(facts['backing'])['format']
+                imagebackend.execute('qemu-img', 'create', '-q', '-f', 'qcow2', '-b',
+                                     facts['backing'], '-F', backing_fmt, dest, size)
+                self._rebase_on_own_cache(dest)
+            else:
+                imagebackend.execute('qemu-img', 'create', '-q', '-f', fmt, dest, size)
+        except imagebackend.ProcessError as exc:
+            raise exception.MigrationError(reason=exc.format_message())
+
+    def rollback_live_migration_at_destination(self, context, instance):
+        """The move failed: no guest and no files of it stay here."""
+        try:
+            guest = self.host.get_guest(instance.uuid)
+        except exception.InstanceNotFound:
+            guest = None
+        if guest is not None:
+            guest.poweroff()
+            guest.undefine()
+        shutil.rmtree(self.get_instance_dir(instance), ignore_errors=True)
+
+    # -- source -------------------------------------------------------------------
+    def destination_xml(self, guest, target):
+        """The guest's migratable XML with this host's paths swapped for ``target``'s."""
+        flags = libvirt.VIR_DOMAIN_XML_MIGRATABLE | libvirt.VIR_DOMAIN_XML_SECURE
+        root = etree.fromstring(guest.domain.XMLDesc(flags).encode())
+        swaps = ((os.path.join(self.instances_path, guest.uuid), target['instance_dir']),
+                 (self.image_cache.base_dir, target['base_dir']))
+        for elem in root.iter():
+            for attr in ('file', 'path'):
+                value = elem.get(attr)
+                for old, new in swaps:
+                    if value and (value == old or value.startswith(old + os.sep)):
+                        elem.set(attr, new + value[len(old):])
+        # The destination reads the backing chain from its own images.
+        for store in root.findall('./devices/disk/backingStore'):
+            store.getparent().remove(store)
+        return etree.tostring(root, encoding='unicode')
+
+    def live_migration(self, context, instance, target, progress=None):
+        """Move the running guest to ``target`` (live_migration_target of the destination).
+
+        Blocks until libvirt is done; ``progress(stats)`` is called with the
+        job's counters while it runs. On success the guest runs (and is
+        defined) on the destination and is undefined here; on failure it
+        still runs here and MigrationError is raised.
+        """
+        guest = self._guest(instance)
+        disks = self._writable_local_disks(guest)
+        flags = (libvirt.VIR_MIGRATE_LIVE | libvirt.VIR_MIGRATE_PERSIST_DEST |
+                 libvirt.VIR_MIGRATE_UNDEFINE_SOURCE)
+        params = {libvirt.VIR_MIGRATE_PARAM_DEST_XML: self.destination_xml(guest, target)}
+        addr = target.get('inbound_addr')
+        if addr:
+            uri_host = '[%s]' % addr if ':' in addr else addr
+            params[libvirt.VIR_MIGRATE_PARAM_URI] = 'tcp://%s' % uri_host
+            params[libvirt.VIR_MIGRATE_PARAM_LISTEN_ADDRESS] = addr
+            if disks:
+                params[libvirt.VIR_MIGRATE_PARAM_DISKS_URI] = 'tcp://%s' % uri_host
+        if self.conf.libvirt.live_migration_bandwidth:
+            params[libvirt.VIR_MIGRATE_PARAM_BANDWIDTH] = \
+                self.conf.libvirt.live_migration_bandwidth
+        if disks:
+            flags |= libvirt.VIR_MIGRATE_NON_SHARED_INC
+            params[libvirt.VIR_MIGRATE_PARAM_MIGRATE_DISKS] = [dev for dev, _p in disks]
+        try:
+            dconn = libvirt.open(target['connection_uri'])
+        except libvirt.libvirtError as exc:
+            raise exception.MigrationError(
+                reason='cannot reach the destination\'s libvirt daemon %s: %s'
+                       % (target['connection_uri'], exc.get_error_message()))
+        result = {}
+
+        def run():
+            try:
+                guest.domain.migrate3(dconn, params, flags)
+            except libvirt.libvirtError as exc:
+                result['error'] = exc.get_error_message()
+
+        # The client drives the migration (not peer-to-peer): both daemons need
+        # only be reachable from this process, at the URIs this process uses.
+        worker = threading.Thread(target=run, name='live-migrate-%s' % instance.uuid,
+                                  daemon=True)
+        try:
+            worker.start()
+            while worker.is_alive():
+                worker.join(PROGRESS_INTERVAL)
+                if progress is not None and worker.is_alive():
+                    self._report_progress(guest, progress)
+        finally:
+            try:
+                dconn.close()
+            except libvirt.libvirtError:
+                pass
+        if 'error' in result:
+            raise exception.MigrationError(reason=result['error'])
+
+    def live_migration_abort(self, instance):
+        """Ask libvirt to stop the migration job of the guest (it stays here)."""
+        try:
+            self._guest(instance).domain.abortJob()
+        except libvirt.libvirtError as exc:
+            raise exception.MigrationError(reason=exc.get_error_message())
+
+    def live_migration_force_complete(self, instance):
+        """Pause the guest (no more dirty memory) and lift the bandwidth cap: the move ends.
+
+        The guest is resumed on the destination once it has arrived.
+        """
+        guest = self._guest(instance)
+        guest.pause()
+        try:
+            guest.domain.migrateSetMaxSpeed(UNCAPPED_MIB_S, 0)
+        except libvirt.libvirtError as exc:
+            LOG.warning('Could not lift the bandwidth cap of %s: %s', instance.uuid,
+                        exc.get_error_message())
+
+    def live_migration_resume(self, instance):
+        """Run the guest that arrived paused (force complete) on this host."""
+        guest = self._guest(instance)
+        if guest.domain.state()[0] == libvirt.VIR_DOMAIN_PAUSED:
+            guest.resume()
+
+    @staticmethod
+    def _report_progress(guest, progress):
+        try:
+            stats = guest.domain.jobStats()
+        except libvirt.libvirtError:
+            return
+        try:
+            progress(stats)
+        except Exception:  # noqa: BLE001 - progress is informative only.
+            LOG.debug('Could not record migration progress', exc_info=True)
+
+    def cleanup_after_live_migration(self, context, instance):
+        """The guest runs elsewhere now: its files here go."""
+        shutil.rmtree(self.get_instance_dir(instance), ignore_errors=True)
