@@ -36,6 +36,8 @@ REGEX=${NOVA_COMPAT_REGEX:-'^tempest\.api\.compute'}
 CONCURRENCY=${NOVA_COMPAT_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat.XXXXXX")
 AIO_PID=""
+PEER_URI=""
+STARTED_PEER=0
 STARTED_KEYSTONE=0
 TOPOLOGY=${NOVA_COMPAT_TOPOLOGY:-aio}
 SPLIT_PIDS=""
@@ -72,12 +74,15 @@ cleanup() {
       kill -9 "$AIO_PID" 2>/dev/null || true
     fi
     # Guests outlive nova-aio in libvirt: remove this run's (named compat-*).
-    for dom in $(virsh -c qemu:///system list --all --name 2>/dev/null | grep '^compat-'); do
-      virsh -c qemu:///system destroy "$dom" >/dev/null 2>&1 || true
-      virsh -c qemu:///system undefine --nvram "$dom" >/dev/null 2>&1 \
-        || virsh -c qemu:///system undefine "$dom" >/dev/null 2>&1 || true
+    for uri in qemu:///system $PEER_URI; do
+      for dom in $(virsh -c "$uri" list --all --name 2>/dev/null | grep '^compat-'); do
+        virsh -c "$uri" destroy "$dom" >/dev/null 2>&1 || true
+        virsh -c "$uri" undefine --nvram "$dom" >/dev/null 2>&1 \
+          || virsh -c "$uri" undefine "$dom" >/dev/null 2>&1 || true
+      done
     done
   fi
+  [ "$STARTED_PEER" = 1 ] && tools/start-libvirtd-peer.sh stop >/dev/null 2>&1 || true
   if [ "$REGISTERED_GLANCE" = 1 ] && [ "$STARTED_KEYSTONE" != 1 ]; then
     # The catalog's image entries back on the embedded endpoint, as tools/keystone.sh left them.
     NOVA_COMPAT_PASSWORD=${OS_PASSWORD:-compat-test-secret} python3 tools/keystone_setup.py \
@@ -117,6 +122,15 @@ if [ "$TOPOLOGY" = aio ]; then
   printf '[DEFAULT]\nstate_path = %s\n' "$WORK/state" > "$WORK/state.conf"
   if [ "$GLANCE" = real ]; then
     printf '[glance]\nendpoint_override = %s\n' "$GLANCE_URL" >> "$WORK/state.conf"
+  fi
+  if [ "${NOVA_COMPAT_NETWORKLESS:-0}" = 1 ]; then
+    # The live migration tests run in this mode: compat-host2 gets a libvirtd of its
+    # own (tools/start-libvirtd-peer.sh), which libvirt can live migrate to and from.
+    PEER_URI=$(tools/start-libvirtd-peer.sh uri)
+    virsh -c "$PEER_URI" version >/dev/null 2>&1 || STARTED_PEER=1
+    tools/start-libvirtd-peer.sh start
+    printf '[aio]\nextra_compute_host_uris = compat-host2:%s\n' "$PEER_URI" >> "$WORK/state.conf"
+    printf '[libvirt]\nlive_migration_inbound_addr = 127.0.0.1\n' >> "$WORK/state.conf"
   fi
   "${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
     --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \

@@ -1,5 +1,6 @@
 """Compute manager: live migration of a running guest from this host to another, or to this one."""
 
+import json
 import logging
 
 from nova import exception
@@ -12,6 +13,19 @@ LOG = logging.getLogger(__name__)
 
 class _Cancelled(Exception):
     """The migration was cancelled (2.65) before it started to run."""
+
+
+def _volume_paths(held, volumes):
+    """{source file path: destination file path} of the volumes (file connections)."""
+    paths = {}
+    for bdm_uuid, bdm in held.items():
+        old = json.loads(bdm['connection_info'] or 'null') or {}
+        new = volumes[bdm_uuid]['connection_info'] or {}
+        old_path = (old.get('data') or {}).get('device_path')
+        new_path = (new.get('data') or {}).get('device_path')
+        if old_path and new_path:
+            paths[old_path] = new_path
+    return paths
 
 
 def _error(exc):
@@ -48,19 +62,58 @@ class LiveMigrateMixin:
 
     # -- destination -------------------------------------------------------------------
     def pre_live_migration(self, context, instance, source):
+        """Files, then the volumes: a new attachment each, connected from this host.
+
+        Answers ``{'volumes': {bdm uuid: {'attachment_id', 'connection_info'}}}``
+        (the source keeps using its own attachments until the guest is here).
+        """
+        volumes = {}
         try:
             with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_pre_live_migration', host=self.host):
                 self.driver.pre_live_migration(context, instance, source['source_dir'],
                                                source['disks'])
+                self._live_attach_volumes(context, instance, volumes)
         except Exception as exc:  # noqa: BLE001 - answered to the source, which rolls back.
             LOG.exception('Preparing for the live migration of %s failed', instance.uuid)
+            self._live_drop_attachments(context, instance, volumes)
             return _error(exc)
-        return {}
+        return {'volumes': volumes}
+
+    def _live_attach_volumes(self, context, instance, volumes):
+        vctx = self.volume_api.context_for(context, instance)
+        for bdm in self.bdms(instance.uuid):
+            if bdm['destination_type'] != 'volume' or not bdm['attachment_id']:
+                continue
+            attachment = self.volume_api.attachment_create(
+                vctx, bdm['volume_id'], instance.uuid, connector=self.connector(),
+                mountpoint=bdm['device_name'])
+            volumes[bdm['uuid']] = {'attachment_id': attachment['id'],
+                                    'connection_info': attachment['connection_info']}
+        self.driver.connect_live_migration_volumes(
+            instance, [v['connection_info'] for v in volumes.values()])
+
+    def _live_drop_attachments(self, context, instance, volumes):
+        """Delete the attachments this host made for a move that did not happen."""
+        if not volumes:
+            return
+        self.driver.disconnect_live_migration_volumes(
+            instance, [v['connection_info'] for v in volumes.values()])
+        vctx = self.volume_api.context_for(context, instance)
+        for volume in volumes.values():
+            try:
+                self.volume_api.attachment_delete(vctx, volume['attachment_id'])
+            except Exception:  # noqa: BLE001 - the others still go.
+                LOG.exception('Could not delete attachment %s of %s',
+                              volume['attachment_id'], instance.uuid)
 
     def post_live_migration_at_destination(self, context, instance, migration_id,
-                                           resume=False):
-        """``resume``: the source paused the guest to complete the move (force complete)."""
+                                           resume=False, volumes=None):
+        """``resume``: the source paused the guest to complete the move (force complete).
+
+        ``volumes``: this host's attachments (pre_live_migration's answer),
+        which the block device mappings now record.
+        """
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             with actions.event(self.conductor_db, context, instance.uuid,
@@ -72,15 +125,29 @@ class LiveMigrateMixin:
                 self.conductor_db.instance_update(instance.uuid, {
                     'host': self.host, 'node': migration['dest_node'] or self.host,
                     'task_state': None, 'power_state': self._power_state(instance)})
+                self._live_take_attachments(context, instance, volumes or {})
         return {}
 
-    def rollback_live_migration_at_destination(self, context, instance, migration_id):
+    def _live_take_attachments(self, context, instance, volumes):
+        vctx = self.volume_api.context_for(context, instance)
+        for bdm_uuid, volume in volumes.items():
+            self.conductor_db.bdm_update(bdm_uuid, {
+                'attachment_id': volume['attachment_id'],
+                'connection_info': json.dumps(volume['connection_info'])})
+            self.volume_api.attachment_complete(vctx, volume['attachment_id'])
+
+    def rollback_live_migration_at_destination(self, context, instance, migration_id,
+                                               volumes=None):
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             try:
                 self.driver.rollback_live_migration_at_destination(context, instance)
             except Exception:  # noqa: BLE001 - the claim must still go.
                 LOG.exception('Could not remove the copy of %s here', instance.uuid)
+            try:
+                self._live_drop_attachments(context, instance, volumes or {})
+            except Exception:  # noqa: BLE001 - the claim must still go.
+                LOG.exception('Could not drop the attachments of %s here', instance.uuid)
             self.conductor_db.compute_node_release(
                 self.host, *usage.requested_resources(migration['new_flavor']))
 
@@ -89,6 +156,7 @@ class LiveMigrateMixin:
         with self._lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             dest = migration['dest_compute']
+            volumes, held = {}, {}
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_live_migration', host=self.host):
@@ -96,6 +164,10 @@ class LiveMigrateMixin:
                                                                     source)
                     if answer.get('error'):
                         raise exception.MigrationError(reason=answer['error'])
+                    volumes = answer.get('volumes') or {}
+                    held = {b['uuid']: b for b in self.bdms(instance.uuid)
+                            if b['uuid'] in volumes}
+                    target = dict(target, volume_paths=_volume_paths(held, volumes))
                     if self.conductor_db.migration_get(migration_id)['status'] != 'preparing':
                         raise _Cancelled()
                     self.conductor_db.migration_update(migration_id, {'status': 'running'})
@@ -110,24 +182,39 @@ class LiveMigrateMixin:
                 else:
                     LOG.exception('Live migration of %s to %s failed; it stays here',
                                   instance.uuid, dest)
-                self._live_migration_failed(context, instance, migration, exc, cancelled)
+                self._live_migration_failed(context, instance, migration, exc, cancelled,
+                                            volumes=volumes)
                 return
             finally:
                 self._live_aborts.pop(migration_id, None)
         try:
             self.compute_rpcapi.post_live_migration_at_destination(
                 context, instance, dest, migration_id,
-                resume=self._guest_paused_by_us.pop(instance.uuid, False))
+                resume=self._guest_paused_by_us.pop(instance.uuid, False), volumes=volumes)
         except Exception as exc:  # noqa: BLE001 - the guest runs there already.
             LOG.exception('The destination %s did not take %s over', dest, instance.uuid)
             actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
             self.conductor_db.migration_update(migration_id, {'status': 'error'})
             return
+        self._live_release_attachments(context, instance, held)
         self.driver.cleanup_after_live_migration(context, instance)
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
         self.conductor_db.migration_update(migration_id, {'status': 'completed'})
         LOG.info('Live migrated %s to %s', instance.uuid, dest)
+
+    def _live_release_attachments(self, context, instance, held):
+        """The guest runs on the destination: this host's attachments go."""
+        vctx = self.volume_api.context_for(context, instance)
+        self.driver.disconnect_live_migration_volumes(
+            instance, [json.loads(b['connection_info']) for b in held.values()
+                       if b['connection_info']])
+        for bdm in held.values():
+            try:
+                self.volume_api.attachment_delete(vctx, bdm['attachment_id'])
+            except Exception:  # noqa: BLE001 - the move is done; the others still go.
+                LOG.exception('Could not delete attachment %s of %s', bdm['attachment_id'],
+                              instance.uuid)
 
     @staticmethod
     def _live_progress(instance, stats):
@@ -136,7 +223,8 @@ class LiveMigrateMixin:
                   instance.uuid, stats.get('memory_processed'), stats.get('memory_total'),
                   stats.get('disk_processed'), stats.get('disk_total'))
 
-    def _live_migration_failed(self, context, instance, migration, exc, cancelled=False):
+    def _live_migration_failed(self, context, instance, migration, exc, cancelled=False,
+                               volumes=None):
         if not cancelled:
             actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
         self.conductor_db.migration_update(migration['id'], {
@@ -152,7 +240,7 @@ class LiveMigrateMixin:
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             pass
         self.compute_rpcapi.rollback_live_migration_at_destination(
-            context, instance, migration['dest_compute'], migration['id'])
+            context, instance, migration['dest_compute'], migration['id'], volumes=volumes)
 
     # -- while it runs (beside live_migration, which holds the instance lock) ------------
     @property

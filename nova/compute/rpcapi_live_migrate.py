@@ -28,17 +28,21 @@ class LiveMigrateRPCMixin:
             target=target, source=source)
 
     def post_live_migration_at_destination(self, context, instance, host, migration_id,
-                                           resume=False):
-        """To the destination: the guest runs there (``resume``: paused); it is its now."""
+                                           resume=False, volumes=None):
+        """To the destination: the guest runs there (``resume``: paused); it is its now.
+
+        ``volumes``: the attachments its pre_live_migration made, to record.
+        """
         return self._prepare(host, version=LIVE, timeout=120).call(
             context, 'post_live_migration_at_destination', instance=instance,
-            migration_id=migration_id, resume=resume)
+            migration_id=migration_id, resume=resume, volumes=volumes or {})
 
-    def rollback_live_migration_at_destination(self, context, instance, host, migration_id):
-        """To the destination: the move failed; drop its files and its claim."""
+    def rollback_live_migration_at_destination(self, context, instance, host, migration_id,
+                                               volumes=None):
+        """To the destination: the move failed; drop its files, attachments and claim."""
         self._prepare(host, version=LIVE).cast(
             context, 'rollback_live_migration_at_destination', instance=instance,
-            migration_id=migration_id)
+            migration_id=migration_id, volumes=volumes or {})
 
     def live_migration_abort(self, context, instance, host, migration_id):
         """To the source: stop the running migration (2.24)."""

@@ -1,5 +1,6 @@
 """Live migration of real QEMU guests between two compute hosts on two libvirt daemons."""
 
+import json
 import os
 import subprocess
 import time
@@ -242,3 +243,50 @@ def test_force_complete_ends_the_move_with_the_guest_running(aio, server, slow):
     assert body['status'] == 'ACTIVE' and body['OS-EXT-SRV-ATTR:host'] == 'testhost2'
     assert domain_state(aio.peer_uri, server) == libvirt.VIR_DOMAIN_RUNNING
     assert domain_state(fx.QEMU_URI, server) is None
+
+
+def _volume(aio, path, body=None, method='GET'):
+    status, _h, resp = aio.request(method, '/v3/admin/volumes' + path, body,
+                                   url=aio.aio.urls['volume'], token=ADMIN)
+    assert status in (200, 202), resp
+    return resp['volume']
+
+
+def _wait_volume(aio, vid, status, timeout=60):
+    deadline = time.monotonic() + timeout
+    while (volume := _volume(aio, '/' + vid))['status'] != status:
+        assert time.monotonic() < deadline, volume
+        time.sleep(0.1)
+    return volume
+
+
+def test_guest_with_a_volume_moves_with_its_attachment(aio, server):
+    vid = _volume(aio, '', {'volume': {'size': 1}}, method='POST')['id']
+    _wait_volume(aio, vid, 'available')
+    status, _h, body = aio.request('POST', '/servers/%s/os-volume_attachments' % server,
+                                   {'volumeAttachment': {'volumeId': vid}}, version=V,
+                                   token=ADMIN)
+    assert status == 200, body
+    volume = _wait_volume(aio, vid, 'in-use')
+    assert [a['host_name'] for a in volume['attachments']] == ['testhost']
+    path = json.loads(next(b for b in aio.db.bdm_get_by_instance(server)
+                           if b['volume_id'] == vid)['connection_info'])['data']['device_path']
+    for host, uri in (('testhost2', aio.peer_uri), ('testhost', fx.QEMU_URI)):
+        code, resp = live(aio, server, {'host': host, 'block_migration': 'auto'})
+        assert code == 202, resp
+        mig = last_migration(aio, server, ('completed', 'error'))
+        assert mig['status'] == 'completed', mig
+        assert show(aio, server)['OS-EXT-SRV-ATTR:host'] == host
+        # The running guest there still has the volume's disk (not copied: shared),
+        # and the volume is attached from that host only, with one attachment.
+        conn = libvirt.open(uri)
+        try:
+            assert "file='%s'" % path in conn.lookupByUUIDString(server).XMLDesc(0)
+        finally:
+            conn.close()
+        volume = _volume(aio, '/' + vid)
+        assert volume['status'] == 'in-use'
+        assert [a['host_name'] for a in volume['attachments']] == [host], volume
+        [bdm] = [b for b in aio.db.bdm_get_by_instance(server) if b['volume_id'] == vid]
+        assert bdm['attachment_id'] == volume['attachments'][0]['attachment_id']
+    assert show(aio, server)['os-extended-volumes:volumes_attached'][0]['id'] == vid

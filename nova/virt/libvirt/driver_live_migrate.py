@@ -11,6 +11,7 @@ from lxml import etree
 
 from nova import exception
 from nova.virt.libvirt import imagebackend
+from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
 
@@ -31,6 +32,17 @@ def _disk_facts(path):
     return {'format': info.get('format'), 'virtual_size': info.get('virtual-size'),
             'backing': info.get('full-backing-filename') or info.get('backing-filename'),
             'backing_format': info.get('backing-filename-format')}
+
+
+def _machine_id():
+    """This machine's identity (systemd's machine-id), '' when there is none."""
+    for path in ('/etc/machine-id', '/var/lib/dbus/machine-id'):
+        try:
+            with open(path) as handle:
+                return handle.read().strip()
+        except OSError:
+            continue
+    return ''
 
 
 def _host_uuid(conn):
@@ -59,6 +71,7 @@ class LiveMigrateMixin:
         return {'host_uuid': host_uuid, 'connection_uri': self.host.uri,
                 'instance_dir': self.get_instance_dir(instance),
                 'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
+                'machine_id': _machine_id(),
                 'inbound_addr': self.conf.libvirt.live_migration_inbound_addr}
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
@@ -74,10 +87,6 @@ class LiveMigrateMixin:
         if target['is_test'] or self.host.is_test:
             raise exception.MigrationPreCheckError(
                 reason="libvirt's test driver cannot live migrate a guest")
-        if block_device_info and block_device_info.get('block_device_mapping'):
-            raise exception.MigrationPreCheckError(
-                reason='live migration of a server with volumes attached is not '
-                       'supported by this service')
         guest = self._guest(instance)
         if not guest.is_active():
             raise exception.MigrationPreCheckError(
@@ -143,6 +152,19 @@ class LiveMigrateMixin:
         except imagebackend.ProcessError as exc:
             raise exception.MigrationError(reason=exc.format_message())
 
+    def connect_live_migration_volumes(self, instance, connection_infos):
+        """Connect here the volumes the guest arrives with (their new attachments)."""
+        for conn in connection_infos:
+            libvirt_volume.get_volume_driver(conn).connect_volume(conn, instance)
+
+    def disconnect_live_migration_volumes(self, instance, connection_infos):
+        """Let go of volume connections this host no longer uses (best effort)."""
+        for conn in connection_infos:
+            try:
+                libvirt_volume.get_volume_driver(conn).disconnect_volume(conn, instance)
+            except exception.NovaException:
+                LOG.exception('Could not disconnect a volume of %s', instance.uuid)
+
     def rollback_live_migration_at_destination(self, context, instance):
         """The move failed: no guest and no files of it stay here."""
         try:
@@ -161,6 +183,11 @@ class LiveMigrateMixin:
         root = etree.fromstring(guest.domain.XMLDesc(flags).encode())
         swaps = ((os.path.join(self.instances_path, guest.uuid), target['instance_dir']),
                  (self.image_cache.base_dir, target['base_dir']))
+        # Volumes: where the destination's own connection reaches each one.
+        volume_paths = target.get('volume_paths') or {}
+        for source in root.findall('./devices/disk/source'):
+            if source.get('file') in volume_paths:
+                source.set('file', volume_paths[source.get('file')])
         for elem in root.iter():
             for attr in ('file', 'path'):
                 value = elem.get(attr)
@@ -198,6 +225,12 @@ class LiveMigrateMixin:
         if disks:
             flags |= libvirt.VIR_MIGRATE_NON_SHARED_INC
             params[libvirt.VIR_MIGRATE_PARAM_MIGRATE_DISKS] = [dev for dev, _p in disks]
+        if target.get('volume_paths') and target.get('machine_id') and \
+                target['machine_id'] == _machine_id():
+            # Volume files both daemons open on one machine: the same file,
+            # not a copy. libvirt only trusts shared file systems it knows
+            # (NFS and the like, with cache=none) and would refuse a local one.
+            flags |= libvirt.VIR_MIGRATE_UNSAFE
         try:
             dconn = libvirt.open(target['connection_uri'])
         except libvirt.libvirtError as exc:
