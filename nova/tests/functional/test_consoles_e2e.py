@@ -16,33 +16,10 @@ from nova.tests.functional.consoles_client import WebSocketClient
 pytestmark = fx.requires_libvirtd()
 ADMIN = 'admin:admin'
 
-# A boot sector that prints its message to COM1, then echoes every byte it
-# receives on COM1 (polling the UART's line status register), for ever.
-_PROLOGUE = bytes([0xFA, 0x31, 0xC0, 0x8E, 0xD8, 0x8E, 0xD0, 0xBC, 0x00, 0x7C, 0xFC])
-_PRINT = bytes([0xBA, 0xF8, 0x03,          # mov dx, 0x3F8
-                0xAC, 0x84, 0xC0,          # next: lodsb; test al, al
-                0x74, 0x03, 0xEE,          # jz echo; out dx, al
-                0xEB, 0xF8])               # jmp next
-_ECHO = bytes([0xBA, 0xFD, 0x03,           # echo: mov dx, 0x3FD (line status)
-               0xEC, 0xA8, 0x01,           # wait: in al, dx; test al, 1
-               0x74, 0xFB,                 # jz wait
-               0xBA, 0xF8, 0x03,           # mov dx, 0x3F8
-               0xEC, 0xEE,                 # in al, dx; out dx, al
-               0xEB, 0xF1])                # jmp echo
-
-
-def echo_sector(message):
-    code_len = len(_PROLOGUE) + 3 + len(_PRINT) + len(_ECHO)
-    code = (_PROLOGUE + bytes([0xBE]) + struct.pack('<H', 0x7C00 + code_len) + _PRINT
-            + _ECHO + message.encode() + b'\0')
-    return code.ljust(510, b'\0') + b'\x55\xAA'
-
 
 def write_echo_image(path, message):
-    with open(path, 'wb') as handle:
-        handle.write(echo_sector(message))
-        handle.truncate(bootimg.MiB)
-    return path
+    """A guest that prints ``message`` on COM1, then echoes what COM1 receives."""
+    return bootimg.write_boot_image(path, message, ack_unplug=True)
 
 
 @pytest.fixture(scope='module')

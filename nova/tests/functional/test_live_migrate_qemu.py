@@ -11,6 +11,8 @@ import pytest
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
+from nova.tests.functional.consoles_client import WebSocketClient
+from nova.virt.libvirt.consoles import serial_tcp_endpoints
 
 ADMIN = 'admin:admin'
 V = '2.80'
@@ -45,10 +47,13 @@ def aio(tmp_path_factory, peer_uri):
     running = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI, extra={
         ('aio', 'extra_compute_hosts'): ['testhost2'],
         ('aio', 'extra_compute_host_uris'): {'testhost2': peer_uri},
-        ('libvirt', 'live_migration_inbound_addr'): '127.0.0.1'})
+        ('libvirt', 'live_migration_inbound_addr'): '127.0.0.1',
+        ('serial_console', 'enabled'): True,
+        ('serial_console', 'port_range'): '25000:25999'})
     running.peer_uri = peer_uri
+    # The guest echoes what its serial console receives.
     running.image_id = running.upload_image(
-        bootimg.write_boot_image(str(tmp / 'root.img'), 'LIVE-OK\r\n'))
+        bootimg.write_boot_image(str(tmp / 'root.img'), 'LIVE-OK\r\n', ack_unplug=True))
     status, _h, body = running.request('POST', '/flavors', {'flavor': {
         'name': 'lmq', 'id': 'lmq', 'ram': 64, 'vcpus': 1, 'disk': 1}}, token=ADMIN)
     assert status == 200, body
@@ -290,3 +295,49 @@ def test_guest_with_a_volume_moves_with_its_attachment(aio, server):
         [bdm] = [b for b in aio.db.bdm_get_by_instance(server) if b['volume_id'] == vid]
         assert bdm['attachment_id'] == volume['attachments'][0]['attachment_id']
     assert show(aio, server)['os-extended-volumes:volumes_attached'][0]['id'] == vid
+
+
+def _serial_port(uri, sid):
+    conn = libvirt.open(uri)
+    try:
+        xml = conn.lookupByUUIDString(sid).XMLDesc(0)
+    finally:
+        conn.close()
+    return [port for _h, port in serial_tcp_endpoints(xml)]
+
+
+def _serial_echo(aio, sid, payload=b'after-the-move'):
+    status, _h, body = aio.request('POST', '/servers/%s/remote-consoles' % sid, {
+        'remote_console': {'protocol': 'serial', 'type': 'serial'}}, version='2.6',
+        token=ADMIN)
+    assert status == 200, body
+    ws = WebSocketClient(body['remote_console']['url'])
+    try:
+        assert ws.status == 101, ws.status_line
+        ws.send(payload)
+        got, deadline = b'', time.monotonic() + 30
+        while payload not in got:
+            assert time.monotonic() < deadline, got
+            got += ws.recv_data()
+    finally:
+        ws.close()
+
+
+def test_serial_console_gets_a_free_port_on_the_destination(aio, server):
+    [before] = _serial_port(fx.QEMU_URI, server)
+    # The guest echoes once it has booted (it clears the UART's buffers first).
+    deadline = time.monotonic() + 30
+    while 'LIVE-OK' not in aio.request('POST', '/servers/%s/action' % server,
+                                       {'os-getConsoleOutput': {}}, token=ADMIN)[2]['output']:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    _serial_echo(aio, server, b'before-the-move')
+    code, resp = live(aio, server, {'host': 'testhost2', 'block_migration': 'auto'})
+    assert code == 202, resp
+    mig = last_migration(aio, server, ('completed', 'error'))
+    assert mig['status'] == 'completed', mig
+    # Both QEMUs ran at once on this machine: the destination's port is another
+    # one, and the console (proxy, token, new port) works there.
+    [after] = _serial_port(aio.peer_uri, server)
+    assert after != before and 25000 <= after <= 25999
+    _serial_echo(aio, server)

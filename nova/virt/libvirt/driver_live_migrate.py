@@ -10,7 +10,7 @@ import libvirt
 from lxml import etree
 
 from nova import exception
-from nova.virt.libvirt import imagebackend
+from nova.virt.libvirt import consoles, imagebackend
 from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
@@ -71,8 +71,21 @@ class LiveMigrateMixin:
         return {'host_uuid': host_uuid, 'connection_uri': self.host.uri,
                 'instance_dir': self.get_instance_dir(instance),
                 'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
-                'machine_id': _machine_id(),
+                'machine_id': _machine_id(), 'serial': self._live_serial_endpoint(),
                 'inbound_addr': self.conf.libvirt.live_migration_inbound_addr}
+
+    def _live_serial_endpoint(self):
+        """Where an arriving guest's TCP serial console listens here: a free port.
+
+        Upstream's answer to its bug 1455252: the port the guest has on the
+        source may be taken here (on one machine it always is, by the source's
+        QEMU, while both run).
+        """
+        settings = self.settings.consoles
+        if settings is None or not settings.serial_enabled:
+            return None
+        return {'host': settings.serial_host,
+                'port': consoles.pick_serial_port(settings, self._used_serial_ports())}
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
         """MigrationPreCheckError unless the guest can go live to ``target``."""
@@ -183,6 +196,14 @@ class LiveMigrateMixin:
         root = etree.fromstring(guest.domain.XMLDesc(flags).encode())
         swaps = ((os.path.join(self.instances_path, guest.uuid), target['instance_dir']),
                  (self.image_cache.base_dir, target['base_dir']))
+        # Serial consoles over TCP: the destination's free port.
+        serial = target.get('serial')
+        for source in root.findall('./devices/serial/source') + \
+                root.findall('./devices/console/source'):
+            if serial and source.getparent().get('type') == 'tcp' and \
+                    source.get('mode') == 'bind' and source.get('service'):
+                source.set('host', serial['host'])
+                source.set('service', str(serial['port']))
         # Volumes: where the destination's own connection reaches each one.
         volume_paths = target.get('volume_paths') or {}
         for source in root.findall('./devices/disk/source'):
