@@ -81,7 +81,7 @@ def volume(req, volume, attachments, host, extended=True):
         'availability_zone': volume['availability_zone'],
         'bootable': 'true' if volume['bootable'] else 'false',
         'encrypted': False,
-        'multiattach': False,
+        'multiattach': bool(volume.get('multiattach')),
         'attachments': [_volume_attachment(a) for a in attachments
                         if a['status'] == 'attached'],
         'created_at': volume['created_at'],
@@ -171,8 +171,9 @@ def attachment(attachment):
 
 # -- volume types -------------------------------------------------------------
 
-def volume_type(vtype):
+def volume_type(vtype, extra_specs):
+    """A type as Cinder shows it; ``extra_specs`` as the caller may see them."""
     return {'id': vtype['id'], 'name': vtype['name'],
-            'description': vtype['description'], 'is_public': True,
-            'os-volume-type-access:is_public': True, 'extra_specs': {},
-            'qos_specs_id': None}
+            'description': vtype['description'], 'is_public': vtype['is_public'],
+            'os-volume-type-access:is_public': vtype['is_public'],
+            'extra_specs': extra_specs, 'qos_specs_id': None}

@@ -49,8 +49,10 @@ def create_volume(api, req):
                                     'supported by this volume service.' % key)
     if body.get('multiattach') is not None and schemas.to_bool(
             body['multiattach']):
-        raise errors.BadRequest('Invalid input received: multiattach volumes '
-                                'are not supported by this volume service.')
+        raise errors.BadRequest(
+            "Invalid input received: multiattach=true in the request body is "
+            "not supported; create the volume with a volume type whose extra "
+            "spec multiattach is '<is> True'.")
     zone = body.get('availability_zone')
     if zone not in (None, manager.AVAILABILITY_ZONE):
         raise errors.BadRequest("Invalid input received: Availability zone "
