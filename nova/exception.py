@@ -154,8 +154,8 @@ class MultiattachNotSupportedOldMicroversion(Invalid):
 
 
 class MultiattachToShelvedNotSupported(Invalid):
-    msg_fmt = ("Volume %(volume_id)s has 'multiattach' set, which is not supported for "
-               "shelved-offloaded servers.")
+    msg_fmt = ("Attaching multiattach volumes is not supported for shelved-offloaded "
+               "instances.")
 
 
 class MultiattachSwapVolumeNotSupported(Invalid):

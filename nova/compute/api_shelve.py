@@ -136,9 +136,10 @@ class ShelveMixin:
             volume = self.volume_api.get(context, volume_id)
         except exception.VolumeNotFound:
             raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
-        block_device.check_attachable(volume, supports_multiattach)
         if volume.get('multiattach'):
-            raise exception.MultiattachToShelvedNotSupported(volume_id=volume_id)
+            # Before the 2.60 gate, as upstream: no version attaches it here.
+            raise exception.MultiattachToShelvedNotSupported()
+        block_device.check_attachable(volume, supports_multiattach)
         if any(b['volume_id'] == volume_id
                for b in self.db.bdm_get_by_instance(instance['uuid'])):
             raise exception.Invalid(reason='Volume %s is already attached to the '

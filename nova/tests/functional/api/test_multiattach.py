@@ -160,9 +160,11 @@ def test_shelved_offloaded_server_refuses_multiattach(aio, image, nano):
     assert aio.request('POST', '/servers/%s/action' % sid, {'shelve': None},
                        version='2.60')[0] == 202
     aio.wait_for_status(sid, ['SHELVED_OFFLOADED'])
-    status, _h, body = _attach(aio, sid, vid)
-    assert status == 400, body
-    assert body['badRequest']['message'] == (
-        "Volume %s has 'multiattach' set, which is not supported for shelved-offloaded "
-        "servers." % vid)
+    for version in ('2.59', '2.60'):
+        status, _h, body = _attach(aio, sid, vid, version=version)
+        assert status == 400, body
+        assert body['badRequest']['message'] == (
+            'Attaching multiattach volumes is not supported for shelved-offloaded '
+            'instances.')
     assert _show(aio, vid)['status'] == 'available'
+    assert _listed(aio, sid) == []
