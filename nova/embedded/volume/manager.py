@@ -398,7 +398,8 @@ class VolumeManager(reimage.ReimageMixin):
         self.store.update(VOLUMES, volume_id, status='available',
                           size=new_size)
 
-    def reset_status(self, caller, volume_id, status=None, attach_status=None):
+    def reset_status(self, caller, volume_id, status=None, attach_status=None,
+                     migration_status=None):
         if not caller.is_admin:
             raise errors.Forbidden("Policy doesn't allow volume_extension:"
                                    "volume_admin_actions:reset_status to be "
@@ -408,6 +409,10 @@ class VolumeManager(reimage.ReimageMixin):
             changes['status'] = status
         if attach_status:
             changes['attach_status'] = attach_status
+        if migration_status:
+            # Cinder's spelling of "no migration".
+            changes['migration_status'] = (None if migration_status.lower() == 'none'
+                                           else migration_status)
         return self.update_volume(caller, volume_id, changes)
 
     # -- snapshots --------------------------------------------------------

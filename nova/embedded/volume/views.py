@@ -93,7 +93,7 @@ def volume(req, volume, attachments, host, extended=True):
         'user_id': volume['user_id'],
         'replication_status': None,
         'consistencygroup_id': None,
-        'migration_status': None,
+        'migration_status': volume.get('migration_status'),
         'links': _links(req, volume['project_id'], 'volumes', volume['id']),
     }
     if version >= mv.GROUP_VOLUME:
@@ -117,7 +117,7 @@ def volume(req, volume, attachments, host, extended=True):
                 volume['volume_image_metadata'])
         if admin:
             view['os-vol-host-attr:host'] = host
-            view['os-vol-mig-status-attr:migstat'] = None
+            view['os-vol-mig-status-attr:migstat'] = volume.get('migration_status')
             view['os-vol-mig-status-attr:name_id'] = None
     return view
 

@@ -143,7 +143,7 @@ def _reset_status(api, req, volume_id, body):
         raise errors.BadRequest(problem)
     args = body['os-reset_status']
     api.manager.reset_status(req.caller, volume_id, args.get('status'),
-                             args.get('attach_status'))
+                             args.get('attach_status'), args.get('migration_status'))
     return common.empty_response(202)
 
 

@@ -168,3 +168,39 @@ def test_shelved_offloaded_server_refuses_multiattach(aio, image, nano):
             'instances.')
     assert _show(aio, vid)['status'] == 'available'
     assert _listed(aio, sid) == []
+
+
+def test_swap_of_a_volume_with_two_writers_is_refused(aio, image, nano):
+    """Upstream's guard, past the checks every swap gets (Cinder migrating the volume)."""
+    _multiattach_type(aio)
+    vid = _volume(aio, 'multiattach')['id']
+    new = _volume(aio)['id']
+    bdm = [{'source_type': 'image', 'destination_type': 'local', 'uuid': image,
+            'boot_index': 0},
+           {'source_type': 'volume', 'destination_type': 'volume', 'uuid': vid,
+            'boot_index': -1}]
+    servers = [_server(aio, image, nano, 'swap-%d' % i, block_device_mapping_v2=bdm)
+               for i in range(2)]
+    _wait_volume(aio, vid, 'in-use', attached=2)
+    path = '/servers/%s/os-volume_attachments/%s' % (servers[0], vid)
+    swap = {'volumeAttachment': {'volumeId': new}}
+    # Not migrating: upstream's 409 comes first.
+    assert aio.request('PUT', path, swap, version='2.60', token=ADMIN)[0] == 409
+    status, _h, body = _cinder(aio, 'POST', '/v3/admin/volumes/%s/action' % vid, {
+        'os-reset_status': {'migration_status': 'migrating'}}, token=ADMIN)
+    assert status == 202, body
+    assert _show(aio, vid)['migration_status'] == 'migrating'
+    status, _h, body = aio.request('PUT', path, swap, version='2.60', token=ADMIN)
+    assert status == 400, body
+    assert body['badRequest']['message'] == (
+        'Swapping multi-attach volumes with more than one read/write attachment is not '
+        'supported.')
+    # With one server left it is an ordinary swap, which this service does not do.
+    assert aio.request('DELETE', '/servers/' + servers[1], version='2.60')[0] == 204
+    aio.wait_for_status(servers[1], ['DELETED'])
+    _wait_volume(aio, vid, 'in-use', attached=1)
+    status, _h, body = aio.request('PUT', path, swap, version='2.60', token=ADMIN)
+    assert status == 400, body
+    assert body['badRequest']['message'] == (
+        'Swapping volumes is not supported by this deployment.')
+    assert _listed(aio, servers[0]) == [vid]
