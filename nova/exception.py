@@ -153,6 +153,21 @@ class VolumeBDMNotFound(NotFound):
     msg_fmt = "No volume Block Device Mapping with id %(volume_id)s."
 
 
+class MultiattachNotSupportedOldMicroversion(Invalid):
+    msg_fmt = ("Multiattach volumes are only supported starting with compute API "
+               "version 2.60.")
+
+
+class MultiattachToShelvedNotSupported(Invalid):
+    msg_fmt = ("Attaching multiattach volumes is not supported for shelved-offloaded "
+               "instances.")
+
+
+class MultiattachSwapVolumeNotSupported(Invalid):
+    msg_fmt = ("Swapping multi-attach volumes with more than one read/write attachment "
+               "is not supported.")
+
+
 class VolumeBDMIsMultiAttach(Invalid):
     msg_fmt = ("Block Device Mapping %(volume_id)s is a multi-attach volume and is not "
                "valid for this operation.")

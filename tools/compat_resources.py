@@ -1,4 +1,4 @@
-"""Make the images and flavors tempest needs on a running all-in-one; print them as KEY=VALUE.
+"""Make the images, flavors and volume types tempest needs; print them as KEY=VALUE.
 
 Run by tools/run-compat.sh with the repository's virtualenv (it reuses the tiny bootable
 image builder of the functional tests). Talks to the service through the Keystone catalog
@@ -88,8 +88,21 @@ def ensure_flavor(sess, flavor_id, name, ram, disk):
     return flavor_id
 
 
+def ensure_volume_type(sess, name, extra_specs):
+    """A public volume type, made as devstack makes tempest's (admin types API)."""
+    volume = {'service_type': 'block-storage', 'interface': 'public'}
+    types = sess.get('/types', endpoint_filter=volume).json()['volume_types']
+    if not any(t['name'] == name for t in types):
+        sess.post('/types', endpoint_filter=volume, json={'volume_type': {
+            'name': name, 'extra_specs': extra_specs}})
+    return name
+
+
 def main():
     sess = admin_session()
+    # tempest's [volume] volume_type_multiattach names it.
+    print('MULTIATTACH_VOLUME_TYPE=%s' % ensure_volume_type(
+        sess, 'multiattach', {'multiattach': '<is> True'}))
     for key, message in MESSAGES.items():
         print('%s=%s' % (key, ensure_image(sess, 'compat-' + key.lower(), message)))
     for key, (flavor_id, name, ram, disk) in FLAVORS.items():

@@ -231,7 +231,7 @@ EOF
   echo "compat: split services up (nova-api, nova-conductor, two nova-compute, endpoints)"
 fi
 
-# 3. Images, flavors and tempest.conf.
+# 3. Images, flavors, the multiattach volume type and tempest.conf.
 # The certified image's CA and signing certificates go where the service's [key_manager]
 # file backend reads them: certificates_dir defaults to $state_path/certificates.
 NOVA_COMPAT_CERTS_DIR=$WORK/state/certificates "${NOVA_RUN[@]}" "$PY" tools/compat_resources.py \
@@ -248,6 +248,7 @@ sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
     -e "s|@IMAGE_REF_ALT@|$IMAGE_REF_ALT|g" -e "s|@FLAVOR_REF@|$FLAVOR_REF|g" \
     -e "s|@FLAVOR_REF_ALT@|$FLAVOR_REF_ALT|g" -e "s|@MAX_MICROVERSION@|$MAX_MICROVERSION|g" \
     -e "s|@CERTIFIED_IMAGE_REF@|$CERTIFIED_IMAGE_REF|g" \
+    -e "s|@MULTIATTACH_VOLUME_TYPE@|$MULTIATTACH_VOLUME_TYPE|g" \
     -e "s|@CERTIFIED_IMAGE_TRUSTED_CERTS@|$CERTIFIED_IMAGE_TRUSTED_CERTS|g" \
     etc/tempest/tempest.conf.in > "$WORK/tempest/etc/tempest.conf"
 

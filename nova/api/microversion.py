@@ -133,6 +133,7 @@ IMAGE_ID_IN_BODY = (2, 45)
 FLAVOR_EMBEDDED = (2, 47)
 STANDARD_DIAGNOSTICS = (2, 48)
 MIGRATIONS_PAGINATION = (2, 59)
+MULTIATTACH = (2, 60)            # multiattach volumes may be attached and booted from
 KEYPAIR_ON_REBUILD = (2, 54)
 FLAVOR_DESCRIPTION = (2, 55)
 USER_DATA_ON_REBUILD = (2, 57)

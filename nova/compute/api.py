@@ -184,7 +184,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         flavor = self._get_flavor(context, request.flavor_ref)
         image_ref = image_id_from_ref(request.image_ref or '')
         bdms, root = block_device.normalize(request.block_device_mappings, image_ref, flavor)
-        self._check_volumes(context, bdms)
+        self._check_volumes(context, bdms, request.supports_multiattach)
         internal = self._boot_image(context, root, flavor)
         image_ref = root['image_id'] if root['kind'] == 'image' else ''
         overrides = request.image_props_override or {}
@@ -324,8 +324,8 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                                          'image_id', 'image_name') if k in meta}
         return dict(core, properties=meta, status='active')
 
-    def _check_volumes(self, context, bdms):
-        """Existing volumes must exist and be available before anything is written."""
+    def _check_volumes(self, context, bdms, supports_multiattach=False):
+        """Existing volumes must exist and be attachable before anything is written."""
         for bdm in bdms:
             if bdm['source_type'] == 'volume':
                 try:
@@ -333,10 +333,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 except exception.VolumeNotFound:
                     raise exception.Invalid(reason='Volume %s could not be found.'
                                             % bdm['volume_id'])
-                if volume['status'] != 'available':
-                    raise exception.Invalid(reason='Volume %s status must be available, '
-                                                   'but it is %s.' % (bdm['volume_id'],
-                                                                       volume['status']))
+                block_device.check_attachable(volume, supports_multiattach)
             elif bdm['source_type'] == 'snapshot':
                 try:
                     self.volume_api.get_snapshot(context, bdm['snapshot_id'])

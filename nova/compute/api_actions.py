@@ -5,7 +5,7 @@ import collections
 from oslo_utils import units
 
 from nova import exception, failpoint
-from nova.compute import request_values, server_requests
+from nova.compute import block_device, request_values, server_requests
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -244,20 +244,22 @@ class ServerActionsMixin:
 
     # -- volumes -----------------------------------------------------------------
     def attach_volume(self, context, instance, volume_id, device=None, tag=None,
-                      delete_on_termination=False):
-        """Check everything, reserve a device name, record the BDM, then cast."""
+                      delete_on_termination=False, supports_multiattach=False):
+        """Check everything, reserve a device name, record the BDM, then cast.
+
+        ``supports_multiattach``: the request is at compute API 2.60 or later.
+        """
         self.check_locked(context, instance)
         if instance['vm_state'] == vs.SHELVED_OFFLOADED and instance['task_state'] is None:
             return self.attach_volume_offloaded(context, instance, volume_id, tag=tag,
-                                                delete_on_termination=delete_on_termination)
+                                                delete_on_termination=delete_on_termination,
+                                                supports_multiattach=supports_multiattach)
         check_state(instance, VOLUME_SPEC)
         try:
             volume = self.volume_api.get(context, volume_id)
         except exception.VolumeNotFound:
             raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
-        if volume['status'] != 'available':
-            raise exception.Invalid(reason='Volume %s status must be available, but it is '
-                                           '%s.' % (volume_id, volume['status']))
+        block_device.check_attachable(volume, supports_multiattach)
         for bdm in self.db.bdm_get_by_instance(instance['uuid']):
             if bdm['volume_id'] == volume_id:
                 raise exception.Invalid(reason='Volume %s is already attached to the '

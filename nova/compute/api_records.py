@@ -70,7 +70,23 @@ class RecordsMixin:
                    for b in self.volume_attachments(context, instance)):
             raise exception.VolumeNotFound(
                 'Volume %s is not attached to the server.' % old_volume_id)
+        if self._read_write_attachments(context, old) > 1:
+            raise exception.MultiattachSwapVolumeNotSupported()
         raise exception.Invalid(reason='Swapping volumes is not supported by this deployment.')
+
+    def _read_write_attachments(self, context, volume):
+        """How many servers may write to ``volume`` (upstream's swap guard)."""
+        if not volume.get('multiattach'):
+            return 1
+        writers = 0
+        for entry in volume.get('attachments') or ():
+            try:
+                mode = self.volume_api.attachment_get(
+                    context, entry['attachment_id']).get('attach_mode')
+            except exception.NotFound:
+                mode = None     # not the caller's to read: counted as a writer
+            writers += mode != 'ro'
+        return writers
 
     def is_volume_backed(self, context, instance):
         """Whether ``instance`` boots from a volume (see block_device.is_volume_backed)."""

@@ -3,7 +3,7 @@
 import logging
 
 from nova import exception
-from nova.compute import api_actions
+from nova.compute import api_actions, block_device
 from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
@@ -132,15 +132,19 @@ class ShelveMixin:
 
     # -- volumes of an offloaded server (no host: the API does the work) -------
     def attach_volume_offloaded(self, context, instance, volume_id, tag=None,
-                                delete_on_termination=False):
-        """Reserve the volume and record the BDM; unshelve connects it, as upstream."""
+                                delete_on_termination=False, supports_multiattach=False):
+        """Reserve the volume and record the BDM; unshelve connects it, as upstream.
+
+        Multiattach volumes are refused here, as upstream does.
+        """
         try:
             volume = self.volume_api.get(context, volume_id)
         except exception.VolumeNotFound:
             raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
-        if volume['status'] != 'available':
-            raise exception.Invalid(reason='Volume %s status must be available, but it is '
-                                           '%s.' % (volume_id, volume['status']))
+        if volume.get('multiattach'):
+            # Before the 2.60 gate, as upstream: no version attaches it here.
+            raise exception.MultiattachToShelvedNotSupported()
+        block_device.check_attachable(volume, supports_multiattach)
         if any(b['volume_id'] == volume_id
                for b in self.db.bdm_get_by_instance(instance['uuid'])):
             raise exception.Invalid(reason='Volume %s is already attached to the '

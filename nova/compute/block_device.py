@@ -168,3 +168,25 @@ def is_volume_backed(bdm_rows):
     ``bdm_rows``: an instance's block device mappings (rows or dicts).
     """
     return any(b['boot_index'] == 0 and b['destination_type'] == 'volume' for b in bdm_rows)
+
+
+# Statuses a volume may be attached from: a multiattach volume already
+# attached elsewhere (or joining another server) may take one more server.
+ATTACHABLE = ('available',)
+MULTIATTACH_ATTACHABLE = ('available', 'reserved', 'attaching', 'in-use')
+
+
+def check_attachable(volume, supports_multiattach):
+    """Upstream's gate on attaching or booting from ``volume`` (a Cinder dict).
+
+    A multiattach volume needs compute API 2.60 (400 before); only it may
+    be in use already. The volume service has the last word when the
+    attachment is made.
+    """
+    multiattach = bool(volume.get('multiattach'))
+    if multiattach and not supports_multiattach:
+        raise exception.MultiattachNotSupportedOldMicroversion()
+    statuses = MULTIATTACH_ATTACHABLE if multiattach else ATTACHABLE
+    if volume['status'] not in statuses:
+        raise _invalid('Volume %s status must be %s, but it is %s.'
+                       % (volume['id'], ' or '.join(statuses), volume['status']))

@@ -60,12 +60,16 @@ class VolumesMixin:
             attachment = self.volume_api.attachment_update(
                 context, attachment['id'], self.connector(),
                 mountpoint=mountpoint or bdm['device_name'])
+            connection_info = dict(attachment['connection_info'])
+            if self.volume_api.get(context, bdm['volume_id']).get('multiattach'):
+                # As upstream: the driver shares the disk between guests.
+                connection_info['multiattach'] = True
         except Exception:
             self.volume_api.attachment_delete(context, attachment['id'])
             raise
         return self.conductor_db.bdm_update(bdm['uuid'], {
             'attachment_id': attachment['id'],
-            'connection_info': json.dumps(attachment['connection_info'])})
+            'connection_info': json.dumps(connection_info)})
 
     def reimage_root_volume(self, context, instance, image_id):
         """Have the volume service write ``image_id`` over the root volume (2.93).

@@ -55,6 +55,7 @@ class BootRequest:
     networks: Any = None                 # None, 'none', 'auto' or a list of requests
     scheduler_hints: Optional[Mapping[str, Any]] = None
     trusted_certs: Optional[Sequence[str]] = None  # 2.63 trusted_image_certificates
+    supports_multiattach: bool = False   # 2.60: multiattach volumes may be booted from
 
 
 @dataclasses.dataclass(frozen=True)

@@ -177,7 +177,8 @@ def _create(req, body):
     if 'image_props_override' in server:
         ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
-    instances, admin_password = req.app.compute_api.create(ctx, boot_request(body))
+    instances, admin_password = req.app.compute_api.create(
+        ctx, boot_request(body, supports_multiattach=req.is_at_least(mv.MULTIATTACH)))
     if strutils.bool_from_string(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': instances[0]['reservation_id']},
                                   status=202)
@@ -195,7 +196,7 @@ def _create(req, body):
                               headers={'Location': req.url_for('servers', first['uuid'])})
 
 
-def boot_request(body):
+def boot_request(body, supports_multiattach=False):
     """The typed request for a validated create body: the REST names end here."""
     server = body['server']
     return server_requests.BootRequest(
@@ -215,6 +216,7 @@ def boot_request(body):
         access_ip_v4=server.get('accessIPv4'), access_ip_v6=server.get('accessIPv6'),
         tags=tuple(server.get('tags', ())), networks=server.get('networks'),
         trusted_certs=server.get('trusted_image_certificates'),
+        supports_multiattach=supports_multiattach,
         scheduler_hints=(body.get('os:scheduler_hints')
                          or body.get('OS-SCH-HNT:scheduler_hints')))
 

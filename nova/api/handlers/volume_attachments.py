@@ -59,7 +59,8 @@ def create(req, server_id, body):
     spec = body['volumeAttachment']
     bdm = req.app.compute_api.attach_volume(
         req.context, instance, spec['volumeId'], device=spec.get('device'),
-        tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False))
+        tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False),
+        supports_multiattach=req.is_at_least(mv.MULTIATTACH))
     status = 202 if req.is_at_least(mv.ASYNC_VOLUME_ATTACH) else 200
     return wsgi.json_response({'volumeAttachment': view(req, bdm, instance['uuid'])},
                               status=status)

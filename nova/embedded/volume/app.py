@@ -10,6 +10,7 @@ from nova.embedded.volume import attachments as att
 from nova.embedded.volume import common, discovery, errors, manager
 from nova.embedded.volume import microversion as mv
 from nova.embedded.volume import snapshots as snap
+from nova.embedded.volume import type_handlers as types
 from nova.embedded.volume import volumes as vol
 
 LOG = logging.getLogger(__name__)
@@ -44,9 +45,16 @@ ROUTES = (
       'DELETE': att.delete_attachment}, mv.NEW_ATTACH),
     ('/attachments' + _ID % 'attachment_id' + '/action',
      {'POST': att.attachment_action}, mv.NEW_ATTACH),
-    ('/types', {'GET': discovery.list_types}, mv.MIN_VERSION),
-    ('/types' + _ID % 'type_id', {'GET': discovery.show_type},
+    ('/types', {'GET': types.list_types, 'POST': types.create_type},
      mv.MIN_VERSION),
+    ('/types' + _ID % 'type_id',
+     {'GET': types.show_type, 'PUT': types.update_type,
+      'DELETE': types.delete_type}, mv.MIN_VERSION),
+    ('/types' + _ID % 'type_id' + '/extra_specs',
+     {'GET': types.list_specs, 'POST': types.create_specs}, mv.MIN_VERSION),
+    ('/types' + _ID % 'type_id' + '/extra_specs' + _ID % 'key',
+     {'GET': types.show_spec, 'PUT': types.update_spec,
+      'DELETE': types.delete_spec}, mv.MIN_VERSION),
     ('/limits', {'GET': discovery.show_limits}, mv.MIN_VERSION),
     ('/os-quota-sets' + _ID % 'target_project', {'GET': discovery.show_quota_set},
      mv.MIN_VERSION),

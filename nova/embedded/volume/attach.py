@@ -34,7 +34,18 @@ def settle_attach_status(manager, volume_id):
     volume = manager.store.get(VOLUMES, volume_id)
     if volume is None or volume['status'] not in ATTACH_DRIVEN:
         return volume
-    present = {a['status'] for a in manager.attachments_of(volume_id)}
+    attachments = manager.attachments_of(volume_id)
+    present = {a['status'] for a in attachments}
+    if volume.get('multiattach'):
+        # Another server joining takes the volume back through reserved and
+        # attaching until its host connects it, as Cinder shows it; a
+        # server's own extra attachment (a move) leaves it in-use.
+        joined = {a['instance_uuid'] for a in attachments
+                  if a['status'] == 'attached'}
+        joining = {a['status'] for a in attachments
+                   if a['instance_uuid'] not in joined}
+        if joining - {'attached'}:
+            present = joining
     status, attach_status = 'available', 'detached'
     for attachment_status, state in _VOLUME_STATE:
         if attachment_status in present:
@@ -85,11 +96,12 @@ def create(manager, caller, volume_id, instance_uuid, connector=None,
         existing = manager.attachments_of(volume_id)
         if volume['status'] != 'available':
             # Like Cinder: one more attachment for an instance that already
-            # has one (live migration, rebuild) is allowed, nothing else.
+            # has one (live migration, rebuild) is allowed, and any number
+            # for a multiattach volume; nothing else.
             same_instance = any(a['instance_uuid'] == instance_uuid
                                 for a in existing)
-            if not (same_instance and volume['status'] in
-                    ('reserved', 'attaching', 'in-use')):
+            if not ((same_instance or volume.get('multiattach')) and
+                    volume['status'] in ('reserved', 'attaching', 'in-use')):
                 raise errors.BadRequest(
                     'Invalid volume: Volume %s status must be available to '
                     'reserve, but the status is %s.'

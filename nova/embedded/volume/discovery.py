@@ -1,6 +1,6 @@
-"""Handlers of the version documents (GET /, GET /v3/) and the read-only volume types."""
+"""Handlers of the version documents (GET /, GET /v3/), limits and quota sets."""
 
-from nova.embedded.volume import errors, manager, views
+from nova.embedded.volume import views
 from nova.embedded.volume.common import json_response
 
 
@@ -12,18 +12,6 @@ def list_versions(api, req):
 def show_v3(api, req):
     """GET /v3/: the same document with 200."""
     return json_response(views.versions(req.application_url))
-
-
-def list_types(api, req):
-    return json_response({'volume_types': [
-        views.volume_type(manager.DEFAULT_TYPE)]})
-
-
-def show_type(api, req, type_id):
-    if type_id not in ('default', manager.DEFAULT_TYPE['id']):
-        raise errors.NotFound('Volume type %s could not be found.' % type_id)
-    return json_response({'volume_type': views.volume_type(
-        manager.DEFAULT_TYPE)})
 
 
 def _usage(api, project_id):

@@ -9,18 +9,14 @@ import uuid
 
 from nova import context as nova_context
 from nova.embedded import files
-from nova.embedded.volume import disks, errors, reimage, store
+from nova.embedded.volume import disks, errors, reimage, store, volume_types
 from nova.embedded.volume import microversion as mv
 from nova.embedded.volume.store import ATTACHMENTS, SNAPSHOTS, VOLUMES
 
 LOG = logging.getLogger(__name__)
 
 AVAILABILITY_ZONE = 'nova'
-DEFAULT_TYPE = {
-    'id': str(uuid.uuid5(uuid.NAMESPACE_URL, 'nova-embedded-volume/__DEFAULT__')),
-    'name': '__DEFAULT__',
-    'description': 'Default Volume Type',
-}
+DEFAULT_TYPE = volume_types.DEFAULT_TYPE
 # Largest volume accepted: qcow2's 64 TiB practical limit, in GiB.
 MAX_SIZE_GB = 64 * 1024
 DELETABLE = ('available', 'error', 'error_restoring', 'error_extending',
@@ -148,12 +144,12 @@ class VolumeManager(reimage.ReimageMixin):
         return [s for s in self.store.list(SNAPSHOTS)
                 if s['volume_id'] == volume_id]
 
-    @staticmethod
-    def check_volume_type(name_or_id):
-        if name_or_id in (None, '', DEFAULT_TYPE['name'], DEFAULT_TYPE['id']):
-            return DEFAULT_TYPE
-        raise errors.NotFound('Volume type with name %s could not be found.'
-                              % name_or_id)
+    def check_volume_type(self, caller, name_or_id):
+        try:
+            return volume_types.find(self, caller, name_or_id)
+        except errors.NotFound:
+            raise errors.NotFound('Volume type with name %s could not be found.'
+                                  % name_or_id) from None
 
     # -- volume create ----------------------------------------------------
 
@@ -165,7 +161,10 @@ class VolumeManager(reimage.ReimageMixin):
         record as accepted (status 'creating'); the build runs before
         returning and leaves the volume 'available' or 'error'.
         """
-        vtype = self.check_volume_type(spec.get('volume_type'))
+        vtype = self.check_volume_type(caller, spec.get('volume_type'))
+        # Fixed at creation, as Cinder does. QEMU shares only raw files
+        # between guests (libvirt refuses a shareable qcow2 disk).
+        multiattach = volume_types.is_multiattach(vtype)
         given = [key for key in ('image_id', 'snapshot_id', 'source_volid')
                  if spec.get(key)]
         if len(given) > 1:
@@ -184,7 +183,9 @@ class VolumeManager(reimage.ReimageMixin):
             'source_volid': spec.get('source_volid'),
             'volume_image_metadata': None,
             'metadata': dict(spec.get('metadata') or {}),
-            'format': self.volume_format, 'created_at': store.now(),
+            'multiattach': multiattach,
+            'format': 'raw' if multiattach else self.volume_format,
+            'created_at': store.now(),
             'updated_at': None, 'error': None,
         }
         with contextlib.ExitStack() as cleanup:
@@ -397,7 +398,8 @@ class VolumeManager(reimage.ReimageMixin):
         self.store.update(VOLUMES, volume_id, status='available',
                           size=new_size)
 
-    def reset_status(self, caller, volume_id, status=None, attach_status=None):
+    def reset_status(self, caller, volume_id, status=None, attach_status=None,
+                     migration_status=None):
         if not caller.is_admin:
             raise errors.Forbidden("Policy doesn't allow volume_extension:"
                                    "volume_admin_actions:reset_status to be "
@@ -407,6 +409,10 @@ class VolumeManager(reimage.ReimageMixin):
             changes['status'] = status
         if attach_status:
             changes['attach_status'] = attach_status
+        if migration_status:
+            # Cinder's spelling of "no migration".
+            changes['migration_status'] = (None if migration_status.lower() == 'none'
+                                           else migration_status)
         return self.update_volume(caller, volume_id, changes)
 
     # -- snapshots --------------------------------------------------------

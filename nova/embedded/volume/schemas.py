@@ -135,7 +135,8 @@ reset_status = {
                 'attached', 'detached']},
             'migration_status': {'type': ['string', 'null']},
         },
-        'anyOf': [{'required': ['status']}, {'required': ['attach_status']}],
+        'anyOf': [{'required': ['status']}, {'required': ['attach_status']},
+                  {'required': ['migration_status']}],
         'additionalProperties': False,
     }},
     'required': ['os-reset_status'],
@@ -240,6 +241,58 @@ attachment_update = {
     'required': ['attachment'],
     'additionalProperties': False,
 }
+
+
+# Volume types (admin): Cinder's key pattern, string values.
+_SPEC_KEY = '^[a-zA-Z0-9-_:. /]{1,255}$'
+EXTRA_SPECS = {
+    'type': 'object',
+    'patternProperties': {_SPEC_KEY: {'type': 'string', 'maxLength': 255}},
+    'additionalProperties': False,
+}
+volume_type_create = {
+    'type': 'object',
+    'properties': {
+        'volume_type': {
+            'type': 'object',
+            'properties': {
+                'name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+                'description': DESCRIPTION,
+                'extra_specs': EXTRA_SPECS,
+                'os-volume-type-access:is_public': BOOLEAN,
+            },
+            'required': ['name'],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['volume_type'],
+    'additionalProperties': False,
+}
+volume_type_update = {
+    'type': 'object',
+    'properties': {
+        'volume_type': {
+            'type': 'object',
+            'properties': {
+                'name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+                'description': DESCRIPTION,
+                'is_public': BOOLEAN,
+            },
+            'anyOf': [{'required': [key]} for key in ('name', 'description',
+                                                      'is_public')],
+            'additionalProperties': False,
+        },
+    },
+    'required': ['volume_type'],
+    'additionalProperties': False,
+}
+extra_specs_set = {
+    'type': 'object',
+    'properties': {'extra_specs': dict(EXTRA_SPECS, minProperties=1)},
+    'required': ['extra_specs'],
+    'additionalProperties': False,
+}
+extra_spec_one = dict(EXTRA_SPECS, minProperties=1, maxProperties=1)
 
 
 # Schemas are module constants, so their ids are stable cache keys.

@@ -1,4 +1,4 @@
-"""File-backed records (volumes, snapshots, attachments) of the embedded volume service."""
+"""File-backed records (volumes, snapshots, attachments, types) of the embedded volume service."""
 
 import collections
 import contextlib
@@ -19,7 +19,8 @@ LOG = logging.getLogger(__name__)
 VOLUMES = 'volumes'
 SNAPSHOTS = 'snapshots'
 ATTACHMENTS = 'attachments'
-KINDS = (VOLUMES, SNAPSHOTS, ATTACHMENTS)
+TYPES = 'types'
+KINDS = (VOLUMES, SNAPSHOTS, ATTACHMENTS, TYPES)
 
 _RECORD_FILE = re.compile(r'^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}\.json$')
 

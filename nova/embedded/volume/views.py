@@ -81,7 +81,7 @@ def volume(req, volume, attachments, host, extended=True):
         'availability_zone': volume['availability_zone'],
         'bootable': 'true' if volume['bootable'] else 'false',
         'encrypted': False,
-        'multiattach': False,
+        'multiattach': bool(volume.get('multiattach')),
         'attachments': [_volume_attachment(a) for a in attachments
                         if a['status'] == 'attached'],
         'created_at': volume['created_at'],
@@ -93,7 +93,7 @@ def volume(req, volume, attachments, host, extended=True):
         'user_id': volume['user_id'],
         'replication_status': None,
         'consistencygroup_id': None,
-        'migration_status': None,
+        'migration_status': volume.get('migration_status'),
         'links': _links(req, volume['project_id'], 'volumes', volume['id']),
     }
     if version >= mv.GROUP_VOLUME:
@@ -117,7 +117,7 @@ def volume(req, volume, attachments, host, extended=True):
                 volume['volume_image_metadata'])
         if admin:
             view['os-vol-host-attr:host'] = host
-            view['os-vol-mig-status-attr:migstat'] = None
+            view['os-vol-mig-status-attr:migstat'] = volume.get('migration_status')
             view['os-vol-mig-status-attr:name_id'] = None
     return view
 
@@ -171,8 +171,9 @@ def attachment(attachment):
 
 # -- volume types -------------------------------------------------------------
 
-def volume_type(vtype):
+def volume_type(vtype, extra_specs):
+    """A type as Cinder shows it; ``extra_specs`` as the caller may see them."""
     return {'id': vtype['id'], 'name': vtype['name'],
-            'description': vtype['description'], 'is_public': True,
-            'os-volume-type-access:is_public': True, 'extra_specs': {},
-            'qos_specs_id': None}
+            'description': vtype['description'], 'is_public': vtype['is_public'],
+            'os-volume-type-access:is_public': vtype['is_public'],
+            'extra_specs': extra_specs, 'qos_specs_id': None}

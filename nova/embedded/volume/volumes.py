@@ -49,8 +49,10 @@ def create_volume(api, req):
                                     'supported by this volume service.' % key)
     if body.get('multiattach') is not None and schemas.to_bool(
             body['multiattach']):
-        raise errors.BadRequest('Invalid input received: multiattach volumes '
-                                'are not supported by this volume service.')
+        raise errors.BadRequest(
+            "Invalid input received: multiattach=true in the request body is "
+            "not supported; create the volume with a volume type whose extra "
+            "spec multiattach is '<is> True'.")
     zone = body.get('availability_zone')
     if zone not in (None, manager.AVAILABILITY_ZONE):
         raise errors.BadRequest("Invalid input received: Availability zone "
@@ -141,7 +143,7 @@ def _reset_status(api, req, volume_id, body):
         raise errors.BadRequest(problem)
     args = body['os-reset_status']
     api.manager.reset_status(req.caller, volume_id, args.get('status'),
-                             args.get('attach_status'))
+                             args.get('attach_status'), args.get('migration_status'))
     return common.empty_response(202)
 
 

@@ -66,6 +66,8 @@ class FileVolumeDriver(VolumeDriver):
             target_bus=info['bus'], boot_order=info.get('boot_index'),
             readonly=(data.get('access_mode') == 'ro' or
                       info['type'] == 'cdrom'),
+            # A multiattach volume is open in several guests at once.
+            shareable=bool(connection_info.get('multiattach')),
             serial=volume_id(connection_info))
 
 

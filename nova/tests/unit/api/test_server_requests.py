@@ -24,7 +24,8 @@ FULL_SERVER = {
 
 def test_every_boot_field_comes_from_the_body():
     hints = {'group': 'g'}
-    request = servers.boot_request({'server': FULL_SERVER, 'os:scheduler_hints': hints})
+    request = servers.boot_request({'server': FULL_SERVER, 'os:scheduler_hints': hints},
+                                   supports_multiattach=True)
     assert dataclasses.asdict(request) == {
         'name': 'web', 'flavor_ref': '1', 'image_ref': 'http://glance/images/abc',
         'block_device_mappings': FULL_SERVER['block_device_mapping_v2'],
@@ -35,6 +36,7 @@ def test_every_boot_field_comes_from_the_body():
         'config_drive': True, 'user_data': 'dQ==', 'access_ip_v4': '10.0.0.1',
         'access_ip_v6': '::1', 'tags': ('t1', 't2'), 'networks': 'none',
         'scheduler_hints': {'group': 'g'}, 'trusted_certs': ['c1', 'c2'],
+        'supports_multiattach': True,
     }
 
 

@@ -132,3 +132,28 @@ def test_openstack_cli_volume_commands(server, images):
     assert shown['size'] == 1
     _cli(server, images, 'volume', 'delete', 'cli-vol')
     assert json.loads(_cli(server, images, 'volume', 'list', '-f', 'json')) == []
+
+
+def test_openstack_cli_multiattach_type_as_devstack_makes_it(server, images):
+    env = {k: v for k, v in os.environ.items() if not k.startswith('OS_')}
+    # The admin token plugin sends 'admin:admin': the all-in-one's administrator.
+    env.update(OS_AUTH_TYPE='admin_token', OS_TOKEN='admin:admin',
+               OS_ENDPOINT=server.url + '/v3/admin', OS_VOLUME_API_VERSION='3',
+               OS_BLOCK_STORAGE_API_VERSION='3',
+               OS_BLOCK_STORAGE_ENDPOINT_OVERRIDE=server.url + '/v3/admin',
+               OS_IMAGE_ENDPOINT_OVERRIDE=images.url,
+               OS_IDENTITY_ENDPOINT_OVERRIDE=server.url)
+
+    def cli(*args):
+        result = subprocess.run([OPENSTACK_CLI, *args, '-f', 'json'], env=env,
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout) if result.stdout.strip() else None
+
+    vtype = cli('volume', 'type', 'create', '--property', 'multiattach=<is> True',
+                'multiattach')
+    assert vtype['name'] == 'multiattach'
+    shown = cli('volume', 'type', 'show', 'multiattach')
+    assert shown['properties'] == {'multiattach': '<is> True'}
+    volume = cli('volume', 'create', '--size', '1', '--type', 'multiattach', 'shared')
+    assert volume['multiattach'] is True and volume['type'] == 'multiattach'

@@ -27,6 +27,26 @@ def test_file_volume_disk_xml():
         </disk>""")
 
 
+def test_multiattach_volume_is_a_shareable_disk():
+    """Nova marks a multiattach volume's connection_info; the disk is then shared."""
+    conn = {'driver_volume_type': 'file', 'multiattach': True,
+            'data': {'device_path': '/v/3', 'format': 'raw', 'volume_id': 'vol-3'}}
+    disk = volume.get_volume_driver(conn).get_config(
+        conn, blockinfo.disk_info('virtio', 'vdc'), 'none')
+    assert canon(disk.to_xml()) == canon("""
+        <disk type="file" device="disk">
+          <driver name="qemu" type="raw" cache="none"/>
+          <source file="/v/3"/>
+          <target dev="vdc" bus="virtio"/>
+          <shareable/>
+          <serial>vol-3</serial>
+        </disk>""")
+    del conn['multiattach']
+    plain = volume.get_volume_driver(conn).get_config(
+        conn, blockinfo.disk_info('virtio', 'vdc'), 'none')
+    assert b'shareable' not in canon(plain.to_xml())
+
+
 def test_read_only_volume_and_default_raw():
     conn = {'driver_volume_type': 'file',
             'data': {'device_path': '/v/2', 'access_mode': 'ro',
