@@ -1,15 +1,10 @@
 """keystoneauth1 plumbing of the image and volume clients; imported only when they use it."""
 
-import contextlib
-
-import requests
 from keystoneauth1 import discover, noauth, plugin
 from keystoneauth1 import exceptions as ksa_exc
 from keystoneauth1 import loading as ks_loading
 from keystoneauth1.access import service_catalog as ksa_catalog
 from oslo_config import cfg
-
-from nova import service_client
 
 # The client code picks the API version it speaks; letting an operator
 # override it would only break the client, so these are not advertised.
@@ -45,11 +40,12 @@ def register_opts(conf, group, service_type):
                         for name in _VERSION_OPTS], group=group)
 
 
-def load_session(conf, group):
-    """A keystoneauth Session from the group's TLS/timeout options."""
+def load_session(conf, group, default_timeout):
+    """A keystoneauth Session from the group's TLS/timeout options; without
+    a [group] timeout, ``default_timeout`` seconds."""
     session = ks_loading.load_session_from_conf_options(conf, group)
     if session.timeout is None:
-        session.timeout = service_client.DEFAULT_TIMEOUT
+        session.timeout = default_timeout
     return session
 
 
@@ -193,71 +189,3 @@ def versioned_endpoint(adapter):
             % (adapter.service_type, data.catalog_url))
     return data.url
 
-
-@contextlib.contextmanager
-def _translated():
-    """keystoneauth's and requests' errors as service_client's."""
-    try:
-        yield
-    except ksa_exc.HttpError as exc:
-        raise service_client.StatusError(exc.http_status, exc.response, str(exc)) from exc
-    except (ksa_exc.ClientException, requests.RequestException) as exc:
-        raise service_client.RequestFailed(str(exc)) from exc
-
-
-class _Response:
-    """A requests response whose streamed body fails with TransferFailed."""
-
-    def __init__(self, resp):
-        self._resp = resp
-        self.status_code = resp.status_code
-        self.headers = resp.headers
-
-    @property
-    def text(self):
-        return self._resp.text
-
-    def json(self):
-        return self._resp.json()
-
-    def iter_content(self, chunk_size):
-        try:
-            yield from self._resp.iter_content(chunk_size=chunk_size)
-        except requests.RequestException as exc:
-            raise service_client.TransferFailed(str(exc)) from exc
-
-    def close(self):
-        self._resp.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.close()
-
-
-class AdapterTransport:
-    """A keystoneauth Adapter behind service_client's transport interface."""
-
-    def __init__(self, adapter):
-        self.adapter = adapter
-
-    def endpoint(self):
-        with _translated():
-            url = self.adapter.get_endpoint()
-        if not url:
-            raise service_client.RequestFailed(
-                'No endpoint for service type %s' % self.adapter.service_type)
-        return url
-
-    def versioned_endpoint(self):
-        with _translated():
-            return versioned_endpoint(self.adapter)
-
-    def project_id(self):
-        with _translated():
-            return self.adapter.get_project_id()
-
-    def request(self, url, method, **kwargs):
-        with _translated():
-            return _Response(self.adapter.request(url, method, **kwargs))

@@ -1,5 +1,6 @@
 """Base of the image and volume clients: keystoneauth1, or http.client to our own endpoints."""
 
+import contextlib
 import http.client
 import logging
 import os
@@ -231,6 +232,81 @@ class DirectTransport:
                 time.sleep(delay)
 
 
+# -- keystoneauth -----------------------------------------------------------------
+
+@contextlib.contextmanager
+def _keystoneauth_errors():
+    """keystoneauth's and requests' errors as this module's."""
+    import requests
+    from keystoneauth1 import exceptions as ksa_exc
+    try:
+        yield
+    except ksa_exc.HttpError as exc:
+        raise StatusError(exc.http_status, exc.response, str(exc)) from exc
+    except (ksa_exc.ClientException, requests.RequestException) as exc:
+        raise RequestFailed(str(exc)) from exc
+
+
+class _AdapterResponse:
+    """A requests response whose streamed body fails with TransferFailed."""
+
+    def __init__(self, resp):
+        self._resp = resp
+        self.status_code = resp.status_code
+        self.headers = resp.headers
+
+    @property
+    def text(self):
+        return self._resp.text
+
+    def json(self):
+        return self._resp.json()
+
+    def iter_content(self, chunk_size):
+        import requests
+        try:
+            yield from self._resp.iter_content(chunk_size=chunk_size)
+        except requests.RequestException as exc:
+            raise TransferFailed(str(exc)) from exc
+
+    def close(self):
+        self._resp.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+class AdapterTransport:
+    """A keystoneauth Adapter (ksa_utils.get_adapter) behind the interface of
+    DirectTransport."""
+
+    def __init__(self, adapter):
+        self.adapter = adapter
+
+    def endpoint(self):
+        with _keystoneauth_errors():
+            url = self.adapter.get_endpoint()
+        if not url:
+            raise RequestFailed('No endpoint for service type %s' % self.adapter.service_type)
+        return url
+
+    def versioned_endpoint(self):
+        from nova import ksa_utils
+        with _keystoneauth_errors():
+            return ksa_utils.versioned_endpoint(self.adapter)
+
+    def project_id(self):
+        with _keystoneauth_errors():
+            return self.adapter.get_project_id()
+
+    def request(self, url, method, **kwargs):
+        with _keystoneauth_errors():
+            return _AdapterResponse(self.adapter.request(url, method, **kwargs))
+
+
 # -- the base of the clients ------------------------------------------------------
 
 class ServiceClient:
@@ -268,7 +344,7 @@ class ServiceClient:
                 from nova import ksa_utils
                 nova.conf.register_client_opts(self._conf, self.GROUP)
                 session = self._given_session or ksa_utils.load_session(
-                    self._conf, self.GROUP)
+                    self._conf, self.GROUP, DEFAULT_TIMEOUT)
                 self._ksa = (session, ksa_utils.load_service_auth(self._conf, self.GROUP))
             return self._ksa
 
@@ -297,7 +373,7 @@ class ServiceClient:
                 retries=retries, **self._direct_kwargs())
         from nova import ksa_utils
         session, service_auth = self._keystoneauth()
-        return ksa_utils.AdapterTransport(ksa_utils.get_adapter(
+        return AdapterTransport(ksa_utils.get_adapter(
             self._conf, self.GROUP, session, context=context,
             service_auth=service_auth, connect_retries=retries, **adapter_kwargs))
 
