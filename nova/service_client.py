@@ -200,7 +200,11 @@ class DirectTransport:
             headers['Content-Length'] = str(os.fstat(data.fileno()).st_size - data.tell())
         parts = urllib.parse.urlsplit(url)
         target = parts.path or '/'
-        query = [(k, v) for k, v in (params or []) if v is not None]
+        # As requests encodes them: a dict or pairs, a list value repeated,
+        # None left out.
+        pairs = params.items() if hasattr(params, 'items') else params or ()
+        query = [(k, one) for k, v in pairs
+                 for one in (v if isinstance(v, (list, tuple)) else [v]) if one is not None]
         if parts.query or query:
             target += '?' + '&'.join(
                 q for q in (parts.query, urllib.parse.urlencode(query)) if q)

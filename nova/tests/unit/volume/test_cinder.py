@@ -242,8 +242,10 @@ def test_attachment_life_cycle(client, ctx, server):
     assert volume['attachments'][0]['server_id'] == vs.INSTANCE_1
     assert client.attachment_get(ctx, attachment['id'])['status'] == (
         'attached')
+    assert [a['id'] for a in client.attachment_list(ctx, vs.INSTANCE_1)] == [attachment['id']]
+    assert client.attachment_list(ctx, vs.INSTANCE_2) == []
     assert [h['HTTP_OPENSTACK_API_VERSION'] for m, p, h in server.log.requests
-            if '/attachments' in p] == ['volume 3.44'] * 4
+            if '/attachments' in p] == ['volume 3.44'] * 6
 
     with pytest.raises(exception.InvalidVolume) as err:
         client.delete(ctx, vid)
