@@ -1,4 +1,4 @@
-"""keystoneauth1 plumbing shared by the service clients (Glance, Cinder, ...)."""
+"""keystoneauth1 plumbing of the image and volume clients; imported only when they use it."""
 
 from keystoneauth1 import discover, noauth, plugin
 from keystoneauth1 import exceptions as ksa_exc
@@ -40,42 +40,13 @@ def register_opts(conf, group, service_type):
                         for name in _VERSION_OPTS], group=group)
 
 
-# Without a timeout a hung image or volume service would pin a compute
-# thread (and a service shutdown waiting on it) forever.
-DEFAULT_TIMEOUT = 300
-
-
-def load_session(conf, group):
-    """A keystoneauth Session from the group's TLS/timeout options."""
+def load_session(conf, group, default_timeout):
+    """A keystoneauth Session from the group's TLS/timeout options; without
+    a [group] timeout, ``default_timeout`` seconds."""
     session = ks_loading.load_session_from_conf_options(conf, group)
     if session.timeout is None:
-        session.timeout = DEFAULT_TIMEOUT
+        session.timeout = default_timeout
     return session
-
-
-class ServiceClient:
-    """Base of the clients of other services: a session and optional service
-    credentials from the option group ``GROUP``, and a retry count."""
-
-    GROUP = None
-    # The group's own retry option, used unless connect_retries is set.
-    RETRIES_OPTION = None
-
-    def __init__(self, conf, session=None):
-        self._conf = conf
-        self._session = session or load_session(conf, self.GROUP)
-        self._service_auth = load_service_auth(conf, self.GROUP)
-
-    @classmethod
-    def from_conf(cls, conf):
-        return cls(conf)
-
-    @property
-    def _retries(self):
-        group = self._conf[self.GROUP]
-        if group.connect_retries is not None:
-            return group.connect_retries
-        return group[self.RETRIES_OPTION]
 
 
 def load_service_auth(conf, group):
@@ -217,3 +188,4 @@ def versioned_endpoint(adapter):
             'No usable API version of %s found at %s'
             % (adapter.service_type, data.catalog_url))
     return data.url
+

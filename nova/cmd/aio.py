@@ -5,7 +5,7 @@ import os
 import threading
 
 import nova.conf
-from nova import wiring, wsgi_server
+from nova import service_client, wiring, wsgi_server
 from nova.api import auth
 from nova.cmd import common, manage
 
@@ -48,6 +48,12 @@ register_keystone_opts = common.register_keystone_opts
 def _point_client(conf, group, url):
     """Send a service client to an embedded endpoint, authenticated as the
     deployment authenticates."""
+    if not (_keystone_mode(conf) or nova.conf.client_opts_configured(conf, group)):
+        # noauth2 and nothing configured for the client: it calls the
+        # endpoint directly (http.client), without keystoneauth1 loaded.
+        service_client.use_embedded(conf, group, url)
+        return
+    nova.conf.register_client_opts(conf, group)
     if _keystone_mode(conf):
         # Calls without a user token (periodic tasks, actions on another
         # project's server) use the service user; by default the one

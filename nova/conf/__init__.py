@@ -1,6 +1,8 @@
 """Configuration options: one module per group, all registered on a ConfigOpts."""
 
 import importlib
+import os
+import threading
 
 from oslo_config import cfg
 
@@ -36,6 +38,34 @@ def register_all(conf):
     for mod in modules():
         mod.register_opts(conf)
     return conf
+
+
+# Groups whose keystoneauth options (session, auth, adapter) are registered
+# only when something uses them: loading them imports keystoneauth1 (about
+# 1.4 MB), which the all-in-one's default mode does without.
+CLIENT_GROUPS = ('glance', 'cinder')
+_client_lock = threading.Lock()
+
+
+def client_opts_registered(conf, group):
+    return 'endpoint_override' in conf[group]
+
+
+def register_client_opts(conf, group):
+    """Register ``group``'s keystoneauth options (idempotent; imports
+    keystoneauth1). Values already parsed from the files apply at once."""
+    with _client_lock:
+        if not client_opts_registered(conf, group):
+            importlib.import_module('nova.conf.' + group).register_client_opts(conf)
+
+
+def client_opts_configured(conf, group):
+    """Whether ``group``'s options may be set outside the code: a section of
+    a configuration file, or an ``OS_<GROUP>__<OPTION>`` environment variable
+    (oslo.config reads those too). Registered options count as set."""
+    prefix = 'OS_%s__' % group.upper()
+    return (client_opts_registered(conf, group) or group in conf.list_all_sections()
+            or any(name.startswith(prefix) for name in os.environ))
 
 
 def new_config(args=None, default_config_files=None):

@@ -2,8 +2,6 @@
 
 from oslo_config import cfg
 
-from nova import ksa_utils
-
 GROUP = 'cinder'
 SERVICE_TYPE = 'volumev3'
 
@@ -36,8 +34,15 @@ def register_opts(conf):
     conf.register_group(cfg.OptGroup(GROUP, title='Cinder options',
                                       help=GROUP_HELP))
     conf.register_opts(cinder_opts, group=GROUP)
+
+
+def register_client_opts(conf):
+    """The keystoneauth options (session, auth, adapter): registered by
+    nova.conf.register_client_opts when used, as they import keystoneauth1."""
+    from nova import ksa_utils
     ksa_utils.register_opts(conf, GROUP, SERVICE_TYPE)
 
 
 def list_opts():
+    from nova import ksa_utils
     return {GROUP: cinder_opts + ksa_utils.list_opts(SERVICE_TYPE)}

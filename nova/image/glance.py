@@ -9,11 +9,9 @@ import re
 import tempfile
 import urllib.parse
 
-import requests
-from keystoneauth1 import exceptions as ksa_exc
 from oslo_config import cfg
 
-from nova import exception, ksa_utils
+from nova import exception, service_client
 
 LOG = logging.getLogger(__name__)
 
@@ -143,7 +141,7 @@ def _unlink(path):
         pass
 
 
-class GlanceClient(ksa_utils.ServiceClient):
+class GlanceClient(service_client.ServiceClient):
     """Calls Glance v2 as the caller in each RequestContext."""
 
     GROUP = GROUP
@@ -179,32 +177,32 @@ class GlanceClient(ksa_utils.ServiceClient):
         acting.auth_token = '%s:%s' % (user, context.project_id or user)
         return acting
 
-    def _adapter(self, context, retries):
-        return ksa_utils.get_adapter(
-            self._conf, GROUP, self._session, context=self._as_caller(context),
-            service_auth=self._service_auth, min_version=MIN_VERSION,
-            max_version=MAX_VERSION, connect_retries=retries)
+    def _transport(self, context, retries=None):
+        return super()._transport(self._as_caller(context), retries,
+                                  min_version=MIN_VERSION, max_version=MAX_VERSION)
+
+    def _direct_kwargs(self):
+        # The embedded endpoint serves v2 only, at /v2: nothing to discover.
+        return {'version_path': 'v2'}
 
     def _call(self, context, method, path, image_id=None, retries=None,
               **kwargs):
         """One request to ``path`` under the versioned endpoint."""
         headers = kwargs.pop('headers', {})
         headers.setdefault('Accept', 'application/json')
-        adapter = self._adapter(
-            context, self._retries if retries is None else retries)
+        transport = self._transport(context, retries)
         try:
-            url = ksa_utils.versioned_endpoint(adapter).rstrip('/') + path
-            return adapter.request(url, method, headers=headers, **kwargs)
-        except ksa_exc.HttpError as exc:
+            url = transport.versioned_endpoint().rstrip('/') + path
+            return transport.request(url, method, headers=headers, **kwargs)
+        except service_client.StatusError as exc:
             raise _translate_http_error(exc, image_id) from exc
-        except (ksa_exc.ClientException, requests.RequestException) as exc:
+        except service_client.RequestFailed as exc:
             raise exception.ImageServiceError(
                 reason='%s %s: %s' % (method, path, exc)) from exc
 
     def endpoint(self, context):
         """The image service's root URL without its version, for links."""
-        adapter = self._adapter(context, 0)
-        url = ksa_utils.versioned_endpoint(adapter).rstrip('/')
+        url = self._transport(context, 0).versioned_endpoint().rstrip('/')
         return re.sub(r'/v\d+(\.\d+)?$', '', url)
 
     @staticmethod
@@ -359,7 +357,7 @@ class GlanceClient(ksa_utils.ServiceClient):
                     fp.write(data)
                 fp.flush()
                 os.fsync(fp.fileno())
-        except requests.RequestException as exc:
+        except service_client.TransferFailed as exc:
             _unlink(tmp_path)
             raise _TransferError(exc) from exc
         except BaseException:

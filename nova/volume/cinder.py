@@ -7,10 +7,7 @@ import re
 import time
 import urllib.parse
 
-import requests
-from keystoneauth1 import exceptions as ksa_exc
-
-from nova import exception, ksa_utils
+from nova import exception, service_client
 
 LOG = logging.getLogger(__name__)
 
@@ -105,7 +102,7 @@ def _translate_http_error(exc, not_found, microversion):
                                         % (status, message))
 
 
-class CinderClient(ksa_utils.ServiceClient):
+class CinderClient(service_client.ServiceClient):
     """Calls Cinder v3 as the caller in each RequestContext.
 
     Every method returns Cinder's JSON object (the value under 'volume',
@@ -151,31 +148,30 @@ class CinderClient(ksa_utils.ServiceClient):
 
     # -- plumbing -------------------------------------------------------
 
-    def _base_url(self, adapter, context):
-        endpoint = adapter.get_endpoint()
-        if not endpoint:
-            raise ksa_exc.EndpointNotFound(
-                'No endpoint for service type %s' % adapter.service_type)
+    def _direct_kwargs(self):
+        # keystoneauth names Cinder "volume" in the microversion header.
+        return {'microversion_service': 'volume'}
+
+    def _base_url(self, transport, context):
+        endpoint = transport.endpoint()
         project_id = getattr(context, 'project_id', None)
         if not project_id and self._service_auth is not None:
-            project_id = adapter.get_project_id()
+            project_id = transport.project_id()
         return volume_api_url(endpoint, project_id)
 
     def _call(self, context, method, path, microversion=BASE_VERSION,
               not_found=None, **kwargs):
         """One request to ``path`` under the project's v3 URL."""
-        adapter = ksa_utils.get_adapter(
-            self._conf, GROUP, self._session, context=context,
-            service_auth=self._service_auth, connect_retries=self._retries)
+        transport = self._transport(context)
         try:
-            url = self._base_url(adapter, context) + path
-            return adapter.request(url, method, microversion=microversion,
-                                   headers={'Accept': 'application/json'},
-                                   **kwargs)
-        except ksa_exc.HttpError as exc:
+            url = self._base_url(transport, context) + path
+            return transport.request(url, method, microversion=microversion,
+                                     headers={'Accept': 'application/json'},
+                                     **kwargs)
+        except service_client.StatusError as exc:
             raise _translate_http_error(exc, not_found,
                                         microversion) from exc
-        except (ksa_exc.ClientException, requests.RequestException) as exc:
+        except service_client.RequestFailed as exc:
             raise exception.VolumeServiceError(
                 reason='%s %s: %s' % (method, path, exc)) from exc
 

@@ -65,6 +65,8 @@ def identity_catalog(conf):
         # '%' in an operator's URL is not a placeholder.
         return value.rstrip('/').replace('%', '%%')
     entries = []
+    for group in nova.conf.CLIENT_GROUPS:
+        nova.conf.register_client_opts(conf, group)
     if conf.api.compute_link_prefix:
         entries.append(('compute', 'nova', url(conf.api.compute_link_prefix) + '/v2.1'))
     if conf.glance.endpoint_override:

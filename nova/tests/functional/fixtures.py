@@ -39,6 +39,10 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
     for option in ('instances', 'cores', 'ram'):
         conf.set_override(option, -1, group='quota')
     for (group, key), value in (extra or {}).items():
+        if group in nova_conf.CLIENT_GROUPS and key not in conf[group]:
+            # Registered when used (they load keystoneauth1); setting one
+            # means the client uses keystoneauth, as a config file would.
+            nova_conf.register_client_opts(conf, group)
         conf.set_override(key, value, group=None if group == 'DEFAULT' else group)
     return conf
 

@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from nova import conf as nova_conf
 from nova import context as nova_context
 from nova.tests.functional import fixtures
 
@@ -137,6 +138,9 @@ def test_volume_reserved_by_a_lost_attach_request_is_released(aio):
 
 def test_an_unreachable_volume_service_does_not_hold_up_the_run(aio):
     sids = [_server(aio), _server(aio)]
+    # Unset in the default all-in-one (the client calls its embedded endpoint
+    # directly) until registered; set, it sends the client elsewhere.
+    nova_conf.register_client_opts(aio.conf, 'cinder')
     endpoint = aio.conf.cinder.endpoint_override
     aio.conf.set_override('endpoint_override', 'http://127.0.0.1:9', group='cinder')
     try:

@@ -61,3 +61,32 @@ def test_start_imports_no_postgresql_dialect():
             'from nova.virt.libvirt import driver; c = conf.new_config(); '
             'print("sqlalchemy.dialects.postgresql" in sys.modules)')
     assert _fresh(code) == 'False'
+
+
+def test_start_imports_no_keystoneauth():
+    # The image and volume clients load keystoneauth1 (with its discovery and
+    # os-service-types) only on their keystoneauth path; registering every
+    # option and building the clients does not.
+    code = ('import sys; from nova import conf, wiring; from nova.cmd import aio; '
+            'c = conf.new_config(); aio.set_aio_defaults(c); '
+            'from nova.image import glance; from nova.volume import cinder; '
+            'print(sorted({m.split(".")[0] for m in sys.modules} & '
+            '{"keystoneauth1", "os_service_types"}))')
+    assert _fresh(code) == '[]'
+
+
+def test_keystoneauth_options_listed_and_registered_on_use(tmp_path):
+    from nova.conf import opts
+    listed = {getattr(group, 'name', group): {opt.dest for opt in group_opts}
+              for group, group_opts in opts.list_opts()}
+    assert {'endpoint_override', 'auth_type', 'cafile', 'timeout'} <= listed['glance']
+    assert {'endpoint_override', 'auth_section', 'region_name'} <= listed['cinder']
+    conf = _conf(tmp_path, '[glance]\nendpoint_override = http://image.example.org\n'
+                           'timeout = 42\n')
+    assert not nova_conf.client_opts_registered(conf, 'glance')
+    assert nova_conf.client_opts_configured(conf, 'glance')
+    assert not nova_conf.client_opts_configured(conf, 'cinder')
+    nova_conf.register_client_opts(conf, 'glance')
+    nova_conf.register_client_opts(conf, 'glance')   # idempotent
+    assert conf.glance.endpoint_override == 'http://image.example.org'
+    assert conf.glance.timeout == 42

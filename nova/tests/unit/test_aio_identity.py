@@ -3,6 +3,7 @@
 import yaml
 
 from nova import conf as nova_conf
+from nova import service_client
 from nova.cmd import aio
 
 URLS = ('http://127.0.0.1:8774/v2.1', 'http://127.0.0.1:9292', 'http://127.0.0.1:8776')
@@ -66,7 +67,24 @@ def test_clients_use_the_keystone_service_user_in_keystone_mode(tmp_path):
     assert conf.cinder.auth_section is None and conf.cinder.endpoint_override is None
 
 
-def test_clients_are_anonymous_to_embedded_endpoints_in_noauth2(tmp_path):
+def test_clients_call_embedded_endpoints_directly_in_noauth2(tmp_path):
+    """Nothing configured for the client: http.client to the embedded
+    endpoint, its keystoneauth options not even registered."""
     conf = _conf(tmp_path)
     aio._point_client(conf, 'cinder', URLS[2])
+    assert not nova_conf.client_opts_registered(conf, 'cinder')
+    assert service_client.embedded_url(conf, 'cinder') == URLS[2]
+    assert service_client.embedded_url(nova_conf.new_config(), 'cinder') is None
+
+
+def test_clients_are_anonymous_to_embedded_endpoints_when_configured(tmp_path, monkeypatch):
+    """A [cinder] section (or an OS_CINDER__* variable) keeps keystoneauth,
+    pointed at the embedded endpoint without credentials, as before."""
+    conf = _conf(tmp_path, '[cinder]\nhttp_retries = 1\n')
+    aio._point_client(conf, 'cinder', URLS[2])
     assert conf.cinder.auth_type == 'none' and conf.cinder.endpoint_override == URLS[2]
+    assert service_client.embedded_url(conf, 'cinder') is None
+    monkeypatch.setenv('OS_CINDER__TIMEOUT', '30')
+    conf = _conf(tmp_path)
+    aio._point_client(conf, 'cinder', URLS[2])
+    assert conf.cinder.timeout == 30 and conf.cinder.endpoint_override == URLS[2]

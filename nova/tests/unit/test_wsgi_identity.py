@@ -27,6 +27,8 @@ def _conf(**groups):
     conf = nova_conf.new_config()
     conf.set_override('auth_strategy', 'noauth2', group='api')
     for group, (key, value) in groups.items():
+        if group in nova_conf.CLIENT_GROUPS:
+            nova_conf.register_client_opts(conf, group)
         conf.set_override(key, value, group=group)
     return conf
 

@@ -1,4 +1,4 @@
-"""CinderClient over a real keystoneauth session against the embedded volume endpoint."""
+"""CinderClient against the embedded volume endpoint, over keystoneauth and over http.client."""
 
 import os
 import socket
@@ -7,7 +7,7 @@ import pytest
 from oslo_config import cfg
 
 from nova import context as nova_context
-from nova import exception, wsgi_server
+from nova import exception, service_client, wsgi_server
 from nova.conf import cinder as cinder_conf
 from nova.conf import glance as glance_conf
 from nova.image import glance
@@ -50,8 +50,10 @@ def server(tmp_path, fetcher):
 
 
 def make_conf(**overrides):
+    """[cinder] with its keystoneauth options: the keystoneauth path."""
     conf = cfg.ConfigOpts()
     cinder_conf.register_opts(conf)
+    cinder_conf.register_client_opts(conf)
     conf([])
     conf.set_override('auth_type', 'none', group='cinder')
     for name, value in overrides.items():
@@ -59,10 +61,29 @@ def make_conf(**overrides):
     return conf
 
 
+def conf_for(transport, url, **overrides):
+    """keystoneauth to ``url``, or ``url`` as the all-in-one's embedded
+    endpoint (http.client, no keystoneauth options registered)."""
+    if transport == 'keystoneauth':
+        return make_conf(endpoint_override=url, **overrides)
+    conf = cfg.ConfigOpts()
+    cinder_conf.register_opts(conf)
+    conf([])
+    for name, value in overrides.items():
+        conf.set_override(name, value, group='cinder')
+    service_client.use_embedded(conf, 'cinder', url)
+    return conf
+
+
+# Every test taking ``client`` runs over both transports.
+@pytest.fixture(params=['keystoneauth', 'direct'])
+def transport(request):
+    return request.param
+
+
 @pytest.fixture
-def client(server):
-    return cinder.CinderClient(make_conf(endpoint_override=server.url,
-                                         http_retries=0))
+def client(server, transport):
+    return cinder.CinderClient(conf_for(transport, server.url, http_retries=0))
 
 
 @pytest.fixture
@@ -221,8 +242,10 @@ def test_attachment_life_cycle(client, ctx, server):
     assert volume['attachments'][0]['server_id'] == vs.INSTANCE_1
     assert client.attachment_get(ctx, attachment['id'])['status'] == (
         'attached')
+    assert [a['id'] for a in client.attachment_list(ctx, vs.INSTANCE_1)] == [attachment['id']]
+    assert client.attachment_list(ctx, vs.INSTANCE_2) == []
     assert [h['HTTP_OPENSTACK_API_VERSION'] for m, p, h in server.log.requests
-            if '/attachments' in p] == ['volume 3.44'] * 4
+            if '/attachments' in p] == ['volume 3.44'] * 6
 
     with pytest.raises(exception.InvalidVolume) as err:
         client.delete(ctx, vid)
@@ -262,16 +285,15 @@ def _closed_port():
         return sock.getsockname()[1]
 
 
-def test_unreachable_service_is_503(ctx):
-    client = cinder.CinderClient(make_conf(
-        endpoint_override='http://127.0.0.1:%d' % _closed_port(),
-        http_retries=0))
+def test_unreachable_service_is_503(ctx, transport):
+    client = cinder.CinderClient(conf_for(
+        transport, 'http://127.0.0.1:%d' % _closed_port(), http_retries=0))
     with pytest.raises(exception.VolumeServiceError) as err:
         client.get(ctx, vs.INSTANCE_1)
     assert err.value.code == 503
 
 
-def test_microversion_unsupported_is_service_error(ctx):
+def test_microversion_unsupported_is_service_error(ctx, transport):
     def old_cinder(environ, start_response):
         start_response('406 Not Acceptable',
                        [('Content-Type', 'application/json')])
@@ -280,7 +302,7 @@ def test_microversion_unsupported_is_service_error(ctx):
 
     srv, thread, url = wsgi_server.serve_in_thread(old_cinder)
     try:
-        client = cinder.CinderClient(make_conf(endpoint_override=url))
+        client = cinder.CinderClient(conf_for(transport, url))
         with pytest.raises(exception.VolumeServiceError) as err:
             client.attachment_create(ctx, vs.INSTANCE_1, vs.INSTANCE_2)
         assert 'microversion 3.44' in str(err.value)
@@ -359,14 +381,14 @@ def test_context_for_another_project_with_keystone(tmp_path):
 
 # -- with the embedded image service as the image source ----------------------
 
-def test_volume_from_embedded_image_service(tmp_path, ctx):
+def test_volume_from_embedded_image_service(tmp_path, ctx, transport):
     """The all-in-one wiring: volumes fetch image data through Glance, as
     the volume's requester."""
     images = image_server.ImageServer(str(tmp_path / 'images'))
     glance_cfg = cfg.ConfigOpts()
     glance_conf.register_opts(glance_cfg)
     glance_cfg([])
-    glance_cfg.set_override('endpoint_override', images.url, group='glance')
+    service_client.use_embedded(glance_cfg, 'glance', images.url)
     glance_client = glance.GlanceClient(glance_cfg)
     srv = vs.VolumeServer(
         str(tmp_path / 'volumes'),
@@ -384,9 +406,9 @@ def test_volume_from_embedded_image_service(tmp_path, ctx):
         assert images.upload(other['id'], open(raw, 'rb'),
                              token='u2:p2').status_code == 204
         with pytest.raises(exception.InvalidVolume):
-            client = cinder.CinderClient(make_conf(endpoint_override=srv.url))
+            client = cinder.CinderClient(conf_for(transport, srv.url))
             client.create(ctx, 1, 'stolen', image_id=other['id'])
-        client = cinder.CinderClient(make_conf(endpoint_override=srv.url))
+        client = cinder.CinderClient(conf_for(transport, srv.url))
         volume = client.create(ctx, 1, 'boot', image_id=image['id'])
         volume = client.wait_for_status(ctx, volume['id'], 'available')
         meta = volume['volume_image_metadata']
