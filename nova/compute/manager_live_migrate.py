@@ -88,8 +88,10 @@ class LiveMigrateMixin:
             attachment = self.volume_api.attachment_create(
                 vctx, bdm['volume_id'], instance.uuid, connector=self.connector(),
                 mountpoint=bdm['device_name'])
-            volumes[bdm['uuid']] = {'attachment_id': attachment['id'],
-                                    'connection_info': attachment['connection_info']}
+            volumes[bdm['uuid']] = {
+                'attachment_id': attachment['id'],
+                'connection_info': self.host_connection_info(vctx, bdm['volume_id'],
+                                                             attachment)}
         self.driver.connect_live_migration_volumes(
             instance, [v['connection_info'] for v in volumes.values()])
 

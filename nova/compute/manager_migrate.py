@@ -150,8 +150,8 @@ class MigrateMixin:
                 continue
             attachment = self.volume_api.attachment_update(
                 vctx, bdm['attachment_id'], self.connector(), mountpoint=bdm['device_name'])
-            self.conductor_db.bdm_update(bdm['uuid'], {
-                'connection_info': json.dumps(attachment['connection_info'])})
+            self.conductor_db.bdm_update(bdm['uuid'], {'connection_info': json.dumps(
+                self.host_connection_info(vctx, bdm['volume_id'], attachment))})
 
     @staticmethod
     def _old_vm_state(instance):

@@ -60,16 +60,23 @@ class VolumesMixin:
             attachment = self.volume_api.attachment_update(
                 context, attachment['id'], self.connector(),
                 mountpoint=mountpoint or bdm['device_name'])
-            connection_info = dict(attachment['connection_info'])
-            if self.volume_api.get(context, bdm['volume_id']).get('multiattach'):
-                # As upstream: the driver shares the disk between guests.
-                connection_info['multiattach'] = True
+            connection_info = self.host_connection_info(context, bdm['volume_id'],
+                                                        attachment)
         except Exception:
             self.volume_api.attachment_delete(context, attachment['id'])
             raise
         return self.conductor_db.bdm_update(bdm['uuid'], {
             'attachment_id': attachment['id'],
             'connection_info': json.dumps(connection_info)})
+
+    def host_connection_info(self, context, volume_id, attachment):
+        """The attachment's connection_info as this host records it (``context``: the
+        volume identity): a multiattach volume is marked so the driver shares its disk."""
+        connection_info = dict(attachment['connection_info'])
+        if self.volume_api.get(context, volume_id).get('multiattach'):
+            # As upstream: the driver shares the disk between guests.
+            connection_info['multiattach'] = True
+        return connection_info
 
     def reimage_root_volume(self, context, instance, image_id):
         """Have the volume service write ``image_id`` over the root volume (2.93).
