@@ -90,13 +90,23 @@ def test_every_disk_kind_then_hot_attach_and_detach(cloud):
     wait_volume(cloud, v3['id'], 'in-use')
     live, persistent = targets(sid)
     assert live['vdf'] == ('virtio', 'disk') and persistent['vdf'] == ('virtio', 'disk')
+    # A Xen device name (tempest asks for /dev/xvdb) is accepted as upstream
+    # accepts it, and the next name of the guest's bus is used instead.
+    v4 = volume(cloud)
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid,
+                                     {'volumeAttachment': {'volumeId': v4['id'],
+                                                           'device': '/dev/xvdb'}},
+                                     version=V)
+    assert status == 200, body
+    assert body['volumeAttachment']['device'] == '/dev/vdg'
+    wait_volume(cloud, v4['id'], 'in-use')
 
     # Names survive a hard reboot (the persistent definition is the truth).
     status, _h, _b = cloud.request('POST', '/servers/%s/action' % sid,
                                    {'reboot': {'type': 'HARD'}}, version=V)
     assert status == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
-    assert set(targets(sid)[0]) == {'vda', 'vdb', 'vdc', 'vdd', 'vde', 'vdf', 'hdd'}
+    assert set(targets(sid)[0]) == {'vda', 'vdb', 'vdc', 'vdd', 'vde', 'vdf', 'vdg', 'hdd'}
 
     # A guest that does not release the disk keeps it: consistent on all sides.
     assert cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (sid, v3['id']),

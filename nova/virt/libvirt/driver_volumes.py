@@ -86,6 +86,10 @@ class VolumeMixin:
         props = (image_meta.properties if image_meta is not None
                  else self._instance_image_props(instance))
         dev = blockinfo.strip_dev(requested)
+        if dev and dev.startswith('xvd'):
+            # A Xen name (upstream accepts it): libvirt guests have no such
+            # devices, so upstream's driver picks the next name itself, as here.
+            dev = None
         bus = self._volume_bus(props, dev, bus, device_type,
                                self._machine_type(conf_xml))
         # ``in_use``: names given to volumes not attached yet.
