@@ -15,7 +15,9 @@ V = '2.100'
 def aio(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('reconcile')
     running = fixtures.RunningAio(tmp, extra={('DEFAULT', 'reconcile_interval'): 1,
-                                              ('DEFAULT', 'stuck_task_timeout'): 1,
+                                              # Long enough for a build on a loaded
+                                              # machine not to count as lost.
+                                              ('DEFAULT', 'stuck_task_timeout'): 4,
                                               ('DEFAULT', 'ram_allocation_ratio'): 100.0,
                                               ('DEFAULT', 'cpu_allocation_ratio'): 100.0,
                                               # The tests destroy guests by hand to stage
@@ -58,8 +60,8 @@ def test_lost_rescue_cast_is_rolled_back_but_not_while_an_operation_runs(aio):
     lock = aio.compute._lock(sid)
     with lock:
         _lost(aio, sid, 'rescue', {'task_state': 'rescuing'})
-        # Stale for several periods, but an operation holds the instance here.
-        time.sleep(3)
+        # Stale for a few periods, but an operation holds the instance here.
+        time.sleep(6)
         assert aio.db.instance_get(sid)['task_state'] == 'rescuing'
     _wait(lambda: aio.db.instance_get(sid)['task_state'] is None)
     row = aio.db.instance_get(sid)
