@@ -112,10 +112,16 @@ def _port_free(host, port):
     return True
 
 
-def pick_serial_port(consoles, used_ports):
-    """The first port of the range that no guest holds and nothing listens on."""
+def pick_serial_port(consoles, used_ports, from_top=False):
+    """The first port of the range that no guest holds and nothing listens on.
+
+    ``from_top``: the last such port instead (a guest arriving by live
+    migration, so that it does not race the new guests of hosts that share
+    this machine's ports, which take the lowest).
+    """
     low, high = consoles.serial_port_range
-    for port in range(low, high + 1):
+    ports = range(high, low - 1, -1) if from_top else range(low, high + 1)
+    for port in ports:
         if port not in used_ports and _port_free(consoles.serial_host, port):
             return port
     raise exception.SocketPortRangeExhausted(host=consoles.serial_host)

@@ -85,7 +85,8 @@ class LiveMigrateMixin:
         if settings is None or not settings.serial_enabled:
             return None
         return {'host': settings.serial_host,
-                'port': consoles.pick_serial_port(settings, self._used_serial_ports())}
+                'port': consoles.pick_serial_port(settings, self._used_serial_ports(),
+                                                  from_top=True)}
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
         """MigrationPreCheckError unless the guest can go live to ``target``."""
