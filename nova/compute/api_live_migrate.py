@@ -51,16 +51,7 @@ class LiveMigrateMixin:
         exc = failure_reason(instance, host, hosts)
         if exc is None:
             return self._live_migrate_to_another_host(context, instance, host, async_)
-        flavor = instance['flavor']
-        snapshot = api_resize.flavor_snapshot(flavor)
-        migration = self.db.migration_create({
-            'instance_uuid': instance['uuid'], 'status': 'error',
-            'migration_type': 'live-migration', 'source_compute': instance['host'],
-            'source_node': instance['node'], 'dest_compute': host,
-            'old_instance_type_id': flavor.get('id'),
-            'new_instance_type_id': flavor.get('id'), 'old_flavor': snapshot,
-            'new_flavor': snapshot, 'user_id': context.user_id,
-            'project_id': context.project_id})
+        migration = self._live_migration_record(context, instance, host, 'error')
         self.db.action_start(context, instance['uuid'], ACTION)
         message = exc.format_message()
         event_id = self.db.event_start(instance['uuid'], context.request_id, EVENT)
@@ -69,6 +60,19 @@ class LiveMigrateMixin:
         if not async_:
             raise exception.Invalid(reason=message)
         return migration
+
+    def _live_migration_record(self, context, instance, host, status):
+        """The migration row of this attempt (the flavor unchanged on both sides)."""
+        flavor = instance['flavor']
+        snapshot = api_resize.flavor_snapshot(flavor)
+        return self.db.migration_create({
+            'instance_uuid': instance['uuid'], 'status': status,
+            'migration_type': 'live-migration', 'source_compute': instance['host'],
+            'source_node': instance['node'], 'dest_compute': host,
+            'old_instance_type_id': flavor.get('id'),
+            'new_instance_type_id': flavor.get('id'), 'old_flavor': snapshot,
+            'new_flavor': snapshot, 'user_id': context.user_id,
+            'project_id': context.project_id})
 
     def _live_migrate_to_another_host(self, context, instance, host, async_):
         for client, topic in ((self.conductor_api.client, 'conductor'),
@@ -79,16 +83,7 @@ class LiveMigrateMixin:
                     pin=client.version_cap)
                 exc.code = 409
                 raise exc
-        flavor = instance['flavor']
-        snapshot = api_resize.flavor_snapshot(flavor)
-        migration = self.db.migration_create({
-            'instance_uuid': instance['uuid'], 'status': 'accepted',
-            'migration_type': 'live-migration', 'source_compute': instance['host'],
-            'source_node': instance['node'], 'dest_compute': host,
-            'old_instance_type_id': flavor.get('id'),
-            'new_instance_type_id': flavor.get('id'), 'old_flavor': snapshot,
-            'new_flavor': snapshot, 'user_id': context.user_id,
-            'project_id': context.project_id})
+        migration = self._live_migration_record(context, instance, host, 'accepted')
         spec = api_actions.SPECS['os-migrateLive']
         try:
             row = self.db.instance_update(
