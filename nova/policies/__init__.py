@@ -2,7 +2,11 @@
 
 import itertools
 
-from nova.policies import (
+from nova.policies import rule_checks
+
+rule_checks.install()   # before the rules below are parsed
+
+from nova.policies import (  # noqa: E402
     admin_actions,
     admin_hosts,
     assisted_volume_snapshots,

@@ -90,3 +90,26 @@ def test_keystoneauth_options_listed_and_registered_on_use(tmp_path):
     nova_conf.register_client_opts(conf, 'glance')   # idempotent
     assert conf.glance.endpoint_override == 'http://image.example.org'
     assert conf.glance.timeout == 42
+
+
+def test_policy_checks_import_no_requests():
+    # oslo.policy would import its http: check (and requests) with the first
+    # rule parsed; ours use no plug-in check, so nothing imports it.
+    code = ('import sys; from nova import conf, wiring, context, policy; '
+            'from nova.cmd import aio; c = conf.new_config(); '
+            'e = policy.get_enforcer(); '
+            'ctx = context.RequestContext(user_id="u", project_id="p", roles=["member"]); '
+            'e.decide("os_compute_api:servers:create", {"project_id": "p"}, '
+            'ctx.to_policy_values()); '
+            'print(sorted({m.split(".")[0] for m in sys.modules} & {"requests", "urllib3"}))')
+    assert _fresh(code) == '[]'
+
+
+def test_policy_http_check_still_loaded_when_a_rule_uses_it():
+    from oslo_policy import _parser
+
+    from nova.policies import rule_checks
+    checks = rule_checks.LazyRuleChecks()
+    assert {'http', 'https'} <= set(checks) and 'role' not in checks
+    check = _parser.parse_rule('http://127.0.0.1:1/check')
+    assert type(check).__name__ == 'HttpCheck'
