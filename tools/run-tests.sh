@@ -8,7 +8,8 @@ tools/start-libvirtd.sh
 tools/fetch-test-kernel.sh || echo "warning: no test kernel; kernel guest tests will skip"
 .venv/bin/ruff check nova
 # Unit tests in parallel; functional tests (real libvirtd/QEMU, RabbitMQ,
-# PostgreSQL/MariaDB where present) serially.
+# PostgreSQL/MariaDB where present) in two workers, each taking whole files (a file's
+# module-scoped services stay in one worker): about 8 minutes here instead of 18.
 .venv/bin/python -m pytest -q -n 2 nova/tests/unit
 # A real Keystone and Glance (own virtualenvs, PostgreSQL) for the functional tests that
 # need them and for the compatibility stage; NOVA_TEST_COMPAT=0 skips both for quick runs.
@@ -16,7 +17,8 @@ if [ "${NOVA_TEST_COMPAT:-1}" != 0 ]; then
   tools/keystone.sh start
   tools/glance.sh start
 fi
-.venv/bin/python -m pytest -q nova/tests/functional "$@"
+.venv/bin/python -m pytest -q -n "${NOVA_TEST_FUNCTIONAL_WORKERS:-2}" --dist loadfile \
+  nova/tests/functional "$@"
 # Compatibility: upstream tempest's compute API tests against nova-aio in keystone mode
 # (~10 minutes here), then python-novaextclient's and novaext-tempest-plugin's tests from
 # clean virtualenvs against the same cloud (~3 minutes more; NOVA_COMPAT_PLUGIN=0 skips them).
