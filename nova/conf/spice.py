@@ -9,8 +9,8 @@ opts = [
                 help='Give each guest a SPICE graphics device (besides VNC when '
                      '[vnc] enabled is also set) and serve the "spice-html5" '
                      'and "spice-direct" consoles. Guests defined before the '
-                     'change get it when they are next rebuilt or hard '
-                     'rebooted.'),
+                     'change get it when they are next rebuilt, resized or '
+                     'migrated.'),
     cfg.BoolOpt('agent_enabled', default=True,
                 help='Give SPICE guests the spicevmc channel the SPICE guest '
                      'agent (spice-vdagent) talks through: clipboard sharing, '
