@@ -2,7 +2,8 @@
 # Compatibility stage: upstream tempest's compute API tests against nova-aio in keystone mode.
 #
 # Starts Keystone (tools/keystone.sh) unless it runs already, starts nova-aio with
-# etc/nova/aio-keystone.conf (state in a temporary directory, ports 8774/9292/8776, console proxies 6080/6083), makes
+# etc/nova/aio-keystone.conf (state in a temporary directory, ports 8774/9292/8776, console
+# proxies 6080/6082/6083), makes
 # test images and flavors, renders etc/tempest/tempest.conf.in, runs
 #   tempest run --regex '^tempest\.api\.compute' --exclude-list etc/tempest/exclude-list.txt
 # and prints "compat: N passed, N failed, N skipped". Exits non-zero on any failure; stops
@@ -110,7 +111,7 @@ TEMPEST_BIN=$(tools/tempest.sh)
 . "$COMPAT_DIR/keystone.env"
 
 # 2. nova-aio in keystone mode.
-for port in 8774 9292 8776 6080 6083; do
+for port in 8774 9292 8776 6080 6082 6083; do
   port_free "$port" || { echo "compat: port $port is taken; stop what uses it" >&2; exit 1; }
 done
 mkdir -p "$WORK/state"
@@ -196,6 +197,10 @@ auth_section = keystone_authtoken
 
 [libvirt]
 connection_uri = qemu:///system
+
+[spice]
+# The guests get SPICE as under nova-aio (tempest's spice-direct test needs no proxy).
+enabled = true
 EOF
   SPLIT_CONF=(--config-file "$WORK/split.conf" --config-file "$COMPAT_DIR/keystone_authtoken.conf")
   "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1

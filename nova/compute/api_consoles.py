@@ -18,6 +18,13 @@ class ConsolesMixin:
             if not self.conf.serial_console.enabled:
                 raise exception.ConsoleTypeUnavailable(console_type=console_type)
             return self.conf.serial_console.base_url
+        if console_type in ('spice-html5', 'spice-direct'):
+            if not self.conf.spice.enabled:
+                raise exception.ConsoleTypeUnavailable(console_type=console_type)
+            # spice-direct: a native SPICE proxy outside this service answers the
+            # URL; it learns the guest's host and port from the token (2.99).
+            return (self.conf.spice.html5proxy_base_url if console_type == 'spice-html5'
+                    else self.conf.spice.spice_direct_proxy_base_url)
         raise exception.ConsoleTypeUnavailable(console_type=console_type)
 
     def get_console_url(self, context, instance, console_type):

@@ -1,11 +1,13 @@
-"""Compute manager: where a guest's remote console (VNC, serial) can be reached."""
+"""Compute manager: where a guest's remote console (VNC, SPICE, serial) can be reached."""
 
 import oslo_messaging as messaging
 
 from nova import exception
 
 # console type -> driver method answering {'host', 'port', 'internal_access_path'}
-_DRIVER_METHODS = {'novnc': 'get_vnc_console', 'serial': 'get_serial_console'}
+# (and, for SPICE, 'tls_port')
+_DRIVER_METHODS = {'novnc': 'get_vnc_console', 'serial': 'get_serial_console',
+                   'spice-html5': 'get_spice_console', 'spice-direct': 'get_spice_console'}
 
 
 class ConsolesMixin:

@@ -131,7 +131,7 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMig
                                  events=events)
 
     def get_console_connect_info(self, context, instance, host, console_type):
-        """{'host', 'port', 'internal_access_path'} of the guest's console."""
+        """{'host', 'port', 'internal_access_path'} of the guest's console (SPICE: +tls_port)."""
         return self._prepare(host, timeout=30).call(
             context, 'get_console_connect_info', instance=instance, console_type=console_type)
 

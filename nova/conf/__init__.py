@@ -22,6 +22,7 @@ _MODULES = (
     'quota',
     'notifications',
     'consoles',
+    'spice',
     'wsgi',
     'resize_shelve',
     'upgrade_levels',

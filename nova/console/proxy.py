@@ -43,6 +43,49 @@ NOVNC_PAGE = """<!DOCTYPE html>
 """
 
 
+# What GET of a spice-html5 console URL answers: a page that opens the
+# websocket with its URL's token and shows the SPICE server's link reply.
+SPICE_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>SPICE console</title></head>
+<body>
+<p>Console of %(title)s through the spice-html5 websocket proxy.</p>
+<pre id="status">connecting...</pre>
+<script>
+  // A spice-html5 client speaks SPICE over the websocket of this page's
+  // token; this page sends the main channel's SpiceLinkMess and shows
+  // whether the guest's SPICE server answered.
+  var params = new URLSearchParams(window.location.search);
+  var scheme = window.location.protocol === 'https:' ? 'wss://' : 'ws://';
+  var sock = new WebSocket(scheme + window.location.host + '/?token=' +
+                           encodeURIComponent(params.get('token') || ''), ['binary']);
+  sock.binaryType = 'arraybuffer';
+  sock.onopen = function () {
+    var buf = new DataView(new ArrayBuffer(42));
+    [0x52, 0x45, 0x44, 0x51].forEach(function (b, i) { buf.setUint8(i, b); });
+    buf.setUint32(4, 2, true); buf.setUint32(8, 2, true); buf.setUint32(12, 26, true);
+    buf.setUint8(20, 1); buf.setUint32(22, 1, true); buf.setUint32(26, 1, true);
+    buf.setUint32(30, 18, true); buf.setUint32(34, 11, true); buf.setUint32(38, 9, true);
+    sock.send(buf.buffer);
+  };
+  sock.onmessage = function (ev) {
+    var magic = new TextDecoder().decode(new Uint8Array(ev.data).slice(0, 4));
+    document.getElementById('status').textContent =
+      magic === 'REDQ' ? 'SPICE server answered' : 'unexpected reply';
+    sock.close();
+  };
+</script>
+</body>
+</html>
+"""
+
+# console type -> (paths of its page, the page)
+_PAGES = {
+    'novnc': (('/', '/vnc.html', '/vnc_auto.html', '/vnc_lite.html'), NOVNC_PAGE),
+    'spice-html5': (('/', '/spice.html', '/spice_auto.html'), SPICE_PAGE),
+}
+
+
 def token_from_request(path, headers):
     """The token from ?token=, else ?path=?token=..., else the "token" cookie (noVNC)."""
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
@@ -144,13 +187,14 @@ class ConsoleProxyHandler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _page(self):
-        if self.server.console_type != 'novnc':
+        if self.server.console_type not in _PAGES:
             return self._plain(400, 'This is a websocket endpoint: connect with a '
                                     'websocket client and the console URL\'s token.')
+        paths, page = _PAGES[self.server.console_type]
         path = urllib.parse.urlsplit(self.path).path
-        if path not in ('/', '/vnc.html', '/vnc_auto.html', '/vnc_lite.html'):
+        if path not in paths:
             return self._plain(404, 'Not found.')
-        body = (NOVNC_PAGE % {'title': html.escape('the server')}).encode('utf-8')
+        body = (page % {'title': html.escape('the server')}).encode('utf-8')
         self.send_response(200)
         self.send_header('Content-Type', 'text/html; charset=utf-8')
         self.send_header('Content-Length', str(len(body)))
@@ -211,7 +255,7 @@ def _shutdown(sock):
 
 
 class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    """A threaded proxy for one console type ('novnc' or 'serial')."""
+    """A threaded proxy for one console type ('novnc', 'spice-html5' or 'serial')."""
 
     daemon_threads = True
     allow_reuse_address = True

@@ -31,11 +31,25 @@ def start_serialproxy(conf, db):
     return server
 
 
+def start_spicehtml5proxy(conf, db):
+    server, _thread = proxy.serve_in_thread(db, 'spice-html5', conf.spice.html5proxy_host,
+                                            conf.spice.html5proxy_port,
+                                            conf.console.allowed_origins)
+    if conf.spice.html5proxy_port == 0:
+        conf.set_override('html5proxy_base_url', proxy.base_url_with_port(
+            conf.spice.html5proxy_base_url, server.port), group='spice')
+    LOG.info('spice-html5 proxy listening on %s:%s', conf.spice.html5proxy_host,
+             server.port)
+    return server
+
+
 def start_enabled(conf, db):
     """The proxies of the enabled console types, started."""
     servers = []
     if conf.vnc.enabled:
         servers.append(start_novncproxy(conf, db))
+    if conf.spice.enabled:
+        servers.append(start_spicehtml5proxy(conf, db))
     if conf.serial_console.enabled:
         servers.append(start_serialproxy(conf, db))
     return servers

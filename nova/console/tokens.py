@@ -7,8 +7,9 @@ from oslo_utils import uuidutils
 
 from nova import exception
 
-# console type -> (protocol, the proxy that serves it)
-PROXY_OF_TYPE = {'novnc': 'novnc', 'serial': 'serial'}
+# console type -> the proxy of this service that serves it (spice-direct: none,
+# a native SPICE proxy elsewhere looks its tokens up through the API)
+PROXY_OF_TYPE = {'novnc': 'novnc', 'serial': 'serial', 'spice-html5': 'spice-html5'}
 
 
 def token_hash(token):
@@ -33,6 +34,8 @@ def issue(db, ttl, instance_uuid, console_type, connect_info, base_url, now=None
     db.console_token_create({
         'token_hash': token_hash(token), 'console_type': console_type,
         'host': connect_info['host'], 'port': int(connect_info['port']),
+        'tls_port': (int(connect_info['tls_port'])
+                     if connect_info.get('tls_port') is not None else None),
         'internal_access_path': connect_info.get('internal_access_path'),
         'instance_uuid': instance_uuid, 'access_url_base': base_url,
         'expires': now + ttl})

@@ -360,6 +360,7 @@ class ConsoleAuthToken(BASE):
     console_type = Column(String(255), nullable=False)
     host = Column(String(255), nullable=False)
     port = Column(Integer, nullable=False)
+    tls_port = Column(Integer)          # SPICE with TLS only
     internal_access_path = Column(String(255))
     instance_uuid = Column(String(36), nullable=False)
     access_url_base = Column(String(255))

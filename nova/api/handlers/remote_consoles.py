@@ -7,8 +7,10 @@ from nova.api import validation, wsgi
 from nova.api.schemas import remote_consoles as schemas
 from nova.policies import consoles as policies
 
-# The protocol/type pairs this service serves, as console types of its proxies.
-_SERVED = {('vnc', 'novnc'): 'novnc', ('serial', 'serial'): 'serial'}
+# The protocol/type pairs this service serves, as console types of its proxies
+# (spice-direct, which the 2.99 schema alone accepts, is for a native SPICE proxy).
+_SERVED = {('vnc', 'novnc'): 'novnc', ('serial', 'serial'): 'serial',
+           ('spice', 'spice-html5'): 'spice-html5', ('spice', 'spice-direct'): 'spice-direct'}
 
 
 def _console_url(req, server_id, console_type, policy):
@@ -55,8 +57,9 @@ def token_show(req, console_token):
         raise wsgi.fault(401, 'The requested console type details are not accessible')
     console = {'instance_uuid': row['instance_uuid'], 'host': row['host'],
                'port': row['port'], 'internal_access_path': row['internal_access_path']}
-    if req.is_at_least(mv.SPICE_DIRECT):
-        console['tls_port'] = None
+    if req.is_at_least(mv.SPICE_DIRECT) and row['console_type'] == 'spice-direct':
+        # As upstream: only spice-direct tokens tell the TLS port (None without TLS).
+        console['tls_port'] = row['tls_port']
     return wsgi.json_response({'console': console})
 
 
@@ -64,5 +67,5 @@ def token_show(req, console_token):
 # mv.LEGACY_CONSOLE_ACTIONS_LAST (POST /servers/{id}/remote-consoles replaces them).
 get_vnc_console = _legacy(schemas.get_vnc, 'os-getVNCConsole', ('novnc',))
 get_serial_console = _legacy(schemas.get_serial, 'os-getSerialConsole', ('serial',))
-get_spice_console = _legacy(schemas.get_spice, 'os-getSPICEConsole', ())
+get_spice_console = _legacy(schemas.get_spice, 'os-getSPICEConsole', ('spice-html5',))
 get_rdp_console = _legacy(schemas.get_rdp, 'os-getRDPConsole', ())

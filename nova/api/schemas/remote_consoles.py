@@ -9,8 +9,8 @@ _TYPES_V2_6 = ['novnc', 'xvpvnc', 'rdp-html5', 'spice-html5', 'serial']
 def _remote_console(version):
     protocols = list(_PROTOCOLS_V2_6)
     types = list(_TYPES_V2_6)
-    # 2.8: mks/webmks; 2.99: spice-direct (accepted by the schema, then 400
-    # as unavailable: this service has neither).
+    # 2.8: mks/webmks (accepted by the schema, then 400 as unavailable: this
+    # service has no MKS consoles); 2.99: spice-direct.
     if version >= mv.MKS:
         protocols.append('mks')
         types.append('webmks')

@@ -20,6 +20,7 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
     conf.set_override('volume_port', 0, group='aio')
     conf.set_override('novncproxy_port', 0, group='vnc')
     conf.set_override('serialproxy_port', 0, group='serial_console')
+    conf.set_override('html5proxy_port', 0, group='spice')
     conf.set_override('connection_uri', connection_uri, group='libvirt')
     conf.set_override('host', 'testhost')
     # Test runs share one libvirtd: keep their domain names apart.

@@ -1,4 +1,4 @@
-"""nova-serialproxy and nova-novncproxy as their own processes, against a real database."""
+"""The console proxies (serial, noVNC, spice-html5) as their own processes, on a real DB."""
 
 import os
 import socket
@@ -48,6 +48,8 @@ def _echo_server():
      'ws://127.0.0.1:%d/'),
     ('novncproxy', 'novnc', 'vnc', 'novncproxy_port', 'novncproxy_base_url',
      'http://127.0.0.1:%d/vnc_auto.html'),
+    ('spicehtml5proxy', 'spice-html5', 'spice', 'html5proxy_port', 'html5proxy_base_url',
+     'http://127.0.0.1:%d/spice_auto.html'),
 ])
 def test_proxy_process_relays_with_a_valid_token_only(tmp_path, command, console_type, group,
                                                       port_opt, url_opt, url):

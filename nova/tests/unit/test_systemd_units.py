@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 UNITS = os.path.join(ROOT, 'etc', 'systemd')
 # Every long-running console script; nova-manage and nova-status are one-shot.
 SERVICES = ['nova-aio', 'nova-api', 'nova-compute', 'nova-conductor', 'nova-novncproxy',
-            'nova-serialproxy']
+            'nova-serialproxy', 'nova-spicehtml5proxy']
 
 
 def _units():

@@ -333,13 +333,15 @@ class GuestVideo(ConfigObject):
 
 
 class GuestGraphics(ConfigObject):
-    """<graphics> (vnc/spice) with an address listen; ``port`` is the one
-    libvirt chose (live XML of a running guest)."""
+    """<graphics> (vnc/spice) with an address listen; ``port`` (and, for
+    SPICE with TLS, ``tls_port``) the one libvirt chose (live XML of a
+    running guest)."""
 
     root_name = 'graphics'
     type = 'vnc'
     autoport = True
     port = None
+    tls_port = None
     listen = None
     keymap = None
     extra_attrs = None
@@ -348,6 +350,8 @@ class GuestGraphics(ConfigObject):
         dev = etree.Element('graphics', type=self.type)
         if self.port is not None:
             dev.set('port', str(self.port))
+        if self.tls_port is not None:
+            dev.set('tlsPort', str(self.tls_port))
         if self.autoport is not None:
             dev.set('autoport', _yes_no(self.autoport))
         if self.keymap:
@@ -362,11 +366,12 @@ class GuestGraphics(ConfigObject):
         self._start_parse(xmldoc)
         self.type = xmldoc.get('type')
         self.port = _int(xmldoc.get('port'))
+        self.tls_port = _int(xmldoc.get('tlsPort'))
         autoport = xmldoc.get('autoport')
         self.autoport = None if autoport is None else autoport == 'yes'
         self.keymap = xmldoc.get('keymap')
         self.extra_attrs = ExtraAttrs()
-        self.extra_attrs.take('', xmldoc, ('type', 'port', 'autoport',
+        self.extra_attrs.take('', xmldoc, ('type', 'port', 'tlsPort', 'autoport',
                                            'keymap'))
         for child in xmldoc:
             if (child.tag == 'listen' and self.listen is None and

@@ -1,4 +1,4 @@
-"""Guest consoles in the domain XML: VNC graphics and the serial port (file or TCP)."""
+"""Guest consoles in the domain XML: VNC and SPICE graphics and the serial port (file or TCP)."""
 
 import dataclasses
 import errno
@@ -10,10 +10,13 @@ from nova.virt.libvirt import config as vconfig
 
 @dataclasses.dataclass(frozen=True)
 class ConsoleSettings:
-    """[vnc] and [serial_console] as the XML builder needs them."""
+    """[vnc], [spice] and [serial_console] as the XML builder needs them."""
 
     vnc_enabled: bool = False
     vnc_listen: str = '127.0.0.1'
+    spice_enabled: bool = False
+    spice_listen: str = '127.0.0.1'
+    spice_agent: bool = True
     serial_enabled: bool = False
     serial_host: str = '127.0.0.1'
     serial_port_range: tuple = (10000, 20000)
@@ -22,6 +25,8 @@ class ConsoleSettings:
     def from_conf(cls, conf):
         low, high = parse_port_range(conf.serial_console.port_range)
         return cls(vnc_enabled=conf.vnc.enabled, vnc_listen=conf.vnc.server_listen,
+                   spice_enabled=conf.spice.enabled, spice_listen=conf.spice.server_listen,
+                   spice_agent=conf.spice.agent_enabled,
                    serial_enabled=conf.serial_console.enabled,
                    serial_host=conf.serial_console.proxyclient_address,
                    serial_port_range=(low, high))
@@ -35,6 +40,11 @@ def parse_port_range(text):
 
 
 AGENT_CHANNEL = 'org.qemu.guest_agent.0'
+# The virtio-serial port spice-vdagent in the guest opens (upstream's name).
+SPICE_AGENT_CHANNEL = 'com.redhat.spice.0'
+# Upstream's video model for SPICE guests on x86 (QXL: SPICE's own display
+# device); an image's hw_video_model still wins.
+SPICE_VIDEO_MODEL = 'qxl'
 
 
 def agent_devices(image_props):
@@ -55,7 +65,9 @@ def agent_enabled(image_props):
 
 
 def console_devices(consoles, log_path, serial_port=None):
-    """The serial port (+ its log) and, with VNC on, the graphics device.
+    """The serial port (+ its log) and the graphics devices of the enabled
+    types: VNC, SPICE (with its QXL card and, when the agent is on, its
+    spicevmc channel).
 
     Without a serial console the port writes straight to the log file. With
     one, it listens on ``serial_port`` and QEMU still copies everything the
@@ -75,6 +87,13 @@ def console_devices(consoles, log_path, serial_port=None):
     if consoles is not None and consoles.vnc_enabled:
         devices.append(vconfig.GuestGraphics(type='vnc', autoport=True,
                                              listen=consoles.vnc_listen))
+    if consoles is not None and consoles.spice_enabled:
+        devices.append(vconfig.GuestGraphics(type='spice', autoport=True,
+                                             listen=consoles.spice_listen))
+        devices.append(vconfig.GuestVideo(model=SPICE_VIDEO_MODEL))
+        if consoles.spice_agent:
+            devices.append(vconfig.GuestChannel(type='spicevmc',
+                                                target_name=SPICE_AGENT_CHANNEL))
     return devices
 
 
@@ -90,6 +109,17 @@ def vnc_port(domain_xml):
         if graphics.type == 'vnc' and graphics.port and graphics.port > 0:
             return graphics.port
     return None
+
+
+def spice_ports(domain_xml):
+    """(port, tls_port) libvirt gave a running guest's SPICE server; None
+    for one it has not (no SPICE device, or no TLS)."""
+    for graphics in _domain(domain_xml).get_devices(vconfig.GuestGraphics):
+        if graphics.type == 'spice':
+            port, tls_port = graphics.port, graphics.tls_port
+            return (port if port and port > 0 else None,
+                    tls_port if tls_port and tls_port > 0 else None)
+    return None, None
 
 
 def serial_tcp_endpoints(domain_xml):

@@ -1,4 +1,4 @@
-"""libvirt driver: where a guest's VNC and serial consoles listen (read from the live XML)."""
+"""libvirt driver: where a guest's VNC, SPICE and serial consoles listen (live XML)."""
 
 import logging
 
@@ -52,6 +52,18 @@ class ConsolesMixin:
             raise exception.ConsoleTypeUnavailable(console_type='novnc')
         return {'host': self.conf.vnc.server_proxyclient_address, 'port': port,
                 'internal_access_path': None}
+
+    def get_spice_console(self, context, instance):
+        """{'host', 'port', 'tls_port', 'internal_access_path'} of the guest's
+        SPICE server; tls_port is None without SPICE TLS (libvirt's qemu.conf)."""
+        if not self.conf.spice.enabled:
+            raise exception.ConsoleTypeUnavailable(console_type='spice-html5')
+        port, tls_port = consoles.spice_ports(self._live_xml(instance, 'spice'))
+        if port is None:
+            # A guest defined while SPICE was off has no SPICE device.
+            raise exception.ConsoleTypeUnavailable(console_type='spice-html5')
+        return {'host': self.conf.spice.server_proxyclient_address, 'port': port,
+                'tls_port': tls_port, 'internal_access_path': None}
 
     def get_serial_console(self, context, instance):
         """{'host', 'port', 'internal_access_path'} of the guest's serial port 0."""

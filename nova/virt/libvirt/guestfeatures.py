@@ -210,24 +210,24 @@ def apply_video(guest, model, ram_mb, host_info):
     """One <video> device with the model (and vram) asked for."""
     if model is None and ram_mb is None:
         return
-    model = model or DEFAULT_VIDEO_MODEL
+    # A video device the driver already added (QXL for SPICE) is reshaped,
+    # not doubled: QEMU would show the guest two cards. Video RAM alone
+    # keeps its model, as upstream.
+    added = next((dev for dev in guest.devices if isinstance(dev, vconfig.GuestVideo)),
+                 None)
+    checked = model is not None or added is None
+    model = model or (added.model if added is not None else DEFAULT_VIDEO_MODEL)
     supported = host_info.video_models if host_info is not None else None
-    if supported is not None and model not in supported:
+    if checked and supported is not None and model not in supported:
         raise exception.Invalid(
             reason='image property hw_video_model=%s is not supported by '
                    'this host (it offers: %s)'
                    % (model, ', '.join(sorted(supported))))
     vram = ram_mb * 1024 if ram_mb else None
-    devices = list(guest.devices)
-    for dev in devices:
-        # A video device the driver already added (graphics) is reshaped,
-        # not doubled: QEMU would show the guest two cards.
-        if isinstance(dev, vconfig.GuestVideo):
-            dev.model, dev.vram = model, vram
-            break
+    if added is not None:
+        added.model, added.vram = model, vram
     else:
-        devices.append(vconfig.GuestVideo(model=model, vram=vram))
-    guest.devices = devices
+        guest.devices = list(guest.devices) + [vconfig.GuestVideo(model=model, vram=vram)]
 
 
 def apply(guest, settings, instance, image_meta, host_info=None):

@@ -563,3 +563,11 @@ def test_generated_xml_passes_libvirt_schema_validation(image, specs, host):
         dom.undefine()
     finally:
         conn.close()
+
+
+def test_video_ram_alone_keeps_the_spice_qxl_card():
+    guest = make_guest(2, 1024)
+    guest.devices = [vconfig.GuestVideo(model='qxl')]
+    dom = build(guest=guest, specs={'hw_video:ram_max_mb': '64'}, hw_video_ram='8')
+    assert [part(v, 'model') for v in dom.findall('devices/video')] == \
+        ['<model type="qxl" vram="8192"/>']

@@ -1,0 +1,12 @@
+"""nova-spicehtml5proxy: the websocket proxy to the guests' SPICE servers (spice-html5)."""
+
+from nova import wiring
+from nova.cmd import common
+from nova.console import service
+
+
+@common.clean_exit
+def main(argv=None):
+    conf = common.parse_args(argv)
+    server = service.start_spicehtml5proxy(conf, wiring.database(conf))
+    common.wait_for_signal(server.shutdown)
