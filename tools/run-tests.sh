@@ -20,7 +20,7 @@ fi
 .venv/bin/python -m pytest -q -n "${NOVA_TEST_FUNCTIONAL_WORKERS:-2}" --dist loadfile \
   nova/tests/functional "$@"
 # Compatibility: upstream tempest's compute API tests against nova-aio in keystone mode
-# (~10 minutes here), then python-novaextclient's and novaext-tempest-plugin's tests from
+# (~17 minutes here), then python-novaextclient's and novaext-tempest-plugin's tests from
 # clean virtualenvs against the same cloud (~3 minutes more; NOVA_COMPAT_PLUGIN=0 skips them).
 if [ "${NOVA_TEST_COMPAT:-1}" != 0 ] && [ "${NOVA_TEST_TEMPEST:-1}" != 0 ]; then
   tools/run-compat.sh
