@@ -58,11 +58,13 @@ def _point_client(conf, group, url):
         # Calls without a user token (periodic tasks, actions on another
         # project's server) use the service user; by default the one
         # keystonemiddleware already has.
-        if not (conf[group].auth_type or conf[group].auth_section):
+        # With auth_section set, keystoneauth registers auth_type in that
+        # section's group (the options are registered after parsing), not here.
+        if not (conf[group].auth_section or conf[group].auth_type):
             conf.set_override('auth_section', 'keystone_authtoken', group=group)
         if conf.aio.catalog_endpoints:
             return
-    elif not conf[group].endpoint_override:
+    elif not (conf[group].endpoint_override or conf[group].auth_section):
         # noauth2: tokens are made up on the spot, no credentials needed.
         conf.set_override('auth_type', 'none', group=group)
     # Only when the operator did not point the client elsewhere.

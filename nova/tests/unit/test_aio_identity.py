@@ -88,3 +88,20 @@ def test_clients_are_anonymous_to_embedded_endpoints_when_configured(tmp_path, m
     conf = _conf(tmp_path)
     aio._point_client(conf, 'cinder', URLS[2])
     assert conf.cinder.timeout == 30 and conf.cinder.endpoint_override == URLS[2]
+
+
+def test_clients_with_their_own_auth_section(tmp_path):
+    """[glance] auth_section names another section: keystoneauth registers
+    auth_type there, so the client is left to that section, in both modes."""
+    conf = _conf(tmp_path, '[api]\nauth_strategy = keystone\n'
+                           '[glance]\nauth_section = image_user\n'
+                           '[image_user]\nauth_type = password\n')
+    aio._point_client(conf, 'glance', URLS[1])
+    assert conf.glance.auth_section == 'image_user'
+    assert conf.glance.endpoint_override == URLS[1]
+    assert conf.image_user.auth_type == 'password'
+    conf = _conf(tmp_path, '[cinder]\nauth_section = volume_user\n'
+                           '[volume_user]\nauth_type = password\n')
+    aio._point_client(conf, 'cinder', URLS[2])
+    assert conf.cinder.auth_section == 'volume_user'
+    assert conf.cinder.endpoint_override == URLS[2]
