@@ -232,18 +232,10 @@ def test_consoles_of_a_rescued_guest(cloud, server):
     assert _serial_port(server) == before
 
 
-def _domain_xml(sid):
-    conn = libvirt.open(fx.QEMU_URI)
-    try:
-        return conn.lookupByUUIDString(sid).XMLDesc(0)
-    finally:
-        conn.close()
-
-
 def test_change_password_needs_the_guest_agent(cloud, server):
     path = '/servers/%s/action' % server
     # No hw_qemu_guest_agent on the image: no agent channel, 409 as upstream.
-    assert 'org.qemu.guest_agent.0' not in _domain_xml(server)
+    assert 'org.qemu.guest_agent.0' not in fx.live_xml(server)
     status, _h, body = cloud.request('POST', path, {'changePassword': {'adminPass': 'x1'}})
     assert status == 409, body
     assert 'agent' in body['conflictingRequest']['message']
@@ -260,7 +252,7 @@ def test_change_password_needs_the_guest_agent(cloud, server):
     assert status == 202, body
     sid = body['server']['id']
     cloud.wait_for_status(sid, ['ACTIVE'])
-    assert "name='org.qemu.guest_agent.0'" in _domain_xml(sid)
+    assert "name='org.qemu.guest_agent.0'" in fx.live_xml(sid)
     status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
                                      {'changePassword': {'adminPass': 'x1'}})
     assert status == 501, body

@@ -55,14 +55,6 @@ def boot(cloud, name, **extra):
     return sid
 
 
-def domain_xml(sid):
-    conn = libvirt.open(fx.QEMU_URI)
-    try:
-        return conn.lookupByUUIDString(sid).XMLDesc(0)
-    finally:
-        conn.close()
-
-
 def test_boot_console_and_delete_a_real_guest(cloud):
     sid = boot(cloud, 'e2e')
     wait_console(cloud, sid, 'ROOT-DISK-OK')

@@ -4,7 +4,6 @@ import logging
 import os
 import time
 
-import libvirt
 import pytest
 from lxml import etree
 
@@ -65,14 +64,6 @@ def wait_console(cloud, sid, text, count, timeout=30):
             return
         time.sleep(0.1)
     raise AssertionError('%s x%d not seen: %r' % (text, count, console(cloud, sid)))
-
-
-def live_xml(sid):
-    conn = libvirt.open(fx.QEMU_URI)
-    try:
-        return conn.lookupByUUIDString(sid).XMLDesc(0)
-    finally:
-        conn.close()
 
 
 def boot(cloud, flavor='1', overrides=None, bdms=None, config_drive=False, image=None):
@@ -136,14 +127,14 @@ def _root_target(xml):
 
 
 def rescue_round_trip(cloud, sid, image, expect_bus, expect_device):
-    before = live_xml(sid)
+    before = fx.live_xml(sid)
     status, body = act(cloud, sid, {'rescue': {'rescue_image_ref': image}})
     assert status == 200, body
     assert set(body) == {'adminPass'}
     server = cloud.wait_for_status(sid, ['RESCUE'])
     assert server['OS-EXT-STS:vm_state'] == 'rescued'
     wait_console(cloud, sid, RESCUE, 1)
-    rescued = live_xml(sid)
+    rescued = fx.live_xml(sid)
     disks = _disks(rescued)
     rescue = [d for d in disks if d[3] == '1']
     assert [d[1:3] for d in rescue] == [(expect_bus, expect_device)]
@@ -159,9 +150,9 @@ def rescue_round_trip(cloud, sid, image, expect_bus, expect_device):
     assert act(cloud, sid, {'unrescue': None})[0] == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
     wait_console(cloud, sid, ROOT, 2)
-    assert _disks(live_xml(sid)) == _disks(before)
+    assert _disks(fx.live_xml(sid)) == _disks(before)
     # The exact pre-rescue definition is back and no rescue artefact remains.
-    assert _without_rescue(live_xml(sid), rescued=False) == \
+    assert _without_rescue(fx.live_xml(sid), rescued=False) == \
         _without_rescue(before, rescued=False)
     assert not os.path.exists(os.path.join(instance_dir, 'disk.rescue'))
     assert not os.path.exists(os.path.join(instance_dir, 'unrescue.xml'))
@@ -190,7 +181,7 @@ def _volume_bdms(count):
 
 def test_stable_rescue_keeps_every_disk(cloud):
     sid = boot(cloud, flavor='full', bdms=_volume_bdms(2), config_drive=True)
-    normal = _disks(live_xml(sid))
+    normal = _disks(fx.live_xml(sid))
     assert len(normal) == 6  # root, ephemeral, swap, two volumes, config drive
     rescued = rescue_round_trip(cloud, sid, cloud.images[('usb', 'disk')], 'usb', 'disk')
     assert sorted(d[:3] for d in _disks(rescued) if d[3] != '1') == sorted(
@@ -206,7 +197,7 @@ def test_legacy_rescue_puts_the_rescue_disk_first(cloud):
     assert act(cloud, sid, {'rescue': {'rescue_image_ref': cloud.images['legacy']}})[0] == 200
     cloud.wait_for_status(sid, ['RESCUE'])
     wait_console(cloud, sid, RESCUE, 1)
-    assert [d[0] for d in _disks(live_xml(sid))][:2] == ['vda', 'vdb']
+    assert [d[0] for d in _disks(fx.live_xml(sid))][:2] == ['vda', 'vdb']
     assert act(cloud, sid, {'unrescue': None})[0] == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
     wait_console(cloud, sid, ROOT, 2)
@@ -221,7 +212,7 @@ def test_override_picks_the_rescue_bus_per_rescue(cloud):
     assert status == 200, body
     cloud.wait_for_status(sid, ['RESCUE'])
     wait_console(cloud, sid, RESCUE, 1)
-    assert [d[1:] for d in _disks(live_xml(sid)) if d[3] == '1'] == [('usb', 'disk', '1')]
+    assert [d[1:] for d in _disks(fx.live_xml(sid)) if d[3] == '1'] == [('usb', 'disk', '1')]
     assert act(cloud, sid, {'unrescue': None})[0] == 202
     cloud.wait_for_status(sid, ['ACTIVE'])
     # Below 2.106 the key is unknown.
@@ -246,7 +237,7 @@ def test_volume_backed_rescue_needs_2_87_and_a_stable_image(cloud):
     assert status == 200, body
     cloud.wait_for_status(sid, ['RESCUE'])
     wait_console(cloud, sid, RESCUE, 1)
-    disks = _disks(live_xml(sid))
+    disks = _disks(fx.live_xml(sid))
     assert ('vda', 'virtio', 'disk', '2') in disks
     assert [d[1:] for d in disks if d[3] == '1'] == [('usb', 'disk', '1')]
     assert act(cloud, sid, {'unrescue': None})[0] == 202
@@ -270,7 +261,7 @@ def test_blank_volume_as_the_boot_device_then_rescue(cloud):
                                      version='2.89')
     [att] = body['volumeAttachments']
     assert att['device'] == '/dev/vda' and att['volumeId'] and att['delete_on_termination']
-    disks = _disks(live_xml(sid))
+    disks = _disks(fx.live_xml(sid))
     assert [d[:2] for d in disks] == [('vda', 'virtio')]
     assert ROOT not in console(cloud, sid)
     status, body = act(cloud, sid, {'rescue': {
@@ -302,7 +293,7 @@ def test_plain_image_in_a_cdrom_is_media_not_a_boot_device(cloud):
     status, body = act(cloud, sid, {'rescue': {'rescue_image_ref': cloud.images['raw-cdrom']}})
     assert status == 200, body
     cloud.wait_for_status(sid, ['RESCUE'])
-    disks = _disks(live_xml(sid))
+    disks = _disks(fx.live_xml(sid))
     assert [d[1:] for d in disks if d[3] == '1'] == [('ide', 'cdrom', '1')]
     wait_console(cloud, sid, ROOT, 2)
     assert act(cloud, sid, {'unrescue': None})[0] == 202
@@ -319,7 +310,7 @@ def test_plain_image_in_a_cdrom_is_media_not_a_boot_device(cloud):
 def test_impossible_rescue_is_400_and_changes_nothing(cloud, image_key, overrides, machine,
                                                       needle, caplog):
     sid = boot(cloud, overrides={'hw_machine_type': machine} if machine else None)
-    before = live_xml(sid)
+    before = fx.live_xml(sid)
     caplog.clear()
     spec = {'rescue_image_ref': cloud.images[image_key]}
     if overrides:
@@ -329,7 +320,7 @@ def test_impossible_rescue_is_400_and_changes_nothing(cloud, image_key, override
     assert needle.lower() in body['badRequest']['message'].lower()
     server = cloud.request('GET', '/servers/' + sid)[2]['server']
     assert server['status'] == 'ACTIVE' and server['OS-EXT-STS:task_state'] is None
-    assert live_xml(sid) == before
+    assert fx.live_xml(sid) == before
     # Refusals cross RPC as expected exceptions: no traceback on the host.
     assert not [r for r in caplog.records if r.levelname == 'ERROR'], caplog.text
     cloud.request('DELETE', '/servers/' + sid)
@@ -341,7 +332,7 @@ def test_rescue_on_a_full_bus_is_400_before_anything_changes(cloud, caplog):
     sid = boot(cloud, flavor='full', overrides={'hw_disk_bus': 'ide',
                                                 'hw_machine_type': 'pc'},
                config_drive=True)
-    before = live_xml(sid)
+    before = fx.live_xml(sid)
     caplog.clear()
     status, body = act(cloud, sid, {'rescue': {'rescue_image_ref':
                                                cloud.images[('ide', 'disk')]}})
@@ -349,7 +340,7 @@ def test_rescue_on_a_full_bus_is_400_before_anything_changes(cloud, caplog):
     assert 'no free device name' in body['badRequest']['message']
     server = cloud.request('GET', '/servers/' + sid)[2]['server']
     assert server['status'] == 'ACTIVE' and server['OS-EXT-STS:task_state'] is None
-    assert live_xml(sid) == before
+    assert fx.live_xml(sid) == before
     # An expected refusal crossing RPC is not an error on the compute host.
     assert not [r for r in caplog.records if r.levelname == 'ERROR'], caplog.text
     cloud.request('DELETE', '/servers/' + sid)
@@ -382,7 +373,7 @@ def test_static_rescue_refusals_come_from_the_node_record(cloud, caplog):
 
 def test_failed_rescue_rolls_back_with_a_fault(cloud):
     sid = boot(cloud)
-    before = _disks(live_xml(sid))
+    before = _disks(fx.live_xml(sid))
     # The image claims qcow2 but holds raw data: the host refuses it mid-rescue.
     assert act(cloud, sid, {'rescue': {'rescue_image_ref': cloud.images['broken']}})[0] == 200
     deadline = time.monotonic() + 30
@@ -393,7 +384,7 @@ def test_failed_rescue_rolls_back_with_a_fault(cloud):
         time.sleep(0.1)
     assert server['status'] == 'ACTIVE'
     assert cloud.db.faults_latest([sid])[sid]['message']
-    assert _disks(live_xml(sid)) == before
+    assert _disks(fx.live_xml(sid)) == before
     status, _h, body = cloud.request('GET', '/servers/%s/os-instance-actions' % sid,
                                      version='2.84')
     rescue = body['instanceActions'][0]

@@ -6,7 +6,6 @@ import time
 import urllib.parse
 import urllib.request
 
-import libvirt
 import pytest
 from lxml import etree
 
@@ -66,16 +65,8 @@ def server(cloud):
     return sid
 
 
-def _domain_xml(sid):
-    conn = libvirt.open(fx.QEMU_URI)
-    try:
-        return conn.lookupByUUIDString(sid).XMLDesc(0)
-    finally:
-        conn.close()
-
-
 def _live_spice_port(sid):
-    (graphics,) = etree.fromstring(_domain_xml(sid).encode()).findall(
+    (graphics,) = etree.fromstring(fx.live_xml(sid).encode()).findall(
         "./devices/graphics[@type='spice']")
     return int(graphics.get('port'))
 
@@ -108,7 +99,7 @@ def spice_link_through_proxy(url):
 
 
 def test_domain_has_spice_vnc_qxl_and_the_agent_channel(server):
-    root = etree.fromstring(_domain_xml(server).encode())
+    root = etree.fromstring(fx.live_xml(server).encode())
     graphics = {g.get('type'): g for g in root.findall('./devices/graphics')}
     assert set(graphics) == {'vnc', 'spice'}
     spice = graphics['spice']
