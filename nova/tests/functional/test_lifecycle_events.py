@@ -249,11 +249,13 @@ def test_the_periodic_task_reaps_by_default(tmp_path):
         running.image_id = running.upload_image(fixtures.tiny_disk(tmp_path / 'disk.img'))
         sid = _server(running)
         running.db.instance_destroy(sid)    # the row goes, the guest stays
+        # The reap undefines the guest, then removes its files: wait for both.
+        path = os.path.join(running.conf.instances_path, sid)
         deadline = time.monotonic() + 5
-        while _exists(running, sid):
-            assert time.monotonic() < deadline, 'not reaped'
+        while _exists(running, sid) or os.path.exists(path):
+            assert time.monotonic() < deadline, 'not reaped (guest %s, files %s)' % (
+                _exists(running, sid), os.path.exists(path))
             time.sleep(0.1)
-        assert not os.path.exists(os.path.join(running.conf.instances_path, sid))
     finally:
         conn.close()
         running.stop()
