@@ -12,7 +12,7 @@ import tempfile
 from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
-from nova.tests.fixtures import bootimg, signing
+from nova.tests.fixtures import agentguest, bootimg, kernelguest, signing
 
 # Several lines: tempest's console-output test reads more than one.
 MESSAGES = {
@@ -35,22 +35,44 @@ def admin_session():
     return ksa_session.Session(auth=auth, timeout=120)
 
 
-def ensure_image(sess, name, message):
-    image_ep = {'service_type': 'image', 'interface': 'public'}
-    found = sess.get('/v2/images?name=' + name, endpoint_filter=image_ep).json()['images']
+IMAGE_EP = {'service_type': 'image', 'interface': 'public'}
+
+
+def upload(sess, name, path, disk_format='raw', container_format='bare', **props):
+    """The id of the active public image ``name``, uploaded from ``path`` unless there."""
+    found = sess.get('/v2/images?name=' + name, endpoint_filter=IMAGE_EP).json()['images']
     if found and found[0]['status'] == 'active':
         return found[0]['id']
-    image = sess.post('/v2/images', endpoint_filter=image_ep, json={
-        'name': name, 'disk_format': 'raw', 'container_format': 'bare',
-        'visibility': 'public'}).json()
+    image = sess.post('/v2/images', endpoint_filter=IMAGE_EP, json=dict(
+        name=name, disk_format=disk_format, container_format=container_format,
+        visibility='public', **props)).json()
+    with open(path, 'rb') as handle:
+        sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=IMAGE_EP,
+                 data=handle.read(), headers={'Content-Type': 'application/octet-stream'})
+    return image['id']
+
+
+def ensure_image(sess, name, message):
     with tempfile.TemporaryDirectory() as tmp:
         path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), message,
                                            ack_unplug=True)
-        with open(path, 'rb') as handle:
-            sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=image_ep,
-                     data=handle.read(),
-                     headers={'Content-Type': 'application/octet-stream'})
-    return image['id']
+        return upload(sess, name, path)
+
+
+def agent_image(sess):
+    """A kernel+initrd guest with hw_qemu_guest_agent=yes whose init answers the agent's
+    password call (nova/tests/fixtures/agentguest.py), for changePassword."""
+    kernel, busybox = kernelguest.fetch()
+    with tempfile.TemporaryDirectory() as tmp:
+        initrd = agentguest.write_initrd(os.path.join(tmp, 'initrd.gz'), busybox)
+        root = os.path.join(tmp, 'root.img')
+        with open(root, 'wb') as handle:
+            handle.truncate(1024 * 1024)
+        kernel_id = upload(sess, 'compat-agent-kernel', kernel, 'aki', 'aki')
+        ramdisk_id = upload(sess, 'compat-agent-initrd', initrd, 'ari', 'ari')
+        return upload(sess, 'compat-agent-guest', root, kernel_id=kernel_id,
+                      ramdisk_id=ramdisk_id, hw_qemu_guest_agent='yes',
+                      os_command_line='console=ttyS0 quiet')
 
 
 def certified_image(sess, certs_dir):
@@ -61,20 +83,19 @@ def certified_image(sess, certs_dir):
     img_signature* properties for its bytes. Made anew each run (an older one's
     certificates are gone), replacing any left by an earlier run.
     """
-    image_ep = {'service_type': 'image', 'interface': 'public'}
     name = 'compat-certified'
-    for old in sess.get('/v2/images?name=' + name, endpoint_filter=image_ep).json()['images']:
-        sess.delete('/v2/images/' + old['id'], endpoint_filter=image_ep, raise_exc=False)
+    for old in sess.get('/v2/images?name=' + name, endpoint_filter=IMAGE_EP).json()['images']:
+        sess.delete('/v2/images/' + old['id'], endpoint_filter=IMAGE_EP, raise_exc=False)
     authority = signing.Authority(certs_dir, name='compat')
     with tempfile.TemporaryDirectory() as tmp:
         path = bootimg.write_boot_image(os.path.join(tmp, 'disk.img'), MESSAGES['IMAGE_REF'],
                                         ack_unplug=True)
         with open(path, 'rb') as handle:
             data = handle.read()
-    image = sess.post('/v2/images', endpoint_filter=image_ep, json=dict(
+    image = sess.post('/v2/images', endpoint_filter=IMAGE_EP, json=dict(
         name=name, disk_format='raw', container_format='bare', visibility='public',
         **authority.properties(data))).json()
-    sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=image_ep, data=data,
+    sess.put('/v2/images/%s/file' % image['id'], endpoint_filter=IMAGE_EP, data=data,
              headers={'Content-Type': 'application/octet-stream'})
     return image['id'], [authority.ca_id, authority.cert_id]
 
@@ -105,6 +126,7 @@ def main():
         sess, 'multiattach', {'multiattach': '<is> True'}))
     for key, message in MESSAGES.items():
         print('%s=%s' % (key, ensure_image(sess, 'compat-' + key.lower(), message)))
+    print('AGENT_IMAGE_REF=%s' % agent_image(sess))
     for key, (flavor_id, name, ram, disk) in FLAVORS.items():
         print('%s=%s' % (key, ensure_flavor(sess, flavor_id, name, ram, disk)))
     if os.environ.get('NOVA_COMPAT_CERTS_DIR'):

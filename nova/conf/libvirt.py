@@ -67,6 +67,15 @@ opts = [
                       'volume being detached (virtio and PCIe hot-unplug '
                       'need the guest to cooperate; SCSI and USB do not) '
                       'before the detach is reported as failed.'),
+    cfg.IntOpt('agent_connect_timeout',
+               default=30,
+               min=0,
+               max=45,
+               help='Seconds a password change (changePassword) waits for the '
+                    'QEMU guest agent of an image with hw_qemu_guest_agent=yes '
+                    'to open its channel when it has not yet (a guest still '
+                    'booting). 0 fails at once, as upstream does, with 501. '
+                    'The API waits at most 60 seconds for the whole change.'),
     cfg.IntOpt('console_log_max_bytes',
                default=100 * 1024,
                min=1024,

@@ -1,10 +1,26 @@
 """libvirt driver: set a guest user's password through the QEMU guest agent."""
 
+import time
+from xml.etree import ElementTree
+
 import libvirt
 
-from nova import exception
+from nova import conf, exception
 from nova.objects import image_meta as image_meta_obj
 from nova.virt.libvirt import consoles
+
+CONF = conf.CONF
+# How often the agent channel's state is read while a guest boots.
+AGENT_POLL_INTERVAL = 0.25
+
+
+def agent_channel_state(domain_xml):
+    """'connected', 'disconnected', or None when libvirt reports no state."""
+    root = ElementTree.fromstring(domain_xml)
+    for target in root.iterfind('./devices/channel/target'):
+        if target.get('name') == consoles.AGENT_CHANNEL:
+            return target.get('state')
+    return None
 
 
 class PasswordMixin:
@@ -17,9 +33,10 @@ class PasswordMixin:
             raise exception.InstanceAgentNotEnabled()
         user = props.get('os_admin_user') or (
             'Administrator' if props.get('os_type') == 'windows' else 'root')
-        domain = self._guest(instance).domain
+        guest = self._guest(instance)
+        self._wait_for_agent(guest, CONF.libvirt.agent_connect_timeout)
         try:
-            domain.setUserPassword(user, new_pass, 0)
+            guest.domain.setUserPassword(user, new_pass, 0)
         except libvirt.libvirtError as exc:
             if exc.get_error_code() == libvirt.VIR_ERR_AGENT_UNRESPONSIVE:
                 # As upstream: no agent answers in the guest -> 501.
@@ -27,3 +44,15 @@ class PasswordMixin:
             raise exception.InstancePasswordSetFailed(
                 instance=instance.uuid,
                 reason='libvirt error %s' % exc.get_error_code()) from None
+
+    @staticmethod
+    def _wait_for_agent(guest, timeout):
+        """Wait while the agent channel reads 'disconnected' (a guest still
+        booting), at most ``timeout`` seconds; the caller then tries anyway,
+        so an agent that never comes still gets upstream's answer."""
+        deadline = time.monotonic() + timeout
+        while agent_channel_state(guest.get_xml_desc()) == 'disconnected':
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(AGENT_POLL_INTERVAL)
+        return True
