@@ -1,10 +1,20 @@
-"""A minimal websocket client for console tests: upgrade, masked binary frames out."""
+"""Console test helpers: the remote-consoles call and a minimal websocket client."""
 
 import base64
 import os
 import socket
 import struct
 import urllib.parse
+
+
+def remote_console(cloud, sid, protocol, type_, version='2.6', **kwargs):
+    """The URL of a new remote console, its protocol and type checked."""
+    status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % sid, {
+        'remote_console': {'protocol': protocol, 'type': type_}}, version=version, **kwargs)
+    assert status == 200, body
+    assert body['remote_console']['protocol'] == protocol
+    assert body['remote_console']['type'] == type_
+    return body['remote_console']['url']
 
 
 class WebSocketClient:

@@ -11,7 +11,7 @@ from nova.console import tokens
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
-from nova.tests.functional.consoles_client import WebSocketClient
+from nova.tests.functional.consoles_client import WebSocketClient, remote_console
 
 pytestmark = fx.requires_libvirtd()
 ADMIN = 'admin:admin'
@@ -59,15 +59,6 @@ def wait_output(cloud, sid, text, timeout=30):
             return output
         time.sleep(0.1)
     raise AssertionError('%r not in console output %r' % (text, output))
-
-
-def remote_console(cloud, sid, protocol, type_, version='2.6'):
-    status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % sid, {
-        'remote_console': {'protocol': protocol, 'type': type_}}, version=version)
-    assert status == 200, body
-    assert body['remote_console']['protocol'] == protocol
-    assert body['remote_console']['type'] == type_
-    return body['remote_console']['url']
 
 
 def serial_echo(url, payload=b'hello-serial'):
@@ -253,9 +244,18 @@ def test_change_password_needs_the_guest_agent(cloud, server):
     sid = body['server']['id']
     cloud.wait_for_status(sid, ['ACTIVE'])
     assert "name='org.qemu.guest_agent.0'" in fx.live_xml(sid)
-    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
-                                     {'changePassword': {'adminPass': 'x1'}})
+    # The compute host waits [libvirt] agent_connect_timeout for an agent
+    # that may still be booting, then gives upstream's answer.
+    cloud.conf.set_override('agent_connect_timeout', 2, group='libvirt')
+    try:
+        started = time.monotonic()
+        status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                         {'changePassword': {'adminPass': 'x1'}})
+        waited = time.monotonic() - started
+    finally:
+        cloud.conf.clear_override('agent_connect_timeout', group='libvirt')
     assert status == 501, body
+    assert waited >= 2, waited
     assert cloud.wait_for_status(sid, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
     # Deleting a server revokes its console tokens.
     url = remote_console(cloud, sid, 'serial', 'serial')

@@ -11,7 +11,7 @@ import pytest
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
-from nova.tests.functional.consoles_client import WebSocketClient
+from nova.tests.functional.consoles_client import WebSocketClient, remote_console
 from nova.virt.libvirt.consoles import serial_tcp_endpoints
 
 ADMIN = 'admin:admin'
@@ -307,11 +307,7 @@ def _serial_port(uri, sid):
 
 
 def _serial_echo(aio, sid, payload=b'after-the-move'):
-    status, _h, body = aio.request('POST', '/servers/%s/remote-consoles' % sid, {
-        'remote_console': {'protocol': 'serial', 'type': 'serial'}}, version='2.6',
-        token=ADMIN)
-    assert status == 200, body
-    ws = WebSocketClient(body['remote_console']['url'])
+    ws = WebSocketClient(remote_console(aio, sid, 'serial', 'serial', token=ADMIN))
     try:
         assert ws.status == 101, ws.status_line
         ws.send(payload)

@@ -12,7 +12,7 @@ from lxml import etree
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
-from nova.tests.functional.consoles_client import WebSocketClient
+from nova.tests.functional.consoles_client import WebSocketClient, remote_console
 
 pytestmark = fx.requires_libvirtd()
 ADMIN = 'admin:admin'
@@ -71,15 +71,6 @@ def _live_spice_port(sid):
     return int(graphics.get('port'))
 
 
-def remote_console(cloud, sid, type_, version='2.6', protocol='spice'):
-    status, _h, body = cloud.request('POST', '/servers/%s/remote-consoles' % sid, {
-        'remote_console': {'protocol': protocol, 'type': type_}}, version=version)
-    assert status == 200, body
-    assert body['remote_console']['protocol'] == protocol
-    assert body['remote_console']['type'] == type_
-    return body['remote_console']['url']
-
-
 def _token(url):
     (token,) = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)['token']
     return token
@@ -111,7 +102,7 @@ def test_domain_has_spice_vnc_qxl_and_the_agent_channel(server):
 
 
 def test_spice_html5_console_links_through_the_proxy(cloud, server):
-    url = remote_console(cloud, server, 'spice-html5')
+    url = remote_console(cloud, server, 'spice', 'spice-html5')
     assert url.startswith(cloud.conf.spice.html5proxy_base_url + '?token=')
     check_link_reply(spice_link_through_proxy(url))
     with urllib.request.urlopen(url, timeout=10) as resp:
@@ -132,7 +123,7 @@ def test_legacy_get_spice_console_before_2_6(cloud, server):
 
 
 def test_spice_direct_token_names_the_guests_spice_port(cloud, server):
-    url = remote_console(cloud, server, 'spice-direct', version='2.99')
+    url = remote_console(cloud, server, 'spice', 'spice-direct', version='2.99')
     assert url.startswith(cloud.conf.spice.spice_direct_proxy_base_url + '?token=')
     token = _token(url)
     status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
@@ -165,7 +156,7 @@ def test_spice_direct_token_names_the_guests_spice_port(cloud, server):
 
 
 def test_spice_html5_token_details_have_no_tls_port(cloud, server):
-    token = _token(remote_console(cloud, server, 'spice-html5'))
+    token = _token(remote_console(cloud, server, 'spice', 'spice-html5'))
     status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
                                      version='2.99', token=ADMIN)
     assert status == 200, body
@@ -174,7 +165,7 @@ def test_spice_html5_token_details_have_no_tls_port(cloud, server):
 
 
 def test_vnc_still_served_beside_spice(cloud, server):
-    url = remote_console(cloud, server, 'novnc', protocol='vnc')
+    url = remote_console(cloud, server, 'vnc', 'novnc')
     ws = WebSocketClient(url)
     try:
         assert ws.status == 101

@@ -5,11 +5,10 @@ from xml.etree import ElementTree
 
 import libvirt
 
-from nova import conf, exception
+from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.virt.libvirt import consoles
 
-CONF = conf.CONF
 # How often the agent channel's state is read while a guest boots.
 AGENT_POLL_INTERVAL = 0.25
 
@@ -34,7 +33,7 @@ class PasswordMixin:
         user = props.get('os_admin_user') or (
             'Administrator' if props.get('os_type') == 'windows' else 'root')
         guest = self._guest(instance)
-        self._wait_for_agent(guest, CONF.libvirt.agent_connect_timeout)
+        self._wait_for_agent(guest, self.conf.libvirt.agent_connect_timeout)
         try:
             guest.domain.setUserPassword(user, new_pass, 0)
         except libvirt.libvirtError as exc:
