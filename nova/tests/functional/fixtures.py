@@ -114,6 +114,13 @@ class RunningAio:
         assert status == 204, status
         return image['id']
 
+    def upload_kernel_and_ramdisk(self, kernel, initrd):
+        """(kernel_id, ramdisk_id): the AKI and ARI images a kernel+initrd guest's image names."""
+        return (self.upload_image(kernel, name='vmlinuz', disk_format='aki',
+                                  container_format='aki'),
+                self.upload_image(initrd, name='initrd', disk_format='ari',
+                                  container_format='ari'))
+
     def wait_for_status(self, server_id, statuses, timeout=60, version=None,
                         token='demo:demo'):
         import time

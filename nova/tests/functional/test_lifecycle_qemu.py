@@ -215,10 +215,7 @@ def test_guest_powering_itself_off_shows_shutoff(cloud, tmp_path):
         pytest.skip('no test kernel: %s' % exc)
     initrd = str(tmp_path / 'initrd.gz')
     kernelguest.write_initrd(initrd, busybox)   # its /init ends with `poweroff -f`
-    kernel_id = cloud.upload_image(kernel, name='vmlinuz', disk_format='aki',
-                                   container_format='aki')
-    ramdisk_id = cloud.upload_image(initrd, name='initrd', disk_format='ari',
-                                    container_format='ari')
+    kernel_id, ramdisk_id = cloud.upload_kernel_and_ramdisk(kernel, initrd)
     image = cloud.upload_image(fixtures.tiny_disk(tmp_path / 'root.img'), name='k',
                                kernel_id=kernel_id, ramdisk_id=ramdisk_id,
                                os_command_line='console=ttyS0 quiet')

@@ -26,10 +26,7 @@ def cloud(tmp_path_factory):
     initrd = str(tmp / 'initrd.gz')
     kernelguest.write_initrd(initrd, busybox)
     running = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI)
-    kernel_id = running.upload_image(kernel, name='vmlinuz', disk_format='aki',
-                                     container_format='aki')
-    ramdisk_id = running.upload_image(initrd, name='initrd', disk_format='ari',
-                                      container_format='ari')
+    kernel_id, ramdisk_id = running.upload_kernel_and_ramdisk(kernel, initrd)
     root = fixtures.tiny_disk(tmp / 'root.img')
     # The image's own command line is replaced by each server's override.
     running.image_id = running.upload_image(root, name='kernel-guest', kernel_id=kernel_id,

@@ -22,10 +22,7 @@ def cloud(tmp_path_factory):
     except kernelguest.KernelUnavailable as exc:
         pytest.skip('no test kernel: %s' % exc)
     running = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI)
-    kernel_id = running.upload_image(kernel, name='vmlinuz', disk_format='aki',
-                                     container_format='aki')
-    ramdisk_id = running.upload_image(initrd, name='agent-initrd', disk_format='ari',
-                                      container_format='ari')
+    kernel_id, ramdisk_id = running.upload_kernel_and_ramdisk(kernel, initrd)
     root = fixtures.tiny_disk(tmp / 'root.img')
     running.agent_image = running.upload_image(
         root, name='agent-guest', kernel_id=kernel_id, ramdisk_id=ramdisk_id,
