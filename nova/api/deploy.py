@@ -1,13 +1,14 @@
 """Compose the compute API WSGI application; middleware order is explained inline."""
 
 import logging
+import threading
 
 import webob.dec
 import webob.exc
-from oslo_middleware import cors, healthcheck, http_proxy_to_wsgi, request_id, sizelimit
 
+import nova.conf
 from nova import exception
-from nova.api import access_log, auth, router, wsgi
+from nova.api import access_log, auth, request_id, router, wsgi
 from nova.api import microversion as mv
 from nova.api.handlers import versions
 from nova.conf import wsgi as nova_wsgi_conf
@@ -107,21 +108,96 @@ class ComputeApp:
         resp.headers['Vary'] = '%s, %s' % (_VERSION_HEADER, _LEGACY_HEADER)
 
 
-class BodySizeLimit(sizelimit.RequestBodySizeLimiter):
+# oslo.middleware's package imports every middleware it ships (jinja2,
+# greenlet and bcrypt with them, about 3 MB) before any of its modules. Its
+# health check, CORS, proxy headers and body size limit are built at start
+# when their option group is set outside the code (a configuration file
+# section or an OS_<GROUP>__ environment variable, see
+# nova.conf.set_outside_code) or registered already; otherwise their
+# defaults are in effect, under which the proxy middleware does nothing,
+# CORS changes only OPTIONS answers, and the health check and the body size
+# limit's reader are needed only by a /healthcheck request and a body without
+# a Content-Length: each is built (and the package imported) for the first
+# request that needs it. The unit tests run requests through both ways.
+OSLO_MIDDLEWARE_GROUP = 'oslo_middleware'
+
+# [oslo_middleware] defaults, as oslo.middleware defines them (the unit tests
+# compare): max_request_body_size and enable_proxy_headers_parsing.
+DEFAULT_MAX_REQUEST_BODY_SIZE = 114688
+DEFAULT_PROXY_HEADERS_PARSING = False
+
+
+def group_configured(conf, group):
+    """Whether options of ``group`` may differ from their defaults."""
+    return ((group in conf and len(conf[group]) > 0)
+            or nova.conf.set_outside_code(conf, group))
+
+
+class _Once:
+    """The middleware ``build()`` returns, built by the first caller only."""
+
+    def __init__(self, build):
+        self._build = build
+        self._built = None
+        self._lock = threading.Lock()
+
+    def __call__(self):
+        if self._built is None:
+            with self._lock:
+                if self._built is None:
+                    self._built = self._build()
+        return self._built
+
+
+class LimitedBody:
+    """oslo.middleware's LimitingReader over a body without a length, made when first read."""
+
+    def __init__(self, data, limit):
+        self.data = data
+        self.limit = limit
+        self._reader = None
+
+    def _limiting(self):
+        if self._reader is None:
+            from oslo_middleware import sizelimit
+            self._reader = sizelimit.LimitingReader(self.data, self.limit)
+        return self._reader
+
+    def read(self, i=None):
+        return self._limiting().read(i)
+
+    def __iter__(self):
+        return iter(self._limiting())
+
+
+class BodySizeLimit:
     """oslo.middleware's body size limit, answering 413 in the compute fault shape.
 
-    A declared Content-Length over the limit is refused here; a body without
-    one is cut by the parent's LimitingReader, whose 413 the core app maps.
+    A declared Content-Length over ``[oslo_middleware] max_request_body_size``
+    is refused here; a body without one is read through oslo.middleware's
+    LimitingReader, whose 413 the core app maps: what oslo.middleware's
+    ``RequestBodySizeLimiter`` does, with the compute API's fault body.
     """
+
+    def __init__(self, application, conf):
+        self.application = application
+        if group_configured(conf, OSLO_MIDDLEWARE_GROUP):
+            from oslo_middleware import sizelimit
+            conf.register_opts(sizelimit.OPTS, group=OSLO_MIDDLEWARE_GROUP)
+            self._max_size = lambda: conf[OSLO_MIDDLEWARE_GROUP].max_request_body_size
+        else:
+            self._max_size = lambda: DEFAULT_MAX_REQUEST_BODY_SIZE
 
     @webob.dec.wsgify
     def __call__(self, req):
-        max_size = self._conf_get('max_request_body_size')
+        max_size = self._max_size()
         if req.content_length is not None and req.content_length > max_size:
             _drain(req, req.content_length)
             return wsgi.fault(413, 'Request is too large. Larger than '
                                    'max_request_body_size (%d).' % max_size)
-        return super().__call__(req)
+        if req.content_length is None:
+            req.body_file = LimitedBody(req.body_file, max_size)
+        return req.get_response(self.application)
 
 
 # Bodies up to this size are read and dropped before a 413, so a client that
@@ -140,16 +216,48 @@ def _drain(req, length):
         length -= len(chunk)
 
 
+def with_proxy_headers(app, conf):
+    """oslo.middleware's proxy headers parsing, when it may be enabled."""
+    if not group_configured(conf, OSLO_MIDDLEWARE_GROUP):
+        return app      # enable_proxy_headers_parsing is False: it would do nothing.
+    from oslo_middleware import http_proxy_to_wsgi
+    return http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+
+
 HEALTHCHECK_PATH = '/healthcheck'
 
 
 def with_healthcheck(app, conf):
     """``GET /healthcheck`` answered by oslo.middleware, without credentials."""
-    check = healthcheck.Healthcheck(app, conf)
+    def build():
+        from oslo_middleware import healthcheck
+        return healthcheck.Healthcheck(app, conf)
+    check = _Once(build)
+    if group_configured(conf, 'healthcheck'):
+        check()     # At start: a [healthcheck] error stops the service, as before.
 
     def dispatch(environ, start_response):
         if environ.get('PATH_INFO') == HEALTHCHECK_PATH:
-            return check(environ, start_response)
+            return check()(environ, start_response)
+        return app(environ, start_response)
+    return dispatch
+
+
+def with_cors(app, conf):
+    """oslo.middleware's CORS with [cors] (and upstream Nova's default headers)."""
+    def build():
+        from oslo_middleware import cors
+        nova_wsgi_conf.set_cors_defaults()
+        return cors.CORS(app, conf)
+    if group_configured(conf, 'cors'):
+        return build()
+    cors_app = _Once(build)
+
+    def dispatch(environ, start_response):
+        # With no allowed origin, CORS changes only the answer to OPTIONS (a
+        # non-2xx one becomes an empty 200).
+        if environ.get('REQUEST_METHOD') == 'OPTIONS':
+            return cors_app()(environ, start_response)
         return app(environ, start_response)
     return dispatch
 
@@ -177,13 +285,12 @@ def build_app(conf, compute_api):
     max_request_body_size``) before auth or any handler reads it; auth runs
     before any handler sees the request.
     """
-    nova_wsgi_conf.set_cors_defaults()
     app = ComputeApp(conf, compute_api)
     app = auth.protect(app, conf, public_paths=auth.PUBLIC_PATHS)
     app = BodySizeLimit(app, conf)
-    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = with_proxy_headers(app, conf)
     app = with_healthcheck(app, conf)
-    app = cors.CORS(app, conf)
+    app = with_cors(app, conf)
     app = ComputeRequestId(app)
     app = access_log.AccessLog(app)
     return app

@@ -1,46 +1,92 @@
 """The ONE route table of the compute API, and the dispatcher that applies it."""
 
 import collections
+import importlib
 import re
 
 from nova.api import microversion as mv
 from nova.api import wsgi
-from nova.api.handlers import (
-    admin_actions,
-    aggregates,
-    assisted_volume_snapshots,
-    extensions,
-    flavor_extras,
-    flavors,
-    hosts,
-    hypervisors,
-    images,
-    instance_actions,
-    keypairs,
-    limits,
-    live_migrate,
-    migrations,
-    networks_proxy,
-    quota_classes,
-    quota_sets,
-    remote_consoles,
-    rescue,
-    resize_shelve,
-    security_groups,
-    server_actions,
-    server_external_events,
-    server_groups,
-    server_metadata,
-    server_migrations,
-    server_password,
-    server_tags,
-    servers,
-    services,
-    usage,
-    versions,
-    volume_attachments,
-    volumes_proxy,
-)
+
+
+class Handler:
+    """A handler function, imported with its module on its route's first request.
+
+    The handler modules with their schemas and views are about 3 MB of Python
+    objects, most for routes a given deployment may never serve; a route
+    resolves its function once, on the first request it dispatches (Python's
+    import lock serialises concurrent first requests). The unit tests resolve
+    every route's handler, so a wrong name fails there, not in production.
+    """
+
+    __slots__ = ('module', 'name', '_func')
+
+    def __init__(self, module, name):
+        self.module = module
+        self.name = name
+        self._func = None
+
+    def resolve(self):
+        func = self._func
+        if func is None:
+            module = importlib.import_module('nova.api.handlers.' + self.module)
+            func = self._func = getattr(module, self.name)
+        return func
+
+    def __call__(self, *args, **kwargs):
+        return self.resolve()(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        # The function's own attributes, e.g. the schemas validation sets.
+        return getattr(self.resolve(), attr)
+
+    def __repr__(self):
+        return '<handler nova.api.handlers.%s.%s>' % (self.module, self.name)
+
+
+class _Handlers:
+    """``name.function`` in the route table below names a Handler."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        return Handler(self._module, name)
+
+
+admin_actions = _Handlers('admin_actions')
+aggregates = _Handlers('aggregates')
+assisted_volume_snapshots = _Handlers('assisted_volume_snapshots')
+extensions = _Handlers('extensions')
+flavor_extras = _Handlers('flavor_extras')
+flavors = _Handlers('flavors')
+hosts = _Handlers('hosts')
+hypervisors = _Handlers('hypervisors')
+images = _Handlers('images')
+instance_actions = _Handlers('instance_actions')
+keypairs = _Handlers('keypairs')
+limits = _Handlers('limits')
+live_migrate = _Handlers('live_migrate')
+migrations = _Handlers('migrations')
+networks_proxy = _Handlers('networks_proxy')
+quota_classes = _Handlers('quota_classes')
+quota_sets = _Handlers('quota_sets')
+remote_consoles = _Handlers('remote_consoles')
+rescue = _Handlers('rescue')
+resize_shelve = _Handlers('resize_shelve')
+security_groups = _Handlers('security_groups')
+server_actions = _Handlers('server_actions')
+server_external_events = _Handlers('server_external_events')
+server_groups = _Handlers('server_groups')
+server_metadata = _Handlers('server_metadata')
+server_migrations = _Handlers('server_migrations')
+server_password = _Handlers('server_password')
+server_tags = _Handlers('server_tags')
+servers = _Handlers('servers')
+services = _Handlers('services')
+usage = _Handlers('usage')
+versions = _Handlers('versions')
+volume_attachments = _Handlers('volume_attachments')
+volumes_proxy = _Handlers('volumes_proxy')
 
 Method = collections.namedtuple('Method', 'handler min_version max_version')
 
@@ -104,14 +150,15 @@ SERVER_ACTIONS = {
 
 def server_action(req, server_id):
     """Dispatch POST /servers/{id}/action on its one key through SERVER_ACTIONS."""
-    name, body = server_actions.action_name(req)
+    from nova.api.handlers import server_actions as actions
+    name, body = actions.action_name(req)
     method = SERVER_ACTIONS.get(name)
     if method is None:
-        if name in server_actions.UPSTREAM_ONLY:
-            return server_actions.unsupported(req, server_id, body=body)
-        raise server_actions.no_such_action(name)
+        if name in actions.UPSTREAM_ONLY:
+            return actions.unsupported(req, server_id, body=body)
+        raise actions.no_such_action(name)
     if not method.min_version <= req.api_version <= method.max_version:
-        raise server_actions.no_such_action(name, status=404)
+        raise actions.no_such_action(name, status=404)
     return method.handler(req, server_id, body=body)
 
 

@@ -169,9 +169,7 @@ def _with_identity(app, endpoints):
 
 def with_request_log(app):
     """x-openstack-request-id on every response and one access-log line per request."""
-    from oslo_middleware import request_id
-
-    from nova.api import access_log
+    from nova.api import access_log, request_id
     return access_log.AccessLog(request_id.RequestId(app))
 
 

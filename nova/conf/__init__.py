@@ -60,13 +60,19 @@ def register_client_opts(conf, group):
             importlib.import_module('nova.conf.' + group).register_client_opts(conf)
 
 
-def client_opts_configured(conf, group):
+def set_outside_code(conf, group):
     """Whether ``group``'s options may be set outside the code: a section of
     a configuration file, or an ``OS_<GROUP>__<OPTION>`` environment variable
-    (oslo.config reads those too). Registered options count as set."""
+    (oslo.config reads those too)."""
     prefix = 'OS_%s__' % group.upper()
-    return (client_opts_registered(conf, group) or group in conf.list_all_sections()
+    return (group in conf.list_all_sections()
             or any(name.startswith(prefix) for name in os.environ))
+
+
+def client_opts_configured(conf, group):
+    """Whether ``group``'s keystoneauth options may be set: set outside the
+    code, or registered already."""
+    return client_opts_registered(conf, group) or set_outside_code(conf, group)
 
 
 def new_config(args=None, default_config_files=None):
