@@ -113,3 +113,13 @@ def test_policy_http_check_still_loaded_when_a_rule_uses_it():
     assert {'http', 'https'} <= set(checks) and 'role' not in checks
     check = _parser.parse_rule('http://127.0.0.1:1/check')
     assert type(check).__name__ == 'HttpCheck'
+
+
+def test_libvirt_driver_imports_no_lxml():
+    # The domain XML classes use the standard library's ElementTree: lxml's
+    # module alone was about 4 MB of the all-in-one's resident memory.
+    code = ('import sys; from nova.cmd import aio; '
+            'from nova.virt.libvirt import driver, driver_live_migrate, '
+            'driver_volume_snapshots, guestfeatures; '
+            'print("lxml" in sys.modules)')
+    assert _fresh(code) == 'False'

@@ -3,7 +3,7 @@
 # Devices live in config_devices, the base class in config_base; both are
 # re-exported here so callers name one module.
 
-from lxml import etree
+from xml.etree import ElementTree as etree
 
 from nova.virt.libvirt.config_base import (  # noqa: F401 - re-exported
     ConfigObject,

@@ -1,8 +1,7 @@
-"""Base of the libvirt XML config classes: format to lxml, parse back."""
+"""Base of the libvirt XML config classes: format to ElementTree, parse back."""
 
 import copy
-
-from lxml import etree
+from xml.etree import ElementTree as etree
 
 from nova.virt import hardware
 
@@ -29,6 +28,30 @@ def _sub(parent, tag, text=None, **attrs):
     if text is not None:
         elem.text = str(text)
     return elem
+
+
+def parse(xml):
+    """An element from XML text (str or bytes), without the whitespace
+    between elements (as lxml's remove_blank_text): a leaf's text stays."""
+    root = etree.fromstring(xml)
+    for elem in root.iter():
+        if len(elem) and elem.text is not None and not elem.text.strip():
+            elem.text = None
+        if elem.tail is not None and not elem.tail.strip():
+            elem.tail = None
+    return root
+
+
+def to_text(elem, pretty_print=True):
+    """XML text of ``elem`` as libvirt writes it (``<a/>``); pretty (``elem``
+    re-indented in place): two-space indents and a final newline."""
+    if pretty_print:
+        etree.indent(elem)
+    # ElementTree writes empty elements as "<a />". An attribute value or a
+    # text never holds " />": both have their ">" escaped (and parsing
+    # drops comments).
+    text = etree.tostring(elem, encoding='unicode').replace(' />', '/>')
+    return text + '\n' if pretty_print else text
 
 
 def _cpus(value):
@@ -73,24 +96,20 @@ class ConfigObject:
         return etree.Element(self.root_name)
 
     def to_xml(self, pretty_print=True):
-        return etree.tostring(self.format_dom(), encoding='unicode',
-                              pretty_print=pretty_print)
+        return to_text(self.format_dom(), pretty_print)
 
     def parse_dom(self, xmldoc):
-        """Fill this object from an lxml element; returns ``self``."""
+        """Fill this object from an ElementTree element; returns ``self``."""
         raise NotImplementedError('%s has no parser' % type(self).__name__)
 
     def parse_str(self, xmlstr):
         """Fill this object from XML text; returns ``self``."""
-        if isinstance(xmlstr, str):
-            xmlstr = xmlstr.encode()
-        parser = etree.XMLParser(remove_blank_text=True)
-        return self.parse_dom(etree.fromstring(xmlstr, parser))
+        return self.parse_dom(parse(xmlstr))
 
     @classmethod
     def from_xml(cls, xml):
-        """A new object parsed from XML text or an lxml element."""
-        if isinstance(xml, etree._Element):
+        """A new object parsed from XML text or an ElementTree element."""
+        if isinstance(xml, etree.Element):
             return cls().parse_dom(xml)
         return cls().parse_str(xml)
 

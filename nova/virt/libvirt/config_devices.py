@@ -1,6 +1,6 @@
 """libvirt domain XML devices: addresses, disks, controllers and the rest."""
 
-from lxml import etree
+from xml.etree import ElementTree as etree
 
 from nova.virt.libvirt.config_base import (
     ConfigObject,

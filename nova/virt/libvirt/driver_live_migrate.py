@@ -5,12 +5,12 @@ import logging
 import os
 import shutil
 import threading
+from xml.etree import ElementTree as etree
 
 import libvirt
-from lxml import etree
 
 from nova import exception
-from nova.virt.libvirt import consoles, imagebackend
+from nova.virt.libvirt import config_base, consoles, imagebackend
 from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
@@ -199,12 +199,12 @@ class LiveMigrateMixin:
                  (self.image_cache.base_dir, target['base_dir']))
         # Serial consoles over TCP: the destination's free port.
         serial = target.get('serial')
-        for source in root.findall('./devices/serial/source') + \
-                root.findall('./devices/console/source'):
-            if serial and source.getparent().get('type') == 'tcp' and \
-                    source.get('mode') == 'bind' and source.get('service'):
-                source.set('host', serial['host'])
-                source.set('service', str(serial['port']))
+        for char in root.findall('./devices/serial') + root.findall('./devices/console'):
+            for source in char.findall('source'):
+                if serial and char.get('type') == 'tcp' and \
+                        source.get('mode') == 'bind' and source.get('service'):
+                    source.set('host', serial['host'])
+                    source.set('service', str(serial['port']))
         # Volumes: where the destination's own connection reaches each one.
         volume_paths = target.get('volume_paths') or {}
         for source in root.findall('./devices/disk/source'):
@@ -217,9 +217,10 @@ class LiveMigrateMixin:
                     if value and (value == old or value.startswith(old + os.sep)):
                         elem.set(attr, new + value[len(old):])
         # The destination reads the backing chain from its own images.
-        for store in root.findall('./devices/disk/backingStore'):
-            store.getparent().remove(store)
-        return etree.tostring(root, encoding='unicode')
+        for disk in root.findall('./devices/disk'):
+            for store in disk.findall('backingStore'):
+                disk.remove(store)
+        return config_base.to_text(root, pretty_print=False)
 
     def live_migration(self, context, instance, target, progress=None):
         """Move the running guest to ``target`` (live_migration_target of the destination).

@@ -4,11 +4,10 @@ import json
 import logging
 import os
 import time
-
-from lxml import etree
+from xml.etree import ElementTree as etree
 
 from nova import exception
-from nova.virt.libvirt import imagebackend
+from nova.virt.libvirt import config_base, imagebackend
 
 LOG = logging.getLogger(__name__)
 
@@ -45,7 +44,7 @@ def snapshot_xml(dev, new_path, other_devs):
     etree.SubElement(disk, 'source', file=new_path)
     for other in other_devs:
         etree.SubElement(disks, 'disk', name=other, snapshot='no')
-    return etree.tostring(root, encoding='unicode')
+    return config_base.to_text(root, pretty_print=False)
 
 
 def _fail(reason):

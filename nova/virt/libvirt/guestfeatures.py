@@ -37,7 +37,7 @@ class HostInfo:
 # -------------------------------------------------------------- host facts
 
 def _parsed(cls, xml):
-    """``xml`` as a ``cls`` object (XML text, an lxml element, or one)."""
+    """``xml`` as a ``cls`` object (XML text, an ElementTree element, or one)."""
     return xml if isinstance(xml, cls) else cls.from_xml(xml)
 
 

@@ -13,8 +13,8 @@ from nova.compute import power_state
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg, kernelguest
 from nova.tests.fixtures import libvirt as fx
+from nova.virt.libvirt import config_base, guestfeatures
 from nova.virt.libvirt import driver as libvirt_driver
-from nova.virt.libvirt import guestfeatures
 
 pytestmark = fx.requires_libvirtd()
 
@@ -238,7 +238,7 @@ def test_hugepages_guest(drv, boot_files, cleanup):
         dataclasses.replace(drv.settings, host_info=rich), instance, meta,
         drv.get_disk_mapping(instance, meta))
     backing = guest.format_dom().find('memoryBacking')
-    assert etree.tostring(backing.find('hugepages/page')).decode() == \
+    assert config_base.to_text(backing.find('hugepages/page'), pretty_print=False) == \
         '<page size="2048" unit="KiB" nodeset="0"/>'
 
     reason = _hugepages_unavailable(host_info, pages_needed)

@@ -1,5 +1,7 @@
 """XML classes against literal libvirt XML."""
 
+from xml.etree import ElementTree
+
 from lxml import etree
 
 from nova.virt.libvirt import config
@@ -7,6 +9,8 @@ from nova.virt.libvirt import config
 
 def canon(xml):
     """C14N of whitespace-free XML: attribute order no longer matters."""
+    if not isinstance(xml, (str, bytes)):
+        xml = ElementTree.tostring(xml)     # the config classes' elements
     if not isinstance(xml, etree._Element):
         parser = etree.XMLParser(remove_blank_text=True)
         xml = etree.fromstring(xml, parser)

@@ -5,13 +5,13 @@ import types
 
 import libvirt
 import pytest
-from lxml import etree
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import libvirt as fx
 from nova.virt import hardware as hw
 from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import config_base
 from nova.virt.libvirt import driver as libvirt_driver
 from nova.virt.libvirt import guestfeatures as gf
 
@@ -61,9 +61,8 @@ def part(dom, path):
     elem = dom.find(path)
     if elem is None:
         return None
-    etree.indent(elem)
     elem.tail = None
-    return etree.tostring(elem, encoding='unicode').strip()
+    return config_base.to_text(elem).strip()
 
 
 # ------------------------------------------------------- nothing asked for
@@ -71,7 +70,7 @@ def part(dom, path):
 def test_no_properties_change_nothing():
     plain = make_guest(2, 1024).to_xml()
     dom = build()
-    assert etree.tostring(dom, encoding='unicode', pretty_print=True) == plain
+    assert config_base.to_text(dom) == plain
     for path in ('cpu', 'numatune', 'cputune', 'memoryBacking',
                  'devices/video', 'os/bootmenu'):
         assert dom.find(path) is None
