@@ -85,6 +85,8 @@ class LifecycleMixin:
         self._events_stopped = threading.Event()
         # One thread for every pending retry (there may be dozens at once).
         self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
+        self._event_retry_lock = threading.Lock()
+        self._event_retry_states = {}     # uuid -> latest power state of a pending look
         return start(self.handle_lifecycle_event, on_reconnect=self.sync_power_states)
 
     def cleanup_host(self):
@@ -104,6 +106,11 @@ class LifecycleMixin:
         stopped = getattr(self, '_events_stopped', None)
         if stopped is not None and stopped.is_set():
             return
+        if self._busy(uuid):
+            # An operation of this host holds the instance (so it is ours):
+            # nothing to read now, a look once it is done.
+            self._retry_event(uuid, event_power_state, attempt)
+            return
         try:
             row = self.conductor_db.instance_get(uuid)
         except exception.InstanceNotFound:
@@ -111,16 +118,43 @@ class LifecycleMixin:
         if row['host'] != self.host:
             return
         LOG.debug('Lifecycle event for %s: power state %s', uuid, event_power_state)
-        if self._sync_one(row, event_power_state) is BUSY and attempt < EVENT_RETRIES:
+        if self._sync_one(row, event_power_state) is BUSY:
             # An operation holds the instance; the change may have come after
             # it read the state it will record, so look again once it is done.
-            self._retry_queue().call_later(EVENT_RETRY_DELAY, self.handle_lifecycle_event,
-                                           uuid, event_power_state, attempt + 1)
+            self._retry_event(uuid, event_power_state, attempt)
+
+    def _busy(self, uuid):
+        lock = self._lock(uuid)
+        if lock.acquire(blocking=False):
+            lock.release()
+            return False
+        return True
+
+    def _retry_event(self, uuid, event_power_state, attempt):
+        """Handle ``uuid`` again after EVENT_RETRY_DELAY. The events that come
+        meanwhile (an operation's stop, define and start) share that one look:
+        it reads the guest's state then; the latest event's power state only
+        counts for a guest that is gone."""
+        if attempt >= EVENT_RETRIES:
+            return
+        queue = self._retry_queue()
+        with self._event_retry_lock:
+            pending = uuid in self._event_retry_states
+            self._event_retry_states[uuid] = event_power_state
+        if not pending:
+            queue.call_later(EVENT_RETRY_DELAY, self._event_retry, uuid, attempt + 1)
+
+    def _event_retry(self, uuid, attempt):
+        with self._event_retry_lock:
+            event_power_state = self._event_retry_states.pop(uuid, None)
+        self.handle_lifecycle_event(uuid, event_power_state, attempt)
 
     def _retry_queue(self):
         # Made at start_lifecycle_events; here for a handler called without it.
         if getattr(self, '_event_retries', None) is None:
             self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
+            self._event_retry_lock = threading.Lock()
+            self._event_retry_states = {}
         return self._event_retries
 
     # ------------------------------------------------------------ periodic

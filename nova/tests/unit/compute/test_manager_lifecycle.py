@@ -1,8 +1,10 @@
 """The power state sync and running-deleted decisions, as upstream's tables have them."""
 
 import datetime
+import time
 
 import pytest
+from oslo_concurrency import lockutils
 
 from nova.compute import manager_lifecycle as ml
 from nova.compute import power_state as ps
@@ -79,3 +81,56 @@ def test_timeout_gives_a_grace_period():
     assert ml.orphan_reason(recent, False, 'h1', NOW, 60) is None
     assert ml.orphan_reason(recent, False, 'h1', NOW, 10) == 'instance deleted'
     assert ml.orphan_reason(recent, False, 'h1', NOW, 0) == 'instance deleted'
+
+
+class _Rows:
+    """The conductor's instance reads, counted."""
+
+    def __init__(self, row):
+        self.row, self.reads = row, 0
+
+    def instance_get(self, uuid):
+        self.reads += 1
+        return dict(self.row)
+
+
+class _Manager(ml.LifecycleMixin):
+    def __init__(self, row):
+        self.host, self.conductor_db = 'h1', _Rows(row)
+        self._semaphores = lockutils.Semaphores()
+        self.synced = []
+
+    def _lock(self, uuid):
+        return lockutils.internal_lock(uuid, semaphores=self._semaphores)
+
+    def _sync_one(self, row, event_power_state):
+        self.synced.append(event_power_state)
+
+
+def _wait_for(check, timeout=3.0):
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_events_during_an_operation_share_one_later_look(monkeypatch):
+    monkeypatch.setattr(ml, 'EVENT_RETRY_DELAY', 0.05)
+    mgr = _Manager({'uuid': 'u1', 'host': 'h1'})
+    with mgr._lock('u1'):        # an operation holds the instance
+        for state in (ps.SHUTDOWN, ps.NOSTATE, ps.RUNNING):
+            mgr.handle_lifecycle_event('u1', state)
+        # Nothing read while it runs, and one look pending for all three.
+        assert mgr.conductor_db.reads == 0
+        assert mgr._retry_queue().pending() == 1
+    _wait_for(lambda: mgr.synced)
+    assert mgr.synced == [ps.RUNNING]        # the latest event's state
+    assert mgr.conductor_db.reads == 1
+    mgr._retry_queue().stop()
+
+
+def test_an_event_for_another_hosts_instance_is_read_and_dropped(monkeypatch):
+    mgr = _Manager({'uuid': 'u2', 'host': 'other'})
+    mgr.handle_lifecycle_event('u2', ps.SHUTDOWN)
+    assert mgr.conductor_db.reads == 1 and mgr.synced == []
+    assert getattr(mgr, '_event_retries', None) is None
