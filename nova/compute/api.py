@@ -78,6 +78,16 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         project = None if context.is_admin else context.project_id
         return self.db.instance_get(uuid, project_id=project, read_deleted=read_deleted)
 
+    def get_for_view(self, context, uuid, with_groups=False):
+        """(instance, its volume mappings, its server group uuids): one query.
+
+        For one server's view; access as ``get`` (no deleted instances).
+        """
+        if not uuidutils.is_uuid_like(uuid):
+            raise exception.InstanceNotFound(instance_id=uuid)
+        project = None if context.is_admin else context.project_id
+        return self.db.instance_get_for_view(uuid, project_id=project, with_groups=with_groups)
+
     def list(self, context, filters, limit, marker, sort_keys, sort_dirs):
         return self.db.instance_get_all(filters, limit=limit, marker=marker,
                                         sort_keys=sort_keys, sort_dirs=sort_dirs)

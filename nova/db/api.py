@@ -49,7 +49,10 @@ def _now():
 
 
 def _decode(table, row):
-    values = dict(row._mapping)
+    return _decode_values(table, dict(row._mapping))
+
+
+def _decode_values(table, values):
     for col, default in _JSON_COLUMNS.get(table.name, {}).items():
         raw = values.get(col)
         values[col] = json.loads(raw if raw is not None else default)
@@ -290,6 +293,44 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         if inst is None:
             raise exception.InstanceNotFound(instance_id=uuid)
         return inst
+
+    def instance_get_for_view(self, uuid, project_id=None, with_groups=False):
+        """(instance, its volume mappings, its server group uuids) in one query.
+
+        What one server's view needs (``GET /servers/{id}``, the call a client
+        polls): the instance row joined (LEFT OUTER, on indexed columns) with
+        its volume mappings and, ``with_groups``, its group memberships: one
+        row per mapping and group, the instance's columns repeated.
+        """
+        bdm_cols = [col.label('bdm_' + col.name) for col in BDMS.c]
+        cols = list(INSTANCES.c) + bdm_cols
+        joined = INSTANCES.outerjoin(BDMS, sa.and_(BDMS.c.instance_uuid == INSTANCES.c.uuid,
+                                                   BDMS.c.destination_type == 'volume'))
+        order = [BDMS.c.id]
+        if with_groups:
+            members, groups = server_groups_db.MEMBERS, server_groups_db.GROUPS
+            cols.append(groups.c.uuid.label('group_uuid'))
+            joined = joined.outerjoin(members, members.c.instance_uuid == INSTANCES.c.uuid) \
+                .outerjoin(groups, groups.c.id == members.c.group_id)
+            order.append(members.c.id)
+        where = [INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0]
+        if project_id is not None:
+            where.append(INSTANCES.c.project_id == project_id)
+        query = sa.select(*cols).select_from(joined).where(*where).order_by(*order)
+        with self.engine.connect() as conn:
+            rows = [row._mapping for row in conn.execute(query)]
+        if not rows:
+            raise exception.InstanceNotFound(instance_id=uuid)
+        inst = _decode_values(INSTANCES, {col.name: rows[0][col] for col in INSTANCES.c})
+        volumes, seen, group_uuids = [], set(), []
+        for row in rows:
+            if row['bdm_id'] is not None and row['bdm_id'] not in seen:
+                seen.add(row['bdm_id'])
+                volumes.append({col.name: row['bdm_' + col.name] for col in BDMS.c})
+            group = row['group_uuid'] if with_groups else None
+            if group is not None and group not in group_uuids:
+                group_uuids.append(group)
+        return inst, volumes, group_uuids
 
     def instance_get_all(self, filters=None, limit=None, marker=None,
                          sort_keys=('created_at', 'id'), sort_dirs=('desc', 'desc')):

@@ -26,16 +26,20 @@ _SORT_KEYS = {'created_at', 'display_name', 'display_description', 'host', 'host
               'access_ip_v6', 'progress'}
 
 
-def _view_context(req, instances, in_list=False):
+def _view_context(req, instances, in_list=False, volumes=None, server_groups=None):
+    """``volumes`` and ``server_groups`` (keyed by instance uuid) when already read."""
     compute_api = req.app.compute_api
     uuids = [i['uuid'] for i in instances]
-    faults = compute_api.latest_faults(
-        req.context, [i['uuid'] for i in instances if i['vm_state'] in ('error', 'deleted')])
-    volumes = compute_api.volume_mappings(req.context, uuids)
+    # Faults only for the servers that show one (most polls read none).
+    faulted = [i['uuid'] for i in instances if i['vm_state'] in ('error', 'deleted')]
+    faults = compute_api.latest_faults(req.context, faulted) if faulted else {}
+    if volumes is None:
+        volumes = compute_api.volume_mappings(req.context, uuids)
     vc = views.ViewContext(req, faults=faults, volumes=volumes)
     # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
     if not in_list and req.is_at_least(mv.SERVER_GROUPS):
-        vc.server_groups = req.app.compute_api.server_groups_of(uuids)
+        vc.server_groups = server_groups if server_groups is not None else \
+            req.app.compute_api.server_groups_of(uuids)
     return vc
 
 
@@ -48,9 +52,13 @@ def _get(req, server_id):
 
 
 def show(req, server_id):
-    instance = _get(req, server_id)
+    # The call clients poll: the server with its volumes and groups in one query.
+    instance, volumes, groups = req.app.compute_api.get_for_view(
+        req.context, server_id, with_groups=req.is_at_least(mv.SERVER_GROUPS))
     req.context.can(policies.SHOW, target=_target(instance))
-    return wsgi.json_response({'server': views.show(_view_context(req, [instance]), instance)})
+    vc = _view_context(req, [instance], volumes={instance['uuid']: volumes},
+                       server_groups={instance['uuid']: groups})
+    return wsgi.json_response({'server': views.show(vc, instance)})
 
 
 def _list(req, policy_name, all_tenants_policy):

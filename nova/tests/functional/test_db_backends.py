@@ -66,3 +66,28 @@ def test_instances_filtered_by_flavorid_in_the_flavor_json(backend_db):
             flavor={'flavorid': flavorid, 'name': 'f%s' % flavorid}))
     rows = backend_db.instance_get_all({'instance_type_flavorid': '42'})
     assert [row['flavor']['flavorid'] for row in rows] == ['42']
+
+
+def test_one_servers_view_in_one_query(backend_db):
+    # GET /servers/{id}: the instance, its volume mappings and its groups joined.
+    inst = backend_db.instance_create(dict(
+        project_id='p', vm_state='active', created_at=db_api._now(),
+        metadata={'k': 'v'}), bdms=[
+        dict(source_type='image', destination_type='local', boot_index=0),
+        dict(source_type='volume', destination_type='volume', volume_id='vol-a',
+             boot_index=-1, delete_on_termination=False),
+        dict(source_type='volume', destination_type='volume', volume_id='vol-b',
+             boot_index=-1, delete_on_termination=True)])
+    group = backend_db.server_group_create(dict(name='g', project_id='p', user_id='u'),
+                                           'affinity')
+    backend_db.server_group_add_members(group['uuid'], [inst['uuid']])
+    got, vols, groups = backend_db.instance_get_for_view(inst['uuid'], project_id='p',
+                                                         with_groups=True)
+    assert got == backend_db.instance_get(inst['uuid'])
+    assert got['metadata'] == {'k': 'v'}
+    assert [(v['volume_id'], bool(v['delete_on_termination'])) for v in vols] == [
+        ('vol-a', False), ('vol-b', True)]
+    assert groups == [group['uuid']]
+    assert backend_db.instance_get_for_view(inst['uuid'])[2] == []
+    with pytest.raises(exception.InstanceNotFound):
+        backend_db.instance_get_for_view(inst['uuid'], project_id='other')
