@@ -46,13 +46,18 @@ def _server_with_two_volumes_in_a_group(aio, image, nano):
     return sid, vids, group
 
 
-def test_show_is_one_query_with_volumes_and_groups(aio, image, nano):
-    sid, vids, group = _server_with_two_volumes_in_a_group(aio, image, nano)
+def _show_in_one_query(aio, sid, version):
+    """GET /servers/{id} at ``version``; asserts it ran exactly one SELECT."""
     with _Statements(aio.db.engine) as statements:
-        status, _h, body = aio.request('GET', '/servers/%s' % sid, version='2.106')
+        status, _h, body = aio.request('GET', '/servers/%s' % sid, version=version)
     assert status == 200, body
     assert len(statements.selects()) == 1, statements.seen
-    server = body['server']
+    return body['server']
+
+
+def test_show_is_one_query_with_volumes_and_groups(aio, image, nano):
+    sid, vids, group = _server_with_two_volumes_in_a_group(aio, image, nano)
+    server = _show_in_one_query(aio, sid, '2.106')
     # Each volume once, in attach order; the group once (a row per volume).
     assert server['os-extended-volumes:volumes_attached'] == [
         {'id': vids[0], 'delete_on_termination': False},
@@ -67,13 +72,9 @@ def test_show_is_one_query_with_volumes_and_groups(aio, image, nano):
 
 def test_show_before_2_71_has_no_groups_and_one_query(aio, image, nano):
     sid, vids, _group = _server_with_two_volumes_in_a_group(aio, image, nano)
-    with _Statements(aio.db.engine) as statements:
-        status, _h, body = aio.request('GET', '/servers/%s' % sid, version='2.1')
-    assert status == 200, body
-    assert len(statements.selects()) == 1, statements.seen
-    assert 'server_groups' not in body['server']
-    assert body['server']['os-extended-volumes:volumes_attached'] == [
-        {'id': vid} for vid in vids]
+    server = _show_in_one_query(aio, sid, '2.1')
+    assert 'server_groups' not in server
+    assert server['os-extended-volumes:volumes_attached'] == [{'id': vid} for vid in vids]
 
 
 def test_show_of_another_projects_server_is_404(aio, image, nano):
