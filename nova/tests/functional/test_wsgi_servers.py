@@ -32,8 +32,8 @@ def _uwsgi_command(tmp_path, port):
     """The shipped example, only listening on the test's port."""
     with open(os.path.join(ROOT, 'etc', 'nova', 'nova-api-uwsgi.ini')) as handle:
         text = handle.read()
-    text, count = re.subn(r'(?m)^http-socket = .*$', 'http-socket = 127.0.0.1:%d' % port,
-                          text)
+    text, count = re.subn(r'(?m)^http11-socket = .*$',
+                          'http11-socket = 127.0.0.1:%d' % port, text)
     assert count == 1
     ini = tmp_path / 'nova-api-uwsgi.ini'
     ini.write_text(text)
@@ -92,18 +92,18 @@ def test_compute_api_under_a_wsgi_server(served):
     assert b'"m1.tiny"' in body
     assert resp.getheader('OpenStack-API-Version') == 'compute 2.61'
     assert resp.getheader('x-openstack-request-id').startswith('req-')
-    conn.close()
-    conn = http.client.HTTPConnection('127.0.0.1', served['port'], timeout=30)
+    # Keep-alive: the next requests come over the same connection.
+    first = conn.sock.getsockname()
     conn.request('GET', '/healthcheck')
     resp = conn.getresponse()
     resp.read()
     assert resp.status == 200
-    conn.close()
-    conn = http.client.HTTPConnection('127.0.0.1', served['port'], timeout=30)
+    assert conn.sock is not None and conn.sock.getsockname() == first
     conn.request('GET', '/v2.1/servers')
     resp = conn.getresponse()
     resp.read()
     assert resp.status == 401
+    assert conn.sock is not None and conn.sock.getsockname() == first
     conn.close()
     # Configuration came from OS_NOVA_CONFIG_DIR: the access log went to its
     # log_file. The line is written once the response is sent, by whichever
