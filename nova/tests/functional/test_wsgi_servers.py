@@ -133,6 +133,21 @@ def test_misconfigured_application_fails_to_load(tmp_path):
     assert 'Traceback' not in proc.stderr
 
 
+@pytest.mark.parametrize('kind,status', [('uwsgi', 22), ('gunicorn', 4)])
+def test_wsgi_server_exits_when_the_application_cannot_load(tmp_path, kind, status):
+    """The documented commands stop, saying why, instead of respawning workers."""
+    (tmp_path / 'nova.conf').write_text(
+        '[DEFAULT]\nstate_path = %s\n[api]\nauth_strategy = noauth2\n' % tmp_path)
+    command = {'uwsgi': _uwsgi_command, 'gunicorn': _gunicorn_command}[kind]
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.run(command(tmp_path, api_server.free_port()), env=env,
+                          cwd=str(tmp_path), capture_output=True, text=True, timeout=90)
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert 'nova osapi_compute: error: [DEFAULT] transport_url is not set' in out
+    assert 'Traceback' not in out
+
+
 @pytest.mark.parametrize('module', ['image', 'volume'])
 def test_embedded_endpoints_under_gunicorn(tmp_path, module):
     port = api_server.free_port()
