@@ -98,11 +98,8 @@ GUNICORN_APP_LOAD_ERROR = 4     # gunicorn's arbiter halts: "App failed to load.
 
 
 def _load_failed_status():
-    try:
-        import uwsgi  # noqa: F401 - only importable inside uWSGI.
+    if 'uwsgi' in sys.modules:      # uWSGI's embedded module, loaded before the app
         return UWSGI_FAILED_APP
-    except ImportError:
-        pass
     if 'gunicorn.arbiter' in sys.modules:
         return GUNICORN_APP_LOAD_ERROR
     return 1
