@@ -52,6 +52,91 @@ class _Input:
         return True
 
 
+class BadChunkedBody(ConnectionError):
+    """The client's chunked framing is broken: the body (and the connection) ends."""
+
+
+class _ChunkedInput:
+    """``wsgi.input`` decoding a chunked body; reads end with the last chunk.
+
+    The server sets ``wsgi.input_terminated``, as gunicorn does, so the
+    application reads to the end without a Content-Length.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.left = 0           # bytes left in the current chunk
+        self.done = False
+
+    def _line(self):
+        line = self.stream.readline(1024)
+        if not line.endswith(b'\n'):
+            raise BadChunkedBody('malformed chunked encoding')
+        return line
+
+    def _next_chunk(self):
+        if self.left == 0 and not self.done:
+            size = self._line().split(b';', 1)[0].strip()
+            try:
+                self.left = int(size, 16)
+            except ValueError:
+                raise BadChunkedBody('malformed chunk size %r' % size[:20]) from None
+            if self.left < 0:
+                raise BadChunkedBody('malformed chunk size %r' % size[:20])
+            if self.left == 0:
+                self.done = True
+                while self._line().strip():     # trailers, up to the blank line
+                    pass
+
+    def read(self, size=-1):
+        parts = []
+        while size is None or size < 0 or size > 0:
+            self._next_chunk()
+            if self.done:
+                break
+            want = self.left if size is None or size < 0 else min(size, self.left)
+            data = self.stream.read(want)
+            if not data:
+                raise BadChunkedBody('connection closed before the body ended')
+            parts.append(data)
+            self.left -= len(data)
+            if size is not None and size >= 0:
+                size -= len(data)
+            if self.left == 0 and self.stream.read(2) != b'\r\n':
+                raise BadChunkedBody('malformed chunk terminator')
+        return b''.join(parts)
+
+    def readline(self, size=-1):
+        line = []
+        while size is None or size < 0 or len(line) < size:
+            char = self.read(1)
+            if not char:
+                break
+            line.append(char)
+            if char == b'\n':
+                break
+        return b''.join(line)
+
+    def readlines(self, hint=-1):
+        return list(iter(self.readline, b''))
+
+    def __iter__(self):
+        return iter(self.readline, b'')
+
+    def drain(self, limit):
+        """Skip what the application left unread; False if more than ``limit``."""
+        skipped = 0
+        try:
+            while skipped <= limit:
+                data = self.read(65536)
+                if not data:
+                    return True
+                skipped += len(data)
+        except BadChunkedBody:
+            pass
+        return False
+
+
 def _bodiless(status, method):
     code = status.split(' ', 1)[0]
     return method == 'HEAD' or code in ('204', '304') or code.startswith('1')
@@ -143,17 +228,20 @@ class RequestHandler(simple_server.WSGIRequestHandler):
         except ValueError:
             self.send_error(400, 'Invalid Content-Length')
             return
+        environ = self.get_environ()
         if chunked:
-            # The application decodes chunked bodies itself; where the body
-            # ended is unknown here, so the connection cannot be reused.
-            stream, self.close_connection = self.rfile, True
+            # Decoded here, as gunicorn does: the application reads a plain
+            # body to its end (wsgi.input_terminated) without a length.
+            stream = _ChunkedInput(self.rfile)
+            environ['wsgi.input_terminated'] = True
+            environ.pop('CONTENT_LENGTH', None)
         else:
             stream = _Input(self.rfile, length)
-        handler = _ServerHandler(stream, self.wfile, self.get_stderr(), self.get_environ(),
+        handler = _ServerHandler(stream, self.wfile, self.get_stderr(), environ,
                                  multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())
-        if not chunked and not self.close_connection and not stream.drain(_DRAIN_LIMIT):
+        if not self.close_connection and not stream.drain(_DRAIN_LIMIT):
             self.close_connection = True
 
 

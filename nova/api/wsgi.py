@@ -38,13 +38,18 @@ class Request(webob.Request):
 
     def json_body(self):
         """The decoded JSON body, or a 400 naming what is wrong with it."""
-        if not self.body:
+        try:
+            raw = self.body
+        except OSError as exc:
+            # Broken chunked framing, or the client went away mid-body.
+            raise fault(400, 'The request body could not be read: %s' % exc)
+        if not raw:
             raise fault(400, 'The request body is missing or empty.')
         ctype = self.content_type
         if ctype and ctype not in ('application/json', 'text/plain') and '+json' not in ctype:
             raise fault(415, 'Unsupported Content-Type %s' % ctype)
         try:
-            return strict_json.loads(self.body)
+            return strict_json.loads(raw)
         except strict_json.RefusedJSON as exc:
             raise fault(400, str(exc))
         except (ValueError, UnicodeDecodeError):

@@ -2,6 +2,7 @@
 
 import logging
 import os
+import sys
 import threading
 
 import nova.conf
@@ -90,11 +91,26 @@ def _identity(conf):
     return identity.IdentityStub(catalog)
 
 
+# The exit status of a worker whose application failed to load that makes the
+# server stop instead of starting another worker to fail the same way.
+UWSGI_FAILED_APP = 22       # uWSGI with need-app destroys the instance
+GUNICORN_APP_LOAD_ERROR = 4     # gunicorn's arbiter halts: "App failed to load."
+
+
+def _load_failed_status():
+    if 'uwsgi' in sys.modules:      # uWSGI's embedded module, loaded before the app
+        return UWSGI_FAILED_APP
+    if 'gunicorn.arbiter' in sys.modules:
+        return GUNICORN_APP_LOAD_ERROR
+    return 1
+
+
 def init_application(name):
     """The WSGI application ``name`` (osapi_compute, image, volume or identity).
 
     A misconfiguration is logged as the same one line the console scripts
-    print, then raised: the server reports that the application failed to load.
+    print, written to standard error, and the process exits with the status
+    that makes uWSGI (need-app) or gunicorn stop rather than respawn workers.
     """
     try:
         conf = _conf()
@@ -104,7 +120,9 @@ def init_application(name):
         if line is None:
             raise
         LOG.error('nova %s: %s', name, line)
-        raise SystemExit('nova %s: error: %s' % (name, line)) from None
+        sys.stderr.write('nova %s: error: %s\n' % (name, line))
+        sys.stderr.flush()
+        raise SystemExit(_load_failed_status()) from None
     LOG.info('nova %s WSGI application loaded (config: %s)', name,
              ', '.join(config_files()))
     return app

@@ -25,10 +25,13 @@ def content_length(environ):
 def iter_body(environ, chunk_size=CHUNK_SIZE):
     """Yield the request body in chunks; raise IncompleteBody if cut short.
 
-    wsgiref hands the raw socket to the application, so the body framing
-    (length or chunked) is decoded here rather than trusted to the server.
+    A server that decoded a chunked body says so (``wsgi.input_terminated``);
+    otherwise the framing (length or chunked) is decoded here.
     """
     stream = environ['wsgi.input']
+    if environ.get('wsgi.input_terminated'):
+        # The server decoded the framing (nova's server, gunicorn): read to the end.
+        return _iter_to_end(stream, chunk_size)
     if is_chunked(environ):
         return _iter_chunked(stream, chunk_size)
     # HTTP/1.1: a request with neither header has no body.
@@ -54,6 +57,17 @@ def _iter_exact(stream, remaining, chunk_size):
     while remaining > 0:
         data = _read_exact(stream, min(remaining, chunk_size))
         remaining -= len(data)
+        yield data
+
+
+def _iter_to_end(stream, chunk_size):
+    while True:
+        try:
+            data = stream.read(chunk_size)
+        except OSError as exc:
+            raise IncompleteBody('connection lost: %s' % exc) from exc
+        if not data:
+            return
         yield data
 
 

@@ -32,8 +32,8 @@ def _uwsgi_command(tmp_path, port):
     """The shipped example, only listening on the test's port."""
     with open(os.path.join(ROOT, 'etc', 'nova', 'nova-api-uwsgi.ini')) as handle:
         text = handle.read()
-    text, count = re.subn(r'(?m)^http-socket = .*$', 'http-socket = 127.0.0.1:%d' % port,
-                          text)
+    text, count = re.subn(r'(?m)^http11-socket = .*$',
+                          'http11-socket = 127.0.0.1:%d' % port, text)
     assert count == 1
     ini = tmp_path / 'nova-api-uwsgi.ini'
     ini.write_text(text)
@@ -92,18 +92,18 @@ def test_compute_api_under_a_wsgi_server(served):
     assert b'"m1.tiny"' in body
     assert resp.getheader('OpenStack-API-Version') == 'compute 2.61'
     assert resp.getheader('x-openstack-request-id').startswith('req-')
-    conn.close()
-    conn = http.client.HTTPConnection('127.0.0.1', served['port'], timeout=30)
+    # Keep-alive: the next requests come over the same connection.
+    first = conn.sock.getsockname()
     conn.request('GET', '/healthcheck')
     resp = conn.getresponse()
     resp.read()
     assert resp.status == 200
-    conn.close()
-    conn = http.client.HTTPConnection('127.0.0.1', served['port'], timeout=30)
+    assert conn.sock is not None and conn.sock.getsockname() == first
     conn.request('GET', '/v2.1/servers')
     resp = conn.getresponse()
     resp.read()
     assert resp.status == 401
+    assert conn.sock is not None and conn.sock.getsockname() == first
     conn.close()
     # Configuration came from OS_NOVA_CONFIG_DIR: the access log went to its
     # log_file. The line is written once the response is sent, by whichever
@@ -133,6 +133,21 @@ def test_misconfigured_application_fails_to_load(tmp_path):
     assert 'Traceback' not in proc.stderr
 
 
+@pytest.mark.parametrize('kind,status', [('uwsgi', 22), ('gunicorn', 4)])
+def test_wsgi_server_exits_when_the_application_cannot_load(tmp_path, kind, status):
+    """The documented commands stop, saying why, instead of respawning workers."""
+    (tmp_path / 'nova.conf').write_text(
+        '[DEFAULT]\nstate_path = %s\n[api]\nauth_strategy = noauth2\n' % tmp_path)
+    command = {'uwsgi': _uwsgi_command, 'gunicorn': _gunicorn_command}[kind]
+    env = dict(os.environ, PYTHONPATH=ROOT, OS_NOVA_CONFIG_DIR=str(tmp_path))
+    proc = subprocess.run(command(tmp_path, api_server.free_port()), env=env,
+                          cwd=str(tmp_path), capture_output=True, text=True, timeout=90)
+    assert proc.returncode == status, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert 'nova osapi_compute: error: [DEFAULT] transport_url is not set' in out
+    assert 'Traceback' not in out
+
+
 @pytest.mark.parametrize('module', ['image', 'volume'])
 def test_embedded_endpoints_under_gunicorn(tmp_path, module):
     port = api_server.free_port()
@@ -159,8 +174,25 @@ def test_embedded_endpoints_under_gunicorn(tmp_path, module):
         resp = conn.getresponse()
         resp.read()
         assert resp.status == 401
+        if module == 'image':
+            _chunked_image_upload(port)
     finally:
         api_server.stop(proc)
+
+
+def _chunked_image_upload(port):
+    """gunicorn decodes a chunked body itself: the image holds the bytes sent."""
+    import requests
+    url = 'http://127.0.0.1:%d/v2/images' % port
+    auth = {'X-Auth-Token': 'demo:demo'}
+    image = requests.post(url, json={'disk_format': 'raw', 'container_format': 'bare'},
+                          headers=auth, timeout=30).json()
+    parts = [b'a' * 70000, b'b' * 3, b'c' * 65536]
+    resp = requests.put('%s/%s/file' % (url, image['id']), data=iter(parts), timeout=30,
+                        headers=dict(auth, **{'Content-Type': 'application/octet-stream'}))
+    assert resp.status_code == 204, resp.text
+    shown = requests.get('%s/%s' % (url, image['id']), headers=auth, timeout=30).json()
+    assert shown['size'] == sum(len(p) for p in parts)
 
 
 IDENTITY_CONF = ('[api]\ncompute_link_prefix = http://compute.example.org:8774\n'
