@@ -112,3 +112,12 @@ def test_console_proxy_port_in_use_is_named(tmp_path, module, section):
                      % (tmp_path, section, section.split('\n')[1], port))
         rc, _out, err = _run(module, '--config-file', conf)
     _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port, 'Address already in use')
+
+
+def test_sqlite_database_in_missing_directory(tmp_path):
+    conf = _conf(tmp_path, '[database]\nconnection = sqlite:///%s/missing/nova.sqlite\n'
+                 % tmp_path)
+    rc, out, err = _run('manage', '--config-file', conf, 'db', 'sync')
+    assert 'Traceback' not in out, out
+    _assert_one_line(rc, err, 'cannot open the database ([database] connection)',
+                     'unable to open database file')
