@@ -146,6 +146,27 @@ def test_purge(database):
     assert run('manage', '--config-file', conf, 'db', 'purge', '--all')[0] == 3
 
 
+def test_archive_and_purge_take_upstreams_all_cells_and_sleep(database):
+    """Scripts written for upstream pass --all-cells (and --sleep between batches)."""
+    db, conf = database
+    gone = [_instance(db, deleted_at=OLD) for _ in range(2)]
+    code, out, err = run('manage', '--config-file', conf, 'db', 'archive_deleted_rows',
+                         '--all-cells', '--until-complete', '--max_rows', '1',
+                         '--sleep', '1', '--verbose')
+    assert code == 1, err
+    assert 'Number of Rows Archived' in out
+    for uuid in gone:
+        assert _count(db, 'shadow_instances', uuid=uuid) == 1
+    code, _out, err = run('manage', '--config-file', conf, 'db', 'archive_deleted_rows',
+                          '--sleep', '-1')
+    assert code == 2 and '--sleep' in err and 'Traceback' not in err
+    code, out, err = run('manage', '--config-file', conf, 'db', 'purge', '--all',
+                         '--all-cells', '--verbose')
+    assert code == 0, err
+    assert 'Deleted 2 rows from shadow_instances' in out
+    assert run('manage', '--config-file', conf, 'db', 'purge', '--all-cells', '--all')[0] == 3
+
+
 def test_image_property_show_and_set(database):
     db, conf = database
     uuid = _instance(db, system_metadata={'image_hw_disk_bus': 'scsi'})
