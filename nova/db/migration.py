@@ -77,6 +77,10 @@ def db_sync_in_child(url):
 
 
 def db_version(engine):
-    from alembic import migration as alembic_migration
+    """The schema revision, read without alembic (whose import logs a line per plugin)."""
     with engine.connect() as conn:
-        return alembic_migration.MigrationContext.configure(conn).get_current_revision()
+        if not sa.inspect(conn).has_table('alembic_version'):
+            return None
+        current = sorted(row[0] for row in conn.execute(sa.text(
+            'SELECT version_num FROM alembic_version')))
+    return ', '.join(current) or None

@@ -167,6 +167,15 @@ def test_archive_and_purge_take_upstreams_all_cells_and_sleep(database):
     assert run('manage', '--config-file', conf, 'db', 'purge', '--all-cells', '--all')[0] == 3
 
 
+def test_db_version_prints_only_the_revision(database):
+    """Scripts read the revision from standard output: nothing else is printed there."""
+    from nova.db import migration
+    _db, conf = database
+    code, out, err = run('manage', '--config-file', conf, 'db', 'version')
+    assert code == 0, err
+    assert out.splitlines() == sorted(migration.script_heads())
+
+
 def test_image_property_show_and_set(database):
     db, conf = database
     uuid = _instance(db, system_metadata={'image_hw_disk_bus': 'scsi'})
