@@ -176,6 +176,15 @@ def test_db_version_prints_only_the_revision(database):
     assert out.splitlines() == sorted(migration.script_heads())
 
 
+def test_db_sync_logs_the_upgrades_only(tmp_path):
+    conf = tmp_path / 'nova.conf'
+    conf.write_text('[database]\nconnection = sqlite:///%s\n' % (tmp_path / 'nova.sqlite'))
+    code, out, err = run('manage', '--config-file', str(conf), 'db', 'sync')
+    assert code == 0, err
+    assert 'Running upgrade' in out and 'Database at revision' in out
+    assert 'setup plugin' not in out + err
+
+
 def test_image_property_show_and_set(database):
     db, conf = database
     uuid = _instance(db, system_metadata={'image_hw_disk_bus': 'scsi'})
