@@ -104,6 +104,12 @@ def _one_line(exc):
         return str(exc)
     from sqlalchemy import exc as sa_exc
     # oslo.db gives up with the driver's own error when max_retries is small.
+    # A database that does not exist (PostgreSQL, MySQL), or an SQLite file
+    # whose directory is missing, is a DBNonExistentDatabase, not a
+    # connection error.
+    if isinstance(exc, db_exc.DBNonExistentDatabase):
+        return 'cannot open the database ([database] connection): %s' % (
+            str(exc).splitlines()[0][:200])
     if isinstance(exc, (db_exc.DBConnectionError, sa_exc.OperationalError,
                         sa_exc.InterfaceError)):
         return 'cannot connect to the database ([database] connection): %s' % (

@@ -2,6 +2,7 @@
 
 import datetime
 import sys
+import time
 
 from nova.db import archive
 
@@ -52,15 +53,17 @@ def archive_deleted_rows(conf, db):
             break
         if args.verbose:
             print('Archiving', '.' * sum(counts.values()), sep='')
+        if args.sleep:
+            time.sleep(args.sleep)
     if args.verbose:
         if total:
             _print_table(total, 'Number of Rows Archived')
         else:
             print('Nothing was archived.')
     if total and args.purge:
-        archive.purge_shadow_tables(db.engine)
         if args.verbose:
             print('Rows were archived, running purge...')
+        archive.purge_shadow_tables(db.engine)
     return ARCHIVE_SOME if total else ARCHIVE_NOTHING
 
 
@@ -87,6 +90,21 @@ def purge(conf, db):
     return PURGE_DONE
 
 
+def _seconds(value):
+    import argparse
+    seconds = int(value)
+    if seconds < 0:
+        raise argparse.ArgumentTypeError('must be 0 or more')
+    return seconds
+
+
+def _add_all_cells(parser):
+    # Upstream's scripts pass --all-cells; this service has one database,
+    # which is every cell there is, so the flag changes nothing.
+    parser.add_argument('--all-cells', dest='all_cells', action='store_true',
+                        help='Accepted as upstream: there is one database, every cell')
+
+
 def add_parsers(db_sub, run):
     """Register the sub-commands on ``nova-manage db``; ``run(func)`` opens the DB."""
     arch = db_sub.add_parser(
@@ -100,9 +118,13 @@ def add_parsers(db_sub, run):
                       help='Repeat batches until nothing is left to archive')
     arch.add_argument('--purge', action='store_true',
                       help='Purge the shadow tables after archiving')
+    arch.add_argument('--sleep', type=_seconds, default=0,
+                      help='Seconds to wait between batches with --until-complete')
+    _add_all_cells(arch)
     arch.set_defaults(func=run(archive_deleted_rows))
     prg = db_sub.add_parser('purge', help='Delete rows from the shadow tables')
     prg.add_argument('--before', help='Only rows of instances deleted before this date')
     prg.add_argument('--all', action='store_true', help='Every archived row')
     prg.add_argument('--verbose', action='store_true', help='Print what was deleted')
+    _add_all_cells(prg)
     prg.set_defaults(func=run(purge))

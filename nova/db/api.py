@@ -131,6 +131,19 @@ def _replace_oslo_sqlite_begin(engine):
     sa.event.listen(engine, 'begin', _sqlite_begin)
 
 
+# The [database] options that the engine honours, besides connection,
+# max_retries and retry_interval; nova.conf.database lists only these.
+ENGINE_OPTIONS = ('sqlite_synchronous', 'mysql_sql_mode', 'mysql_wsrep_sync_wait',
+                  'connection_recycle_time', 'max_pool_size', 'max_overflow',
+                  'pool_timeout', 'connection_debug', 'connection_trace',
+                  'connection_parameters')
+
+
+def engine_options_from_conf(conf):
+    """oslo.db create_engine arguments from the [database] options."""
+    return {name: getattr(conf.database, name) for name in ENGINE_OPTIONS}
+
+
 class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                aggregates.AggregatesMixin, quota_db.QuotaDBMixin,
                server_groups_db.ServerGroupsDBMixin, usage_db.UsageDBMixin,
@@ -139,14 +152,15 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
                host_scope.HostScopeMixin):
     """A handle on one database; every method is a single short transaction."""
 
-    def __init__(self, connection_url, max_retries=10, retry_interval=10):
+    def __init__(self, connection_url, max_retries=10, retry_interval=10, **engine_options):
         self.url = connection_url
         # thread_checkin (a sleep(0) on every connection check-in) exists for
         # eventlet; with OS threads it only hands the GIL away mid-request.
         self.engine = engines.create_engine(connection_url, max_retries=max_retries,
                                             retry_interval=retry_interval,
                                             thread_checkin=False,
-                                            _engine_target=_pooled_sqlite)
+                                            _engine_target=_pooled_sqlite,
+                                            **engine_options)
         if self.engine.dialect.name == 'sqlite':
             _replace_oslo_sqlite_begin(self.engine)
         self.writer = self.engine.execution_options(nova_write=True)
@@ -157,7 +171,8 @@ class Database(keypairs.KeyPairsMixin, flavor_access.FlavorAccessMixin,
         # [database] max_retries / retry_interval bound how long a service waits
         # for an unreachable database at start before it says so and exits.
         return cls(conf.database.connection, max_retries=conf.database.max_retries,
-                   retry_interval=conf.database.retry_interval)
+                   retry_interval=conf.database.retry_interval,
+                   **engine_options_from_conf(conf))
 
     def sync(self):
         migration.db_sync(self.engine)

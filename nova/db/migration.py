@@ -15,7 +15,17 @@ _ASSIGN = re.compile(r'^(revision|down_revision)\s*(?::[^=]+)?=\s*(.+)$', re.M)
 # alembic is imported on use: services that never migrate need not load it.
 
 
+def _quiet_plugins():
+    """Before alembic is imported: it logs a line per built-in plugin it sets up.
+
+    The upgrades it runs ("Running upgrade ...") stay at INFO.
+    """
+    import logging
+    logging.getLogger('alembic.runtime.plugins').setLevel(logging.WARNING)
+
+
 def _config(connection=None):
+    _quiet_plugins()
     from alembic.config import Config as AlembicConfig
     cfg = AlembicConfig(_INI)
     if connection is not None:
@@ -56,6 +66,7 @@ def db_sync(engine, version='heads'):
     """
     if version == 'heads' and at_heads(engine):
         return
+    _quiet_plugins()
     from alembic import command as alembic_command
     with engine.begin() as conn:
         alembic_command.upgrade(_config(conn), version)
@@ -77,6 +88,10 @@ def db_sync_in_child(url):
 
 
 def db_version(engine):
-    from alembic import migration as alembic_migration
+    """The schema revision, read without alembic (whose import logs a line per plugin)."""
     with engine.connect() as conn:
-        return alembic_migration.MigrationContext.configure(conn).get_current_revision()
+        if not sa.inspect(conn).has_table('alembic_version'):
+            return None
+        current = sorted(row[0] for row in conn.execute(sa.text(
+            'SELECT version_num FROM alembic_version')))
+    return ', '.join(current) or None

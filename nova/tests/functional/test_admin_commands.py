@@ -146,6 +146,45 @@ def test_purge(database):
     assert run('manage', '--config-file', conf, 'db', 'purge', '--all')[0] == 3
 
 
+def test_archive_and_purge_take_upstreams_all_cells_and_sleep(database):
+    """Scripts written for upstream pass --all-cells (and --sleep between batches)."""
+    db, conf = database
+    gone = [_instance(db, deleted_at=OLD) for _ in range(2)]
+    code, out, err = run('manage', '--config-file', conf, 'db', 'archive_deleted_rows',
+                         '--all-cells', '--until-complete', '--max_rows', '1',
+                         '--sleep', '1', '--verbose')
+    assert code == 1, err
+    assert 'Number of Rows Archived' in out
+    for uuid in gone:
+        assert _count(db, 'shadow_instances', uuid=uuid) == 1
+    code, _out, err = run('manage', '--config-file', conf, 'db', 'archive_deleted_rows',
+                          '--sleep', '-1')
+    assert code == 2 and '--sleep' in err and 'Traceback' not in err
+    code, out, err = run('manage', '--config-file', conf, 'db', 'purge', '--all',
+                         '--all-cells', '--verbose')
+    assert code == 0, err
+    assert 'Deleted 2 rows from shadow_instances' in out
+    assert run('manage', '--config-file', conf, 'db', 'purge', '--all-cells', '--all')[0] == 3
+
+
+def test_db_version_prints_only_the_revision(database):
+    """Scripts read the revision from standard output: nothing else is printed there."""
+    from nova.db import migration
+    _db, conf = database
+    code, out, err = run('manage', '--config-file', conf, 'db', 'version')
+    assert code == 0, err
+    assert out.splitlines() == sorted(migration.script_heads())
+
+
+def test_db_sync_logs_the_upgrades_only(tmp_path):
+    conf = tmp_path / 'nova.conf'
+    conf.write_text('[database]\nconnection = sqlite:///%s\n' % (tmp_path / 'nova.sqlite'))
+    code, out, err = run('manage', '--config-file', str(conf), 'db', 'sync')
+    assert code == 0, err
+    assert 'Running upgrade' in out and 'Database at revision' in out
+    assert 'setup plugin' not in out + err
+
+
 def test_image_property_show_and_set(database):
     db, conf = database
     uuid = _instance(db, system_metadata={'image_hw_disk_bus': 'scsi'})

@@ -13,14 +13,42 @@ BACKENDS = [pytest.param(services.PG_URL, id='postgresql', marks=pytest.mark.pos
             pytest.param(services.MYSQL_URL, id='mysql', marks=pytest.mark.mysql)]
 
 
+def _from_conf(url, **options):
+    """A Database built as the services build it, from [database] options."""
+    import nova.conf
+    conf = nova.conf.new_config([])
+    conf.set_override('connection', url, group='database')
+    for name, value in options.items():
+        conf.set_override(name, value, group='database')
+    return db_api.Database.from_conf(conf)
+
+
 @pytest.fixture(params=BACKENDS)
 def backend_db(request):
     services.require(request.param, request.node.callspec.id)
     with services.ThrowawayDatabase(request.param) as tmp:
-        database = db_api.Database(tmp.url)
+        database = _from_conf(tmp.url)
         database.sync()
         yield database
         database.dispose()
+
+
+@pytest.mark.parametrize('url', BACKENDS)
+def test_engine_honours_the_database_options(request, url):
+    """[database] max_pool_size, max_overflow and mysql_sql_mode reach the engine."""
+    services.require(url, request.node.callspec.id)
+    with services.ThrowawayDatabase(url) as tmp:
+        database = _from_conf(tmp.url, max_pool_size=3, max_overflow=2,
+                              mysql_sql_mode='ANSI_QUOTES')
+        try:
+            assert database.engine.pool.size() == 3
+            assert database.engine.pool._max_overflow == 2
+            if database.engine.dialect.name == 'mysql':
+                with database.engine.connect() as conn:
+                    mode = conn.exec_driver_sql('SELECT @@SESSION.sql_mode').scalar()
+                assert mode == 'ANSI_QUOTES'
+        finally:
+            database.dispose()
 
 
 def test_migrations_reach_head(backend_db):

@@ -34,9 +34,22 @@ def _assert_one_line(rc, err, *needles):
         assert needle in line[0], line[0]
 
 
-@pytest.mark.parametrize('command', ['nova-aio', 'nova-api', 'nova-conductor',
-                                     'nova-compute', 'nova-manage', 'nova-status',
-                                     'nova-novncproxy', 'nova-serialproxy'])
+def _console_scripts():
+    """Every console script setup.cfg installs, so that a new one is covered too."""
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(ROOT, 'setup.cfg'))
+    lines = cfg['entry_points']['console_scripts'].strip().splitlines()
+    return [line.split('=')[0].strip() for line in lines]
+
+
+def test_console_scripts_include_the_documented_ones():
+    assert {'nova-aio', 'nova-api', 'nova-conductor', 'nova-compute', 'nova-manage',
+            'nova-status', 'nova-novncproxy', 'nova-serialproxy',
+            'nova-spicehtml5proxy'} <= set(_console_scripts())
+
+
+@pytest.mark.parametrize('command', _console_scripts())
 def test_every_command_answers_version(command):
     from nova import version
     # The installed console script (setup.cfg entry point), not only the module.
@@ -112,3 +125,12 @@ def test_console_proxy_port_in_use_is_named(tmp_path, module, section):
                      % (tmp_path, section, section.split('\n')[1], port))
         rc, _out, err = _run(module, '--config-file', conf)
     _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port, 'Address already in use')
+
+
+def test_sqlite_database_in_missing_directory(tmp_path):
+    conf = _conf(tmp_path, '[database]\nconnection = sqlite:///%s/missing/nova.sqlite\n'
+                 % tmp_path)
+    rc, out, err = _run('manage', '--config-file', conf, 'db', 'sync')
+    assert 'Traceback' not in out, out
+    _assert_one_line(rc, err, 'cannot open the database ([database] connection)',
+                     'unable to open database file')

@@ -51,6 +51,11 @@ def test_namespace_option_alone_works(tmp_path):
     ('[notifications]\nno_such_option = 1\n', 1),
     # Removed because nothing read them.
     ('[libvirt]\nimages_type = qcow2\n', 1),
+    # oslo.db's options that the engine honours are in the sample; the
+    # others (slave connection, its API wrapper's retries) are not.
+    ('[database]\nmax_pool_size = 10\nmysql_sql_mode = TRADITIONAL\n', 0),
+    ('[database]\nslave_connection = sqlite://\n', 1),
+    ('[database]\ndb_max_retries = 3\n', 1),
 ])
 def test_validator(tmp_path, body, code):
     path = tmp_path / 'nova.conf'
@@ -84,3 +89,11 @@ def test_every_service_option_is_read_somewhere():
     # Read through the upstream-name table in nova/conf/quota.py.
     unread.remove('quota.injected_file_path_length')
     assert unread == []
+
+
+def test_sample_lists_the_database_options_the_engine_reads():
+    from nova.conf import database
+    from nova.db import api as db_api
+    listed = {opt.name for opt in database.list_opts()['database']}
+    assert listed == {'connection', 'max_retries', 'retry_interval', *db_api.ENGINE_OPTIONS}
+    assert set(database.HONOURED) == listed
