@@ -56,6 +56,9 @@ def test_namespace_option_alone_works(tmp_path):
     ('[database]\nmax_pool_size = 10\nmysql_sql_mode = TRADITIONAL\n', 0),
     ('[database]\nslave_connection = sqlite://\n', 1),
     ('[database]\ndb_max_retries = 3\n', 1),
+    # The Kafka driver's dependency is not installed: its options do nothing.
+    ('[oslo_messaging_kafka]\nproducer_batch_size = 16\n', 1),
+    ('[oslo_messaging_rabbit]\nheartbeat_timeout_threshold = 30\n', 0),
 ])
 def test_validator(tmp_path, body, code):
     path = tmp_path / 'nova.conf'
