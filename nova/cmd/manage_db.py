@@ -1,5 +1,6 @@
 """nova-manage db archive_deleted_rows and db purge: move and drop deleted instances."""
 
+import argparse
 import datetime
 import sys
 import time
@@ -91,7 +92,6 @@ def purge(conf, db):
 
 
 def _seconds(value):
-    import argparse
     seconds = int(value)
     if seconds < 0:
         raise argparse.ArgumentTypeError('must be 0 or more')
