@@ -3,7 +3,7 @@
 import sys
 
 from nova import exception
-from nova.compute import vm_states as vs
+from nova import vm_states as vs
 from nova.image import sysmeta
 from nova.objects import image_meta
 

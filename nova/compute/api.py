@@ -5,7 +5,8 @@ import logging
 
 from oslo_utils import strutils, timeutils, uuidutils
 
-from nova import exception, quota
+from nova import exception, quota, trusted_certs
+from nova import vm_states as vs
 from nova.compute import (
     api_actions,
     api_admin,
@@ -29,9 +30,7 @@ from nova.compute import (
     host_rules,
     image_props,
     personality,
-    trusted_certs,
 )
-from nova.compute import vm_states as vs
 from nova.compute.request_values import (  # shared with the API's mixins
     generate_password,
     hint_lists,

@@ -5,8 +5,8 @@ import collections
 from oslo_utils import units
 
 from nova import exception, failpoint
+from nova import vm_states as vs
 from nova.compute import block_device, request_values, server_requests
-from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
 ActionSpec = collections.namedtuple('ActionSpec', 'name vm_states task_states new_task')
@@ -160,7 +160,7 @@ class ServerActionsMixin:
         self.check_locked(context, instance)
         check_state(instance, SPECS['rebuild'])
         image_id = request_values.image_id_from_ref(request.image_ref)
-        from nova.compute import trusted_certs
+        from nova import trusted_certs
         cert_ids = trusted_certs.of(instance)
         if request.trusted_certs is not server_requests.UNSET:
             # 2.63: new ids replace the server's; null resets to the defaults (or none).

@@ -3,7 +3,7 @@
 from oslo_utils import timeutils
 
 from nova import exception
-from nova.compute import vm_states as vs
+from nova import vm_states as vs
 from nova.objects import instance as instance_obj
 
 RESET_STATES = {'active': vs.ACTIVE, 'error': vs.ERROR}

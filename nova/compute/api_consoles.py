@@ -1,7 +1,7 @@
 """Remote consoles in the compute API: ask the host where the console is, issue a token."""
 
 from nova import exception
-from nova.compute import vm_states as vs
+from nova import vm_states as vs
 from nova.console import tokens
 from nova.objects import instance as instance_obj
 

@@ -10,8 +10,8 @@ on a refusal; from 2.34 it answers 202 and fails afterwards.
 """
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import api_actions, api_resize
-from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
 ACTION = 'live-migration'

@@ -1,8 +1,8 @@
 """changePassword and os-server-password in the compute API (the guest agent does the work)."""
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import api_actions
-from nova.compute import vm_states as vs
 
 UPDATING_PASSWORD = 'updating_password'
 CHANGE_PASSWORD = api_actions.ActionSpec('changePassword', (vs.ACTIVE,), (None,),

@@ -1,8 +1,8 @@
 """Resize, confirm/revert and cold migrate in the compute API: upstream's checks, then a cast."""
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import api_actions
-from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
 RESIZE_PREP = 'resize_prep'

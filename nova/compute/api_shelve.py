@@ -3,8 +3,8 @@
 import logging
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import api_actions, block_device
-from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)

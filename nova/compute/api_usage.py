@@ -5,7 +5,7 @@ import datetime
 
 from oslo_utils import timeutils
 
-from nova.compute import vm_states as vs
+from nova import vm_states as vs
 
 
 def hours_for(instance, start, stop):

@@ -6,7 +6,8 @@ import oslo_messaging as messaging
 from oslo_concurrency import lockutils
 from oslo_utils import timeutils
 
-from nova import exception, failpoint
+from nova import exception, failpoint, power_state
+from nova import vm_states as vs
 from nova.compute import (
     actions,
     manager_admin,
@@ -23,11 +24,9 @@ from nova.compute import (
     manager_volume_snapshots,
     manager_volumes,
     personality,
-    power_state,
 )
 from nova.compute import manager_lifecycle as lifecycle
 from nova.compute import resources as usage
-from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 

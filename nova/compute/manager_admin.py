@@ -6,9 +6,9 @@ import logging
 from oslo_utils import timeutils
 
 from nova import context as nova_context
-from nova import exception
-from nova.compute import actions, power_state
-from nova.compute import vm_states as vs
+from nova import exception, power_state
+from nova import vm_states as vs
+from nova.compute import actions
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ import tempfile
 from oslo_utils import timeutils
 
 from nova import exception, failpoint
+from nova import vm_states as vs
 from nova.compute import actions, personality
-from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 

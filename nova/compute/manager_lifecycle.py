@@ -9,9 +9,9 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
+from nova import power_state as ps
+from nova import vm_states as vs
 from nova.compute import actions, retry_queue
-from nova.compute import power_state as ps
-from nova.compute import vm_states as vs
 
 LOG = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ import json
 import logging
 
 from nova import exception, failpoint
+from nova import vm_states as vs
 from nova.compute import actions
 from nova.compute import resources as usage
-from nova.compute import vm_states as vs
 from nova.compute.manager_resize import OLD_VM_STATE, crosses_hosts, flavor_values
 
 LOG = logging.getLogger(__name__)

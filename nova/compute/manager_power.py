@@ -4,8 +4,8 @@ import collections
 import logging
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import actions
-from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 
 LOG = logging.getLogger(__name__)

@@ -7,10 +7,9 @@ import time
 from oslo_utils import timeutils
 
 from nova import context as nova_context
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
+from nova import vm_states as vs
 from nova.compute import reconcile_decide as decide
-from nova.compute import vm_states as vs
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)

@@ -8,8 +8,8 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception, failpoint
+from nova import vm_states as vs
 from nova.compute import actions, block_device
-from nova.compute import vm_states as vs
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj

@@ -7,9 +7,9 @@ from oslo_utils import timeutils
 
 from nova import context as nova_context
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import actions
 from nova.compute import resources as usage
-from nova.compute import vm_states as vs
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
 

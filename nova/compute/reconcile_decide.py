@@ -1,6 +1,6 @@
 """Crash reconciliation decisions: pure functions from recorded state to a repair."""
 
-from nova.compute import vm_states as vs
+from nova import vm_states as vs
 
 SNAPSHOT_TASKS = ('image_snapshot', 'image_pending_upload', 'image_uploading',
                   vs.IMAGE_BACKUP)

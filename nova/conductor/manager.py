@@ -5,8 +5,8 @@ import logging
 import oslo_messaging as messaging
 
 from nova import exception, failpoint
+from nova import vm_states as vs
 from nova.compute import actions
-from nova.compute import vm_states as vs
 from nova.conductor import (
     compute_db,
     manager_live_migrate,

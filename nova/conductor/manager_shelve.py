@@ -3,8 +3,8 @@
 import logging
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import actions
-from nova.compute import vm_states as vs
 
 LOG = logging.getLogger(__name__)
 

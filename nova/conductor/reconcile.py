@@ -5,8 +5,8 @@ import logging
 from oslo_utils import timeutils
 
 from nova import exception
+from nova import vm_states as vs
 from nova.compute import reconcile_decide as decide
-from nova.compute import vm_states as vs
 
 LOG = logging.getLogger(__name__)
 

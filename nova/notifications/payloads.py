@@ -4,8 +4,7 @@ import inspect
 import json
 import traceback as tb
 
-from nova import crypto
-from nova.compute import power_state
+from nova import crypto, power_state
 
 NAMESPACE = 'nova'
 

@@ -7,7 +7,7 @@ from nova import exception
 
 @dataclasses.dataclass(frozen=True)
 class InstanceInfo:
-    """What the hypervisor says about one guest (a nova.compute.power_state)."""
+    """What the hypervisor says about one guest (a nova.power_state)."""
 
     state: int
     internal_id: object = None

@@ -4,7 +4,7 @@ import functools
 
 from oslo_config import cfg
 
-from nova.compute import trusted_certs
+from nova import trusted_certs
 
 
 def verifier(conf, instance):

@@ -1,9 +1,9 @@
 """Handlers of /servers/{id}/metadata and /servers/{id}/metadata/{key}."""
 
+from nova import vm_states as vs
 from nova.api import validation, wsgi
 from nova.api.schemas import server_metadata as schemas
 from nova.compute import api_actions
-from nova.compute import vm_states as vs
 from nova.policies import server_actions as policies
 
 _SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,

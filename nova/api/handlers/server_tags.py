@@ -1,10 +1,10 @@
 """Handlers of /servers/{id}/tags (microversion 2.26)."""
 
+from nova import vm_states as vs
 from nova.api import validation, wsgi
 from nova.api.schemas import server_tags as schemas
 from nova.api.schemas import types
 from nova.compute import api_actions
-from nova.compute import vm_states as vs
 from nova.policies import server_actions as policies
 
 _SPEC = api_actions.ActionSpec('update tags', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED, vs.STOPPED,

@@ -5,13 +5,13 @@ import re
 from oslo_utils import strutils
 
 from nova import exception
+from nova import vm_states as vs
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views
 from nova.compute import server_requests
-from nova.compute import vm_states as vs
 from nova.policies import servers as policies
 
 # Keys of the full view that the pre-2.75 update response does not carry.

@@ -6,9 +6,9 @@ import json
 
 from oslo_utils import timeutils
 
+from nova import trusted_certs
 from nova.api import microversion as mv
 from nova.api.views import common
-from nova.compute import trusted_certs
 from nova.image import sysmeta
 from nova.policies import servers as policies
 

@@ -5,7 +5,7 @@ import time
 
 import libvirt
 
-from nova.compute import power_state
+from nova import power_state
 from nova.virt.libvirt import config as vconfig
 
 _STATE_NAMES = {

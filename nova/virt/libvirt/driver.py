@@ -7,8 +7,7 @@ import shutil
 import threading
 import time
 
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
 from nova.virt import configdrive, driver, image_verification
 from nova.virt.libvirt import (
     blockinfo,

@@ -5,7 +5,7 @@ import threading
 
 import libvirt
 
-from nova.compute import power_state
+from nova import power_state
 
 LOG = logging.getLogger(__name__)
 

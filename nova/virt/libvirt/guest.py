@@ -2,8 +2,7 @@
 
 import libvirt
 
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
 
 # libvirt's virDomainState -> Nova power state.  A guest that is blocked on
 # I/O or in the middle of shutting down is still running as far as users

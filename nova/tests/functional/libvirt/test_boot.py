@@ -5,8 +5,7 @@ import time
 
 import pytest
 
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.virt.libvirt import driver as libvirt_driver

@@ -8,8 +8,7 @@ import libvirt
 import pytest
 from lxml import etree
 
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg, kernelguest
 from nova.tests.fixtures import libvirt as fx

@@ -6,9 +6,9 @@ import time
 import pytest
 from oslo_concurrency import lockutils
 
+from nova import power_state as ps
+from nova import vm_states as vs
 from nova.compute import manager_lifecycle as ml
-from nova.compute import power_state as ps
-from nova.compute import vm_states as vs
 
 NOW = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc)
 

@@ -6,8 +6,7 @@ import subprocess
 
 import pytest
 
-from nova import exception
-from nova.compute import power_state
+from nova import exception, power_state
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx

@@ -3,7 +3,7 @@
 import libvirt
 import pytest
 
-from nova.compute import power_state as ps
+from nova import power_state as ps
 from nova.virt.libvirt import driver_lifecycle as dl
 from nova.virt.libvirt import events
 
