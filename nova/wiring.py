@@ -82,7 +82,8 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
     image_api = glance.GlanceClient(conf)
     host = host or conf.host
     driver = libvirt_driver.LibvirtDriver(
-        conf, image_api.download, instances_path=instances_path,
+        conf, image_api.download, image_authorizer=image_api.show,
+        instances_path=instances_path,
         nodename=None if host == conf.host else host, placement_lock=placement_lock,
         connection_uri=connection_uri)
     db = compute_db(conf, db, host=host)

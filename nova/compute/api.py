@@ -112,6 +112,24 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
             raise exception.Invalid(reason='Image %s is not active.' % image_id)
         return image
 
+    def check_boot_files(self, context, image):
+        """The kernel and ramdisk an image names must be images the caller may read.
+
+        An image (or a volume's image metadata) may name any image id as its
+        kernel or ramdisk; without this check another project's private image
+        would boot, read from the compute host's cache. 400, as upstream.
+        """
+        props = image.get('properties') or {}
+        for prop, what in (('kernel_id', 'Kernel'), ('ramdisk_id', 'Ramdisk')):
+            image_id = props.get(prop)
+            if not image_id:
+                continue
+            try:
+                self.image_api.show(context, image_id)
+            except exception.ImageNotFound:
+                raise exception.Invalid(reason='%s image %s could not be found.'
+                                        % (what, image_id))
+
     @staticmethod
     def _check_image_fits(image, flavor):
         gib = 1024 ** 3
@@ -195,6 +213,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
         bdms, root = block_device.normalize(request.block_device_mappings, image_ref, flavor)
         self._check_volumes(context, bdms, request.supports_multiattach)
         internal = self._boot_image(context, root, flavor)
+        self.check_boot_files(context, internal)
         image_ref = root['image_id'] if root['kind'] == 'image' else ''
         overrides = request.image_props_override or {}
         if overrides:

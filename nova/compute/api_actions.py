@@ -38,6 +38,13 @@ SPECS = {
     'unrescue': ActionSpec('unrescue', (vs.RESCUED,), (None,), vs.UNRESCUING),
 }
 
+# Actions after which the guest's console is on another port or host, or gone:
+# the server's console tokens are destroyed as the action starts (a freed port
+# goes to the next guest). The proxies also ask the host before relaying.
+CONSOLE_ENDING = frozenset(('stop', 'reboot_hard', 'suspend', 'rebuild', 'rescue', 'unrescue',
+                            'shelve', 'shelveOffload', 'migrate', 'resize', 'revertResize',
+                            'os-migrateLive'))
+
 
 def check_state(instance, spec):
     """409 with upstream's message when the instance is in the wrong state."""
@@ -76,6 +83,8 @@ class ServerActionsMixin:
             check_state(current, spec)
             raise
         self.db.action_start(context, instance['uuid'], spec.name)
+        if spec_key in CONSOLE_ENDING:
+            self.db.console_token_destroy_for_instance(instance['uuid'])
         return instance_obj.Instance.from_db(row)
 
     def power_action(self, context, instance, spec_key, **kwargs):
@@ -169,6 +178,7 @@ class ServerActionsMixin:
         if request.trusted_certs is not server_requests.UNSET:
             trusted_certs.check_image_backed(cert_ids, volume_backed, rebuild=True)
         image = self._get_image(context, image_id)
+        self.check_boot_files(context, glance.image_dict_to_internal(image))
         reimage = False
         # A volume-backed server keeps showing no image, as upstream's does.
         if volume_backed:

@@ -44,6 +44,7 @@ class AdminActionsMixin:
         """Power off and keep the server SOFT_DELETED until reclaimed or restored."""
         self.check_locked(context, instance)
         self.db.action_start(context, instance['uuid'], 'delete')
+        self.db.console_token_destroy_for_instance(instance['uuid'])
         row = self.db.instance_update(
             instance['uuid'], {'task_state': vs.SOFT_DELETING,
                                'deleted_at': timeutils.utcnow().replace(microsecond=0)})

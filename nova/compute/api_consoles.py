@@ -41,5 +41,12 @@ class ConsolesMixin:
         return url
 
     def console_token_show(self, context, token):
-        """The connection a valid token opens (admin view); InvalidToken otherwise."""
-        return tokens.validate(self.db, token)
+        """The connection a valid token opens (admin view); InvalidToken otherwise.
+
+        A native SPICE proxy relays to what this answers: a token whose
+        console moved or stopped is refused here as the proxies refuse it.
+        """
+        row = tokens.validate(self.db, token)
+        if not tokens.is_current(self.db, self.compute_rpcapi, row):
+            raise exception.InvalidToken(token='***')
+        return row

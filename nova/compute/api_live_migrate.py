@@ -97,6 +97,7 @@ class LiveMigrateMixin:
             self.db.migration_update(migration['id'], {'status': 'error'})
             raise
         self.db.action_start(context, instance['uuid'], ACTION)
+        self.db.console_token_destroy_for_instance(instance['uuid'])
         inst = instance_obj.Instance.from_db(row)
         if async_:
             self.conductor_api.live_migrate_instance(context, inst, migration['id'], host)

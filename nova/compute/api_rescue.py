@@ -51,6 +51,7 @@ class RescueMixin:
             raise InstanceNotRescuable(instance_id=instance['uuid'],
                                        reason='Cannot rescue a volume-backed instance')
         image = self._rescue_image(context, instance, rescue_image_ref)
+        self.check_boot_files(context, image)
         if overrides:
             image = image_props.effective_image(
                 image, image_props.validate_overrides(self.conf, overrides))

@@ -163,6 +163,8 @@ class ConsoleProxyHandler(http.server.BaseHTTPRequestHandler):
             LOG.info('%s console refused: invalid or expired token',
                      self.server.console_type)
             return self._refuse(403)
+        if self.server.is_current is not None and not self.server.is_current(row):
+            return self._refuse(403)
         try:
             target = socket.create_connection((row['host'], row['port']), timeout=10)
         except OSError as exc:
@@ -261,8 +263,10 @@ class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
     allow_reuse_address = True
     request_queue_size = 64
 
-    def __init__(self, address, db, console_type, allowed_origins=()):
+    def __init__(self, address, db, console_type, allowed_origins=(), is_current=None):
         self.db = db
+        # is_current(row): the instance's host still has that console there.
+        self.is_current = is_current
         self.console_type = console_type
         self.allowed_origins = tuple(allowed_origins)
         if ':' in address[0]:
@@ -283,9 +287,9 @@ class ConsoleProxyServer(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.server_close()
 
 
-def serve_in_thread(db, console_type, host, port, allowed_origins=()):
+def serve_in_thread(db, console_type, host, port, allowed_origins=(), is_current=None):
     """Start a proxy; returns (server, thread). ``port`` 0 picks a free port."""
-    server = ConsoleProxyServer((host, port), db, console_type, allowed_origins)
+    server = ConsoleProxyServer((host, port), db, console_type, allowed_origins, is_current)
     thread = threading.Thread(target=server.serve_forever, daemon=True,
                               name='%s-proxy' % console_type)
     thread.start()

@@ -1,9 +1,11 @@
 """Start the console proxies that configuration enables (own processes or nova-aio)."""
 
 import collections
+import functools
 import logging
 
-from nova.console import proxy
+from nova.compute import rpcapi as rpcapi_mod
+from nova.console import proxy, tokens
 
 LOG = logging.getLogger(__name__)
 
@@ -19,13 +21,19 @@ PROXIES = {
 }
 
 
-def start_proxy(conf, db, console_type):
-    """The websocket proxy of ``console_type``, serving in a thread."""
+def start_proxy(conf, db, console_type, compute_rpcapi=None):
+    """The websocket proxy of ``console_type``, serving in a thread.
+
+    Before relaying, it asks the instance's compute host (``compute_rpcapi``)
+    whether the token's port is still that instance's console.
+    """
     spec = PROXIES[console_type]
     group = conf[spec.group]
     host, port = group[spec.host], group[spec.port]
-    server, _thread = proxy.serve_in_thread(db, console_type, host, port,
-                                            conf.console.allowed_origins)
+    rpcapi = compute_rpcapi or rpcapi_mod.ComputeAPI(conf)
+    server, _thread = proxy.serve_in_thread(
+        db, console_type, host, port, conf.console.allowed_origins,
+        is_current=functools.partial(tokens.is_current, db, rpcapi))
     if port == 0:
         # A free port was picked: the URLs handed out must name it.
         conf.set_override(spec.base_url, proxy.base_url_with_port(

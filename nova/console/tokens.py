@@ -1,11 +1,17 @@
 """Console auth tokens: issued by the compute API, checked by the console proxies."""
 
 import hashlib
+import logging
 import time
 
+import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
+from nova import context as nova_context
 from nova import exception
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
 
 # console type -> the proxy of this service that serves it (spice-direct: none,
 # a native SPICE proxy elsewhere looks its tokens up through the API)
@@ -54,3 +60,37 @@ def validate(db, token, console_type=None, now=None):
         # Never echo the token back: logs and error pages would leak it.
         raise exception.InvalidToken(token='***')
     return row
+
+
+def is_current(db, compute_rpcapi, row):
+    """Whether a token's host and port are still its instance's console.
+
+    libvirt hands a freed port to the next guest, so a token kept past a
+    stop, rescue, rebuild or move would open another guest's console. The
+    instance's compute host is asked where the console is now (as upstream's
+    validate_console_port); a token that no longer matches is destroyed.
+    """
+    try:
+        instance = db.instance_get(row['instance_uuid'])
+    except exception.InstanceNotFound:
+        instance = None
+    current = None
+    if instance is not None and instance['host']:
+        try:
+            current = compute_rpcapi.get_console_connect_info(
+                nova_context.get_admin_context(), instance_obj.Instance.from_db(instance),
+                instance['host'], row['console_type'])
+        except (exception.NovaException, messaging.MessagingException) as exc:
+            LOG.info('console of %s not confirmed by its host: %s', row['instance_uuid'], exc)
+    if current is not None and _same_console(current, row):
+        return True
+    LOG.info('%s console token of %s refused: the console moved or stopped',
+             row['console_type'], row['instance_uuid'])
+    db.console_token_destroy(row['token_hash'])
+    return False
+
+
+def _same_console(current, row):
+    tls_port = current.get('tls_port')
+    return (str(current['host']) == row['host'] and int(current['port']) == row['port']
+            and (int(tls_port) if tls_port is not None else None) == row['tls_port'])

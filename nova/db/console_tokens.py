@@ -22,6 +22,11 @@ class ConsoleTokensMixin:
         with self.engine.connect() as conn:
             return self._one(conn, TOKENS, *where)
 
+    def console_token_destroy(self, token_hash):
+        with self.writer.begin() as conn:
+            return conn.execute(TOKENS.delete().where(
+                TOKENS.c.token_hash == token_hash)).rowcount
+
     def console_token_destroy_expired(self, now):
         with self.writer.begin() as conn:
             return conn.execute(TOKENS.delete().where(TOKENS.c.expires <= now)).rowcount

@@ -7,6 +7,7 @@ import urllib.request
 import libvirt
 import pytest
 
+from nova import exception
 from nova.console import tokens
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
@@ -315,3 +316,85 @@ def test_responses_match_tempest_schemas(cloud, server):
     status, _h, body = cloud.request('GET', '/os-console-auth-tokens/' + token,
                                      version='2.99', token=ADMIN)
     check(v2_99.console_auth_tokens, status, body)
+
+
+@pytest.fixture(scope='module')
+def public_image(cloud, tmp_path_factory):
+    path = tmp_path_factory.mktemp('public') / 'echo.img'
+    return cloud.upload_image(write_echo_image(str(path), 'ECHO-GUEST\r\n'), token=ADMIN,
+                              visibility='public')
+
+
+def _boot_as(cloud, token, name, image):
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': name, 'flavorRef': '1', 'imageRef': image, 'networks': 'none'}},
+        version='2.37', token=token)
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'], token=token)
+    return sid
+
+
+def _refused(url):
+    ws = WebSocketClient(url)
+    try:
+        return ws.status == 403
+    finally:
+        ws.close()
+
+
+def test_a_console_token_ends_with_its_console(cloud, public_image):
+    """A stopped guest's VNC port goes to the next guest: its tokens open nothing."""
+    from nova.virt.libvirt import consoles
+    alice, bob = 'ua:pa', 'ub:pb'
+    mine = _boot_as(cloud, alice, 'alice', public_image)
+    url = remote_console(cloud, mine, 'vnc', 'novnc', token=alice)
+    token = _token(url)
+    row = dict(tokens.validate(cloud.db, token))
+    rfb_handshake(url)
+    assert cloud.request('POST', '/servers/%s/action' % mine, {'os-stop': None},
+                         token=alice)[0] == 202
+    cloud.wait_for_status(mine, ['SHUTOFF'], token=alice)
+    # Destroyed with the stop.
+    assert _refused(url)
+    assert cloud.request('GET', '/os-console-auth-tokens/' + token, version='2.31',
+                         token=ADMIN)[0] == 404
+    # A token kept past the stop (the same details, as if never revoked): the
+    # proxy asks alice's host, which has no console for her any more.
+    kept, kept_url = tokens.issue(cloud.db, 600, mine, 'novnc', row,
+                                  cloud.conf.vnc.novncproxy_base_url)
+    theirs = _boot_as(cloud, bob, 'bob', public_image)
+    # libvirt usually hands bob's guest alice's old port; refused either way.
+    reused = consoles.vnc_port(fx.live_xml(theirs)) == row['port']
+    assert _refused(kept_url), reused
+    with pytest.raises(exception.InvalidToken):
+        tokens.validate(cloud.db, kept)
+    _kept, kept_url = tokens.issue(cloud.db, 600, mine, 'novnc', row,
+                                   cloud.conf.vnc.novncproxy_base_url)
+    status, _h, _b = cloud.request('GET', '/os-console-auth-tokens/' + _kept,
+                                   version='2.31', token=ADMIN)
+    assert status == 404
+    # Bob's own console works.
+    rfb_handshake(remote_console(cloud, theirs, 'vnc', 'novnc', token=bob))
+    for sid in (mine, theirs):
+        cloud.request('DELETE', '/servers/' + sid, token=ADMIN)
+    for sid in (mine, theirs):
+        cloud.wait_for_status(sid, ['DELETED'], token=ADMIN)
+
+
+@pytest.mark.parametrize('action,body,settled', [
+    ('rescue', {'rescue': {}}, 'RESCUE'),
+    ('reboot', {'reboot': {'type': 'HARD'}}, 'ACTIVE'),
+])
+def test_tokens_are_revoked_when_the_console_moves(cloud, public_image, action, body,
+                                                  settled):
+    sid = _boot_as(cloud, 'uc:pc', action, public_image)
+    url = remote_console(cloud, sid, 'vnc', 'novnc', token='uc:pc')
+    rfb_handshake(url)
+    assert cloud.request('POST', '/servers/%s/action' % sid, body,
+                         token='uc:pc')[0] in (200, 202)
+    cloud.wait_for_status(sid, [settled], token='uc:pc')
+    assert _refused(url)
+    rfb_handshake(remote_console(cloud, sid, 'vnc', 'novnc', token='uc:pc'))
+    cloud.request('DELETE', '/servers/' + sid, token=ADMIN)
+    cloud.wait_for_status(sid, ['DELETED'], token=ADMIN)

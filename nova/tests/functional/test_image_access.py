@@ -2,6 +2,7 @@
 
 import pytest
 
+from nova import exception
 from nova.tests.functional import fixtures
 
 V = '2.100'
@@ -165,3 +166,63 @@ def test_snapshot_belongs_to_the_servers_project(cloud, b_server):
     assert (image['owner'], image['visibility']) == ('pb', 'private')
     assert cloud.request('GET', '/v2/images/' + image_id, token=A,
                          url=cloud.image_url)[0] == 404
+
+
+@pytest.fixture(scope='module')
+def a_boot_files(cloud):
+    """A's private kernel and ramdisk, booted once by A so the host has cached them."""
+    disk = fixtures.tiny_disk(cloud.conf.state_path + '/bootfile.img')
+    kernel = cloud.upload_image(disk, name='a-kernel', disk_format='aki',
+                                container_format='aki', token=A, visibility='private')
+    ramdisk = cloud.upload_image(disk, name='a-ramdisk', disk_format='ari',
+                                 container_format='ari', token=A, visibility='private')
+    own = cloud.upload_image(disk, name='a-ami', token=A, visibility='private',
+                             kernel_id=kernel, ramdisk_id=ramdisk)
+    status, _h, body = boot(cloud, A, own)
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+    cloud.request('DELETE', '/servers/' + sid, token=ADMIN)
+    cloud.wait_for_status(sid, ['DELETED'], token=ADMIN)
+    return kernel, ramdisk
+
+
+@pytest.mark.parametrize('prop,what', [('kernel_id', 'Kernel'), ('ramdisk_id', 'Ramdisk')])
+def test_an_image_cannot_name_another_projects_kernel_or_ramdisk(cloud, a_boot_files,
+                                                                  b_server, prop, what):
+    kernel, ramdisk = a_boot_files
+    named = kernel if prop == 'kernel_id' else ramdisk
+    disk = fixtures.tiny_disk(cloud.conf.state_path + '/b.img')
+    props = {'kernel_id': kernel if prop == 'kernel_id' else None, prop: named}
+    props = {k: v for k, v in props.items() if v}
+    b_image = cloud.upload_image(disk, name='b-ami', token=B, visibility='private', **props)
+    before = len(instances_of(cloud, 'pb'))
+    status, _h, body = boot(cloud, B, b_image)
+    assert_image_not_found(status, body, named, what=what + ' image')
+    assert len(instances_of(cloud, 'pb')) == before
+    # Nor through a rebuild or a rescue with that image.
+    for action in ({'rebuild': {'imageRef': b_image}},
+                   {'rescue': {'rescue_image_ref': b_image}}):
+        status, _h, body = cloud.request('POST', '/servers/%s/action' % b_server, action,
+                                         version=V, token=B)
+        assert_image_not_found(status, body, named, what=what + ' image')
+    shown = cloud.request('GET', '/servers/' + b_server, version=V, token=B)[2]['server']
+    assert (shown['status'], shown['image']['id']) == ('ACTIVE', cloud.public)
+    # The owner still boots with them.
+    own = cloud.upload_image(disk, name='a-ami-2', token=A, visibility='private', **props)
+    status, _h, body = boot(cloud, A, own)
+    assert status == 202, body
+    cloud.wait_for_status(body['server']['id'], ['ACTIVE'], token=ADMIN)
+    cloud.request('DELETE', '/servers/' + body['server']['id'], token=ADMIN)
+
+
+def test_the_host_cache_refuses_another_projects_cached_kernel(cloud, a_boot_files):
+    """Past the API (a host asked directly), the cached copy is still checked."""
+    from nova import context as nova_context
+    kernel, _ramdisk = a_boot_files
+    cache = next(svc.manager.driver for svc in cloud.aio.services
+                 if svc.binary == 'nova-compute').image_cache
+    assert cache.get(nova_context.RequestContext(user_id='ua', project_id='pa', auth_token=A),
+                     kernel).path == cache.path_for(kernel)
+    with pytest.raises(exception.ImageNotFound):
+        cache.get(nova_context.RequestContext(user_id='ub', project_id='pb', auth_token=B), kernel)

@@ -107,7 +107,9 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
 
     ``conf`` is a ConfigOpts with the [DEFAULT] paths and [libvirt] groups
     registered; ``image_fetcher(context, image_id, dest_path)`` writes an
-    image's bytes to a file.  ``host`` may be injected (tests).
+    image's bytes to a file; ``image_authorizer(context, image_id)`` raises
+    ImageNotFound when the caller may not read an image the host has cached.
+    ``host`` may be injected (tests).
     """
 
     capabilities = {
@@ -121,7 +123,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
         'supports_bfv_rescue': False,
     }
 
-    def __init__(self, conf, image_fetcher, host=None,
+    def __init__(self, conf, image_fetcher, host=None, image_authorizer=None,
                  soft_reboot_wait=120, shutdown_poll_interval=0.1,
                  instances_path=None, nodename=None, placement_lock=None,
                  connection_uri=None):
@@ -135,7 +137,8 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
         self.instances_path = instances_path or conf.instances_path
         self.nodename = nodename
         self.image_cache = imagebackend.ImageCache(
-            os.path.join(self.instances_path, '_base'), image_fetcher)
+            os.path.join(self.instances_path, '_base'), image_fetcher,
+            authorize=image_authorizer)
         self.soft_reboot_wait = soft_reboot_wait
         self.shutdown_poll_interval = shutdown_poll_interval
         self._settings = None

@@ -150,11 +150,15 @@ class ImageCache:
     ``fetcher(context, image_id, dest_path)`` writes the image bytes to
     ``dest_path``.  Downloads land in a unique temporary name and are
     renamed into place, so a concurrent process never sees half a file.
+    ``authorize(context, image_id)`` raises ImageNotFound when the caller may
+    not read the image: a cached file is shared by every project on the host,
+    so each use is checked against the caller, as the download would be.
     """
 
-    def __init__(self, base_dir, fetcher):
+    def __init__(self, base_dir, fetcher, authorize=None):
         self.base_dir = base_dir
         self._fetcher = fetcher
+        self._authorize = authorize
         self._known = {}
 
     def _lock_for(self, image_id):
@@ -174,16 +178,31 @@ class ImageCache:
         the cache; an exception leaves nothing cached.
         """
         path = self.path_for(image_id)
+        # Checked before the lock (no network call while holding it), and
+        # under it when the file appeared meanwhile.
+        checked = os.path.exists(path) and self._check_access(context, image_id)
         with self._lock_for(image_id):
-            cached = self._known.get(path)
-            if cached is not None and os.path.exists(path):
-                return cached
             if not os.path.exists(path):
                 self._fetch(context, image_id, path, disk_format, verify)
+            elif not checked:
+                self._check_access(context, image_id)
+            cached = self._known.get(path)
+            if cached is not None:
+                return cached
             info = qemu_img_info(path)
             cached = CachedImage(path, info['format'], info['virtual-size'])
             self._known[path] = cached
             return cached
+
+    def _check_access(self, context, image_id):
+        """True once the caller may read ``image_id``; ImageNotFound otherwise."""
+        if self._authorize is not None:
+            try:
+                self._authorize(context, image_id)
+            except exception.ImageNotFound:
+                LOG.info('Cached image %s refused: the caller may not read it', image_id)
+                raise
+        return True
 
     def _fetch(self, context, image_id, path, disk_format, verify=None):
         os.makedirs(self.base_dir, exist_ok=True)

@@ -48,6 +48,47 @@ def test_concurrent_gets_fetch_once(tmp_path, raw_image):
     assert fetch.calls == ['img-1']
 
 
+def _readers(allowed):
+    """An authorizer letting the projects in ``allowed`` read each image."""
+    calls = []
+
+    def authorize(context, image_id):
+        calls.append((context, image_id))
+        if context not in allowed.get(image_id, ()):
+            raise exception.ImageNotFound(image_id=image_id)
+    authorize.calls = calls
+    return authorize
+
+
+def test_cached_image_is_checked_against_each_caller(tmp_path, raw_image):
+    fetch = fx.file_fetcher({'bob-kernel': raw_image})
+    authorize = _readers({'bob-kernel': ('bob',)})
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fetch, authorize=authorize)
+    cache.get('bob', 'bob-kernel')            # fetched as bob: the download checks
+    assert fetch.calls == ['bob-kernel'] and authorize.calls == []
+    assert cache.get('bob', 'bob-kernel').path == cache.path_for('bob-kernel')
+    assert authorize.calls == [('bob', 'bob-kernel')]
+    with pytest.raises(exception.ImageNotFound):
+        cache.get('alice', 'bob-kernel')
+    assert authorize.calls[-1] == ('alice', 'bob-kernel')
+    # Nothing fetched again, and no copy made for alice.
+    dest = tmp_path / 'alice-kernel'
+    with pytest.raises(exception.ImageNotFound):
+        imagebackend.copy_from_cache('alice', cache, 'bob-kernel', str(dest))
+    assert not dest.exists() and fetch.calls == ['bob-kernel']
+
+
+def test_overlay_of_a_cached_image_is_refused_to_another_project(tmp_path, raw_image):
+    fetch = fx.file_fetcher({'bob-disk': raw_image})
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fetch,
+                                    authorize=_readers({'bob-disk': ('bob',)}))
+    imagebackend.create_root_disk('bob', cache, 'bob-disk', str(tmp_path / 'b.qcow2'), 0)
+    with pytest.raises(exception.ImageNotFound):
+        imagebackend.create_root_disk('alice', cache, 'bob-disk',
+                                      str(tmp_path / 'a.qcow2'), 0)
+    assert not (tmp_path / 'a.qcow2').exists()
+
+
 def test_qcow2_base_stays_qcow2(tmp_path, raw_image):
     src = str(tmp_path / 'src.qcow2')
     qemu_img('convert', '-f', 'raw', '-O', 'qcow2', raw_image, src)
