@@ -30,7 +30,7 @@ from nova.version import SERVICE_VERSION
 
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
-                  'tags': '[]', 'image_props_override': 'null'},
+                  'tags': '[]', 'image_props_override': 'null', 'network_info': '[]'},
     'flavors': {'extra_specs': '{}'},
     'compute_nodes': {'capabilities': 'null'},
 }

@@ -129,6 +129,8 @@ class Instance(BASE):
     system_metadata = Column(Text, nullable=False, default='{}')
     tags = Column(Text, nullable=False, default='[]')
     image_props_override = Column(Text)
+    # JSON list: the network info cache (one entry per port), upstream's format.
+    network_info = Column(Text)
     launched_at = Column(DateTime)
     terminated_at = Column(DateTime)
     created_at = Column(DateTime, nullable=False)

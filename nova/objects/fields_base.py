@@ -1,5 +1,6 @@
-"""Base field types for our versioned objects: strict booleans, UUIDs, enums."""
+"""Base field types for our versioned objects: strict booleans, UUIDs, enums, JSON lists."""
 
+import json
 import uuid
 
 from oslo_utils import strutils
@@ -46,6 +47,27 @@ class UUID(ovo_fields.UUID):
 
 class UUIDField(AutoTypedField):
     AUTO_TYPE = UUID()
+
+
+class JSONList(ovo_fields.FieldType):
+    """A list of JSON values (dicts, lists, strings, numbers) kept as it is.
+
+    For documents whose shape is another service's (a server's network
+    information, in upstream's network info cache format): they cross RPC
+    as plain JSON. A JSON text is accepted and decoded.
+    """
+
+    def coerce(self, obj, attr, value):
+        if isinstance(value, str):
+            value = json.loads(value)
+        if not isinstance(value, list):
+            raise ValueError('must be a list')
+        # A copy made of JSON types only: what cannot be serialised fails now.
+        return json.loads(json.dumps(value))
+
+
+class JSONListField(AutoTypedField):
+    AUTO_TYPE = JSONList()
 
 
 class BaseNovaEnum(ovo_fields.Enum):

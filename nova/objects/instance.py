@@ -1,8 +1,9 @@
 """Instance object: the server as it crosses RPC from API to conductor to compute."""
 
+from oslo_utils import versionutils
 from oslo_versionedobjects import fields
 
-from nova.objects import base
+from nova.objects import base, fields_base
 from nova.objects import flavor as flavor_obj
 
 # Columns copied one-to-one between the database row and the object.
@@ -43,6 +44,10 @@ _SIMPLE = {
     'system_metadata': fields.DictOfNullableStringsField(default={}),
     'tags': fields.ListOfStringsField(default=[]),
     'image_props_override': fields.DictOfStringsField(nullable=True),
+    # The server's ports as upstream's network info cache holds them: one
+    # dict per VIF (id, address, network with subnets and IPs, type, details,
+    # devname, active...). Written by the compute host, read by the views.
+    'network_info': fields_base.JSONListField(default=[]),
     'launched_at': fields.DateTimeField(nullable=True),
     'terminated_at': fields.DateTimeField(nullable=True),
     'created_at': fields.DateTimeField(nullable=True),
@@ -56,7 +61,8 @@ _SIMPLE = {
 class Instance(base.NovaObject):
     # Version 1.0: Initial version
     # Version 1.1: key_data
-    VERSION = '1.1'
+    # Version 1.2: network_info
+    VERSION = '1.2'
 
     fields = dict(_SIMPLE, flavor=fields.ObjectField('Flavor', nullable=True))
 
@@ -74,6 +80,11 @@ class Instance(base.NovaObject):
         obj.flavor = flavor_obj.Flavor.from_dict(flavor) if flavor else None
         obj.obj_reset_changes()
         return obj
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 2):
+            primitive.pop('network_info', None)
 
     def refresh_from(self, row):
         fresh = self.from_db(row)

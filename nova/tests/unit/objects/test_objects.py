@@ -18,7 +18,7 @@ OBJECT_DATA = {
     'Flavor': '1.0-45755fbc11bff55543331d20dd276d20',
     'ImageMeta': '1.0-e281f5c93088b8ef178c07dd0deee2d8',
     'ImageMetaProps': '1.0-07d8cdd4b07c879d976e97c12e699ed2',
-    'Instance': '1.1-6c74a634b560ec9a49e622455ffb7d67',
+    'Instance': '1.2-44ba82b96562604d32b964b6a725f4b8',
 }
 
 
@@ -47,3 +47,13 @@ def test_object_versions():
 
 def test_every_registered_object_is_pinned():
     assert set(OBJECT_DATA) == set(registered_classes())
+
+
+def test_instance_network_info_is_dropped_for_older_receivers():
+    from nova.objects import instance as instance_obj
+    registered_classes()
+    inst = instance_obj.Instance(uuid='6c1f3b2e-3f0b-4a59-9a53-0d2f9a7c1e11',
+                                 network_info=[{'id': 'p1', 'network': {'subnets': []}}])
+    assert inst.obj_to_primitive()['nova_object.data']['network_info'][0]['id'] == 'p1'
+    older = inst.obj_to_primitive(target_version='1.1')['nova_object.data']
+    assert 'network_info' not in older
