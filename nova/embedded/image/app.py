@@ -10,10 +10,14 @@ import webob.exc
 from nova.embedded.image import handlers as h
 from nova.embedded.image import listing, store
 from nova.embedded.image import members as m
+from nova.embedded.image import metadefs as md
+from nova.embedded.image import tags_and_info as ti
 
 LOG = logging.getLogger(__name__)
 
 _ID = r'(?P<image_id>[^/]+)'
+_NS = r'(?P<namespace>[^/]+)'
+_NAME = r'(?P<name>[^/]+)'
 ROUTES = (
     (r'/', {'GET': h.list_versions}),
     (r'/versions', {'GET': h.list_versions_explicit}),
@@ -30,6 +34,28 @@ ROUTES = (
     (r'/v2/images/' + _ID + '/members/(?P<member_id>[^/]+)',
      {'GET': m.show_member, 'PUT': m.update_member,
       'DELETE': m.delete_member}),
+    (r'/v2/images/' + _ID + '/tags/(?P<tag_value>[^/]+)',
+     {'PUT': ti.add_tag, 'DELETE': ti.delete_tag}),
+    (r'/v2/info/import', {'GET': ti.import_info}),
+    (r'/v2/info/stores', {'GET': ti.stores_info}),
+    (r'/v2/cache', {'GET': ti.cache, 'DELETE': ti.cache}),
+    (r'/v2/cache/' + _ID, {'PUT': ti.cache, 'DELETE': ti.cache}),
+    (r'/v2/metadefs/namespaces', {'GET': md.list_namespaces, 'POST': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS, {'GET': md.show_namespace, 'PUT': md.read_only,
+                                         'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/properties',
+     {'GET': md.list_properties, 'POST': md.read_only, 'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/properties/' + _NAME,
+     {'GET': md.show_property, 'PUT': md.read_only, 'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/objects',
+     {'GET': md.list_objects, 'POST': md.read_only, 'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/objects/' + _NAME,
+     {'GET': md.show_object, 'PUT': md.read_only, 'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/tags',
+     {'GET': md.list_tags, 'POST': md.read_only, 'DELETE': md.read_only}),
+    (r'/v2/metadefs/namespaces/' + _NS + '/resource_types',
+     {'GET': md.namespace_resource_types, 'POST': md.read_only}),
+    (r'/v2/metadefs/resource_types', {'GET': md.list_resource_types}),
 )
 # A trailing slash is tolerated everywhere, as Glance's router does.
 _COMPILED = tuple((re.compile('^' + path.rstrip('/') + '/?$'), methods)

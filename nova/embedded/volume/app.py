@@ -56,6 +56,7 @@ ROUTES = (
      {'GET': types.show_spec, 'PUT': types.update_spec,
       'DELETE': types.delete_spec}, mv.MIN_VERSION),
     ('/limits', {'GET': discovery.show_limits}, mv.MIN_VERSION),
+    ('/extensions', {'GET': discovery.list_extensions}, mv.MIN_VERSION),
     ('/os-quota-sets' + _ID % 'target_project', {'GET': discovery.show_quota_set},
      mv.MIN_VERSION),
     ('/os-quota-sets' + _ID % 'target_project' + '/defaults',

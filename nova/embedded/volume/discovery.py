@@ -1,4 +1,4 @@
-"""Handlers of the version documents (GET /, GET /v3/), limits and quota sets."""
+"""Handlers of the version documents (GET /, GET /v3/), extensions, limits and quota sets."""
 
 from nova.embedded.volume import views
 from nova.embedded.volume.common import json_response
@@ -58,3 +58,31 @@ def show_quota_set(api, req, target_project):
 def show_quota_defaults(api, req, target_project):
     return json_response({'quota_set': dict(
         {name: -1 for name in _usage(api, target_project)}, id=target_project)})
+
+
+# The Cinder API extensions whose attributes and actions this endpoint serves:
+# (alias, name, description).
+EXTENSIONS = (
+    ('os-vol-tenant-attr', 'VolumeTenantAttribute', "A volume's project as an attribute."),
+    ('os-vol-host-attr', 'VolumeHostAttribute', "A volume's host as an attribute."),
+    ('os-vol-mig-status-attr', 'VolumeMigStatusAttribute',
+     "A volume's migration status as an attribute."),
+    ('os-vol-image-meta', 'VolumeImageMetadata',
+     'The image metadata of a volume made from an image.'),
+    ('os-extended-snapshot-attributes', 'ExtendedSnapshotAttributes',
+     "A snapshot's progress and project as attributes."),
+    ('os-volume-actions', 'VolumeActions', 'Volume actions (attach, detach, extend...).'),
+    ('os-admin-actions', 'AdminActions', 'Administrator actions (reset status...).'),
+    ('os-snapshot-actions', 'SnapshotActions', 'Snapshot status updates.'),
+    ('os-types-manage', 'TypesManage', 'Volume type management.'),
+    ('os-types-extra-specs', 'TypesExtraSpecs', 'Volume type extra specs.'),
+    ('os-quota-sets', 'Quotas', 'Quota sets (read).'),
+)
+_UPDATED = '2026-01-01T00:00:00+00:00'
+
+
+def list_extensions(api, req):
+    """GET /v3/{project_id}/extensions, in Cinder's format."""
+    return json_response({'extensions': [
+        {'alias': alias, 'name': name, 'description': description, 'links': [],
+         'updated': _UPDATED} for alias, name, description in EXTENSIONS]})

@@ -157,3 +157,10 @@ def test_openstack_cli_multiattach_type_as_devstack_makes_it(server, images):
     assert shown['properties'] == {'multiattach': '<is> True'}
     volume = cli('volume', 'create', '--size', '1', '--type', 'multiattach', 'shared')
     assert volume['multiattach'] is True and volume['type'] == 'multiattach'
+
+
+def test_openstack_cli_lists_the_volume_extensions(server, images):
+    listed = json.loads(_cli(server, images, 'extension', 'list', '--volume', '-f', 'json'))
+    aliases = {row['Alias'] for row in listed}
+    assert {'os-vol-image-meta', 'os-volume-actions', 'os-vol-tenant-attr'} <= aliases
+    assert all(row['Name'] and row['Description'] for row in listed)
