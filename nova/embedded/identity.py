@@ -104,7 +104,13 @@ class IdentityStub:
         if parts == ['v3', 'auth', 'tokens'] and req.method == 'POST':
             return self._token(req, base)
         if req.method not in ('GET', 'HEAD'):
-            return _error(405, 'Method Not Allowed', 'Not served by this endpoint.')
+            # Under noauth2 every project and user exists once a token names
+            # it: there is nothing to create. Say where real ones come from.
+            return _error(405, 'Method Not Allowed',
+                          'This stand-in identity endpoint (noauth2) creates no projects, '
+                          'users or roles: every USER:PROJECT token names its own. Run the '
+                          'all-in-one with Keystone to manage them (doc/source/admin/'
+                          'keystone.rst).')
         if not parts:
             return _json({'versions': {'values': [_version(base)]}}, status=300)
         if parts == ['v3']:

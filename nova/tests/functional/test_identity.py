@@ -104,3 +104,17 @@ def test_admin_deleting_a_users_server_frees_the_users_volume(cloud):
     cloud.wait_for_status(sid, ['DELETED'])
     volume = _wait_volume(cloud, 'demo', vid, 'available')
     assert volume['attachments'] == []
+
+
+def test_the_stand_in_identity_creates_nothing_and_says_where_to_go(cloud):
+    identity = cloud.aio.urls['identity']
+    for path in ('/v3/projects', '/v3/users', '/v3/roles'):
+        status, _h, body = cloud.request('POST', path, {'project': {'name': 'p'}},
+                                         url=identity, token='admin:admin')
+        assert status == 405, body
+        assert 'creates no projects, users or roles' in body['error']['message']
+        assert 'Keystone' in body['error']['message']
+    # Every project exists as soon as it is named: an administrator sets its quota.
+    status, _h, body = cloud.request('PUT', '/os-quota-sets/anyproject',
+                                     {'quota_set': {'instances': 7}}, token='admin:admin')
+    assert (status, body['quota_set']['instances']) == (200, 7)
