@@ -7,7 +7,7 @@ def register_opts(conf):
     db_options.set_defaults(conf, connection='sqlite:///$state_path/nova.sqlite')
 
 
-# Read by nova.db.api (the engine); oslo.db's other options (slave and
+# Read by nova.db.store (the engine); oslo.db's other options (slave and
 # asyncio connections, the reconnect and db_*retry options of its API
 # wrapper, backend) are not used here, so the sample leaves them out.
 HONOURED = ('connection', 'max_retries', 'retry_interval', 'sqlite_synchronous',

@@ -1,24 +1,18 @@
-"""Host aggregates (hosts + metadata) and the admin side of services."""
+"""Host aggregates: their hosts, their metadata, and the zones it names."""
 
 import sqlalchemy as sa
-from oslo_utils import timeutils, uuidutils
+from oslo_utils import uuidutils
 
 from nova import exception
-from nova.db import models
+from nova.db import models, store
 
-AGGREGATES = models.Aggregate.__table__
-AGG_HOSTS = models.AggregateHost.__table__
-AGG_META = models.AggregateMetadata.__table__
-SERVICES = models.Service.__table__
-NODES = models.ComputeNode.__table__
+AGGREGATES = models.AggregateRecord.__table__
+AGG_HOSTS = models.AggregateHostRecord.__table__
+AGG_META = models.AggregateMetadataRecord.__table__
 
 
-def _now():
-    return timeutils.utcnow().replace(microsecond=0)
-
-
-class AggregatesMixin:
-    """Aggregates and service administration for ``Database``."""
+class AggregatesDB(store.DBStore):
+    """The aggregates, aggregate_hosts and aggregate_metadata tables."""
 
     def _aggregate_full(self, conn, row):
         agg = dict(row._mapping)
@@ -65,7 +59,7 @@ class AggregatesMixin:
                         AGGREGATES.c.name == name)).first():
                     raise exception.AggregateNameExists(aggregate_name=name)
                 conn.execute(AGGREGATES.update().where(AGGREGATES.c.id == row.id)
-                             .values(name=name, updated_at=_now()))
+                             .values(name=name, updated_at=store.now()))
             return self._aggregate_full(conn, self._aggregate_row(conn, row.id))
 
     def aggregate_destroy(self, aggregate_id):
@@ -103,7 +97,7 @@ class AggregatesMixin:
                     self._insert(conn, AGG_META, dict(aggregate_id=row.id, key=key,
                                                       value=str(value)))
             conn.execute(AGGREGATES.update().where(AGGREGATES.c.id == row.id)
-                         .values(updated_at=_now()))
+                         .values(updated_at=store.now()))
             return self._aggregate_full(conn, row)
 
     def host_zones(self):
@@ -116,38 +110,3 @@ class AggregatesMixin:
             for row in conn.execute(query):
                 zones.setdefault(row.host, row.value)
             return zones
-
-    # -- services --------------------------------------------------------------
-    def service_get(self, service_id):
-        """A service by integer id or uuid."""
-        col = SERVICES.c.uuid if uuidutils.is_uuid_like(str(service_id)) else SERVICES.c.id
-        if col is SERVICES.c.id and not str(service_id).isdigit():
-            raise exception.ServiceNotFound(service_id=service_id)
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(SERVICES).where(col == service_id)).first()
-        if row is None:
-            raise exception.ServiceNotFound(service_id=service_id)
-        return dict(row._mapping)
-
-    def service_update_by_id(self, service_id, values):
-        with self.writer.begin() as conn:
-            conn.execute(SERVICES.update().where(SERVICES.c.id == service_id)
-                         .values(updated_at=_now(), **values))
-            return dict(conn.execute(sa.select(SERVICES).where(
-                SERVICES.c.id == service_id)).first()._mapping)
-
-    def service_destroy(self, service_id):
-        """Drop a service; a compute service takes its node and aggregate membership."""
-        with self.writer.begin() as conn:
-            row = conn.execute(sa.select(SERVICES).where(SERVICES.c.id == service_id)).first()
-            if row is None:
-                raise exception.ServiceNotFound(service_id=service_id)
-            if row.binary == 'nova-compute':
-                conn.execute(NODES.delete().where(NODES.c.host == row.host))
-                conn.execute(AGG_HOSTS.delete().where(AGG_HOSTS.c.host == row.host))
-            conn.execute(SERVICES.delete().where(SERVICES.c.id == service_id))
-
-    def compute_nodes_get_all(self):
-        with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(NODES).order_by(NODES.c.id))
-            return [self._decode_node(r) for r in rows]

@@ -2,7 +2,7 @@
 
 import sqlalchemy as sa
 
-from nova.db import shadow
+from nova.db import models, shadow
 
 
 def _conditions(tables, uuids):
@@ -27,7 +27,7 @@ def archive_deleted_rows(engine, max_rows=1000, before=None):
     after it. One transaction: a failure moves nothing. Returns
     {table: rows moved} for tables that had any.
     """
-    main = {name: pair[0] for name, pair in shadow.TABLES.items()}
+    main = {name: pair[0] for name, pair in models.SHADOW_TABLES.items()}
     instances = main['instances']
     query = sa.select(instances.c.uuid).where(instances.c.deleted != 0)
     if before is not None:
@@ -39,7 +39,7 @@ def archive_deleted_rows(engine, max_rows=1000, before=None):
             return counts
         where = _conditions(main, uuids)
         for name in shadow.ARCHIVED:
-            table, shadow_table = shadow.TABLES[name]
+            table, shadow_table = models.SHADOW_TABLES[name]
             columns = [c.name for c in shadow_table.columns if c.name in table.c]
             conn.execute(shadow_table.insert().from_select(
                 columns, sa.select(*[table.c[c] for c in columns]).where(where[name])))
@@ -51,7 +51,7 @@ def archive_deleted_rows(engine, max_rows=1000, before=None):
 
 def purge_shadow_tables(engine, before=None):
     """Delete archived rows: all of them, or those of instances deleted before ``before``."""
-    shadows = {name: pair[1] for name, pair in shadow.TABLES.items()}
+    shadows = {name: pair[1] for name, pair in models.SHADOW_TABLES.items()}
     counts = {}
     with engine.begin() as conn:
         if before is None:

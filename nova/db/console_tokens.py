@@ -1,13 +1,12 @@
 """Console auth token rows: create, validate (unexpired) and purge."""
 
+from nova.db import models, store
 
-from nova.db import models
-
-TOKENS = models.ConsoleAuthToken.__table__
+TOKENS = models.ConsoleAuthTokenRecord.__table__
 
 
-class ConsoleTokensMixin:
-    """Console token access for ``Database`` (uses its engine and helpers)."""
+class ConsoleTokensDB(store.DBStore):
+    """The console_auth_tokens table."""
 
     def console_token_create(self, values):
         with self.writer.begin() as conn:

@@ -4,7 +4,7 @@ import json
 
 import sqlalchemy as sa
 
-from nova.db import migrations_db, models
+from nova.db import migrations_db, models, store
 
 _T = {t.name: t for t in models.BASE.metadata.sorted_tables}
 INSTANCES = _T['instances']
@@ -14,8 +14,8 @@ EVENTS = _T['instance_actions_events']
 MIGRATIONS = migrations_db.MIGRATIONS
 
 
-class HostScopeMixin:
-    """Mixed into nova.db.api.Database (needs ``self.engine``)."""
+class HostScopeDB(store.DBStore):
+    """Which instance, host and project a row belongs to (read-only)."""
 
     def instance_owner(self, uuid):
         """{'host', 'shelved_host', 'project_id'} of an instance (deleted ones too), or None."""

@@ -1,21 +1,24 @@
 """Instance faults, instance actions and their events."""
 
 import sqlalchemy as sa
-from oslo_utils import timeutils
 
-from nova.db import models
+from nova.db import models, store
 
-FAULTS = models.InstanceFault.__table__
-ACTIONS = models.InstanceAction.__table__
-EVENTS = models.InstanceActionEvent.__table__
-
-
-def _now():
-    return timeutils.utcnow().replace(microsecond=0)
+FAULTS = models.InstanceFaultRecord.__table__
+ACTIONS = models.InstanceActionRecord.__table__
+EVENTS = models.InstanceActionEventRecord.__table__
 
 
-class InstanceActionsMixin:
-    """Faults and the action log of instances; mixed into db.api.Database."""
+def action_values(context, instance_uuid, action):
+    """The instance_actions row that starts ``action`` on an instance for ``context``."""
+    return dict(instance_uuid=instance_uuid, action=action,
+                request_id=getattr(context, 'request_id', None),
+                user_id=getattr(context, 'user_id', None),
+                project_id=getattr(context, 'project_id', None), start_time=store.now())
+
+
+class InstanceActionsDB(store.DBStore):
+    """The instance_faults, instance_actions and instance_actions_events tables."""
 
     def fault_create(self, instance_uuid, code, message, details=None, host=None):
         with self.writer.begin() as conn:
@@ -35,20 +38,12 @@ class InstanceActionsMixin:
 
     def action_start(self, context, instance_uuid, action):
         with self.writer.begin() as conn:
-            return self._insert(conn, ACTIONS,
-                                self._action_values(context, instance_uuid, action))
-
-    @staticmethod
-    def _action_values(context, instance_uuid, action):
-        return dict(instance_uuid=instance_uuid, action=action,
-                    request_id=getattr(context, 'request_id', None),
-                    user_id=getattr(context, 'user_id', None),
-                    project_id=getattr(context, 'project_id', None), start_time=_now())
+            return self._insert(conn, ACTIONS, action_values(context, instance_uuid, action))
 
     def action_finish(self, action_id, message=None):
         with self.writer.begin() as conn:
             conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(
-                finish_time=_now(), updated_at=_now(), message=message))
+                finish_time=store.now(), updated_at=store.now(), message=message))
 
     def event_start(self, instance_uuid, request_id, event, host=None):
         with self.writer.begin() as conn:
@@ -58,17 +53,17 @@ class InstanceActionsMixin:
             if action is None:
                 return None
             return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
-                                                   host=host, start_time=_now()))
+                                                   host=host, start_time=store.now()))
 
     def event_finish(self, event_id, result, traceback=None, details=None):
         if event_id is None:
             return
         with self.writer.begin() as conn:
             conn.execute(EVENTS.update().where(EVENTS.c.id == event_id).values(
-                finish_time=_now(), result=result, traceback=traceback, details=details))
+                finish_time=store.now(), result=result, traceback=traceback, details=details))
             action_id = conn.execute(sa.select(EVENTS.c.action_id).where(
                 EVENTS.c.id == event_id)).scalar()
-            values = {'updated_at': _now(), 'finish_time': _now()}
+            values = {'updated_at': store.now(), 'finish_time': store.now()}
             if result == 'Error':
                 values['message'] = 'Error'
             conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(**values))

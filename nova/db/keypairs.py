@@ -3,13 +3,13 @@
 import sqlalchemy as sa
 
 from nova import exception
-from nova.db import models
+from nova.db import models, store
 
-KEY_PAIRS = models.KeyPair.__table__
+KEY_PAIRS = models.KeyPairRecord.__table__
 
 
-class KeyPairsMixin:
-    """Key pair access for ``Database`` (uses its engine and helpers)."""
+class KeyPairsDB(store.DBStore):
+    """The key_pairs table."""
 
     def key_pair_create(self, values):
         with self.writer.begin() as conn:

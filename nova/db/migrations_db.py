@@ -1,22 +1,18 @@
-"""Database access for the migrations table (resize, cold migrate), mixed into Database."""
+"""The migrations table (resize, cold and live migration): create, update, list."""
 
 import json
 
 import sqlalchemy as sa
-from oslo_utils import timeutils, uuidutils
+from oslo_utils import uuidutils
 
 from nova import exception
-from nova.db import models
+from nova.db import models, store
 
-MIGRATIONS = models.Migration.__table__
-_INSTANCES = models.Instance.__table__
+MIGRATIONS = models.MigrationRecord.__table__
+_INSTANCES = models.InstanceRecord.__table__
 # Statuses of a migration that is still under way (upstream's "in progress").
 IN_PROGRESS = ('queued', 'pre-migrating', 'migrating', 'post-migrating', 'finished',
                'confirming', 'reverting', 'running', 'preparing')
-
-
-def _now():
-    return timeutils.utcnow().replace(microsecond=0)
 
 
 def _decode(row):
@@ -26,7 +22,7 @@ def _decode(row):
     return values
 
 
-class MigrationsDBMixin:
+class MigrationsDB(store.DBStore):
     """Create, update and list migration rows; one short transaction each."""
 
     def migration_create(self, values):
@@ -35,7 +31,7 @@ class MigrationsDBMixin:
             if values.get(col) is not None and not isinstance(values[col], str):
                 values[col] = json.dumps(values[col])
         values.setdefault('uuid', uuidutils.generate_uuid())
-        values.setdefault('created_at', _now())
+        values.setdefault('created_at', store.now())
         with self.writer.begin() as conn:
             mid = conn.execute(MIGRATIONS.insert().values(**values)).inserted_primary_key[0]
             return _decode(conn.execute(sa.select(MIGRATIONS).where(
@@ -43,7 +39,7 @@ class MigrationsDBMixin:
 
     def migration_update(self, migration_id, values, expected_status=None):
         """Update one row; with ``expected_status`` only while the status is one of those."""
-        values = dict(values, updated_at=_now())
+        values = dict(values, updated_at=store.now())
         where = [MIGRATIONS.c.id == migration_id]
         if expected_status is not None:
             where.append(MIGRATIONS.c.status.in_(list(expected_status)))

@@ -14,10 +14,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import declarative_base
 
+from nova.db import shadow
+
 BASE = declarative_base()
 
 
-class Service(BASE):
+class ServiceRecord(BASE):
     __tablename__ = 'services'
     __table_args__ = (UniqueConstraint('host', 'binary', name='uniq_services0host0binary'),)
     id = Column(Integer, primary_key=True, autoincrement=True)
@@ -35,7 +37,7 @@ class Service(BASE):
     updated_at = Column(DateTime)
 
 
-class ComputeNode(BASE):
+class ComputeNodeRecord(BASE):
     """One hypervisor: capacity, usage and the ratios claims are checked against."""
 
     __tablename__ = 'compute_nodes'
@@ -61,7 +63,7 @@ class ComputeNode(BASE):
     updated_at = Column(DateTime)
 
 
-class Flavor(BASE):
+class FlavorRecord(BASE):
     __tablename__ = 'flavors'
     id = Column(Integer, primary_key=True, autoincrement=True)
     flavorid = Column(String(255), nullable=False, unique=True)
@@ -80,7 +82,7 @@ class Flavor(BASE):
     updated_at = Column(DateTime)
 
 
-class Instance(BASE):
+class InstanceRecord(BASE):
     """A server; small dict-like attributes are JSON text so a list is one query."""
 
     __tablename__ = 'instances'
@@ -139,7 +141,7 @@ class Instance(BASE):
     deleted = Column(Integer, nullable=False, default=0)
 
 
-class InstanceFault(BASE):
+class InstanceFaultRecord(BASE):
     __tablename__ = 'instance_faults'
     id = Column(Integer, primary_key=True, autoincrement=True)
     instance_uuid = Column(String(36), ForeignKey('instances.uuid'), nullable=False, index=True)
@@ -150,7 +152,7 @@ class InstanceFault(BASE):
     created_at = Column(DateTime, nullable=False)
 
 
-class InstanceAction(BASE):
+class InstanceActionRecord(BASE):
     __tablename__ = 'instance_actions'
     id = Column(Integer, primary_key=True, autoincrement=True)
     instance_uuid = Column(String(36), ForeignKey('instances.uuid'), nullable=False, index=True)
@@ -165,7 +167,7 @@ class InstanceAction(BASE):
     updated_at = Column(DateTime)
 
 
-class InstanceActionEvent(BASE):
+class InstanceActionEventRecord(BASE):
     __tablename__ = 'instance_actions_events'
     id = Column(Integer, primary_key=True, autoincrement=True)
     action_id = Column(Integer, ForeignKey('instance_actions.id'), nullable=False, index=True)
@@ -178,7 +180,7 @@ class InstanceActionEvent(BASE):
     finish_time = Column(DateTime)
 
 
-class BlockDeviceMapping(BASE):
+class BlockDeviceMappingRecord(BASE):
     __tablename__ = 'block_device_mapping'
     id = Column(Integer, primary_key=True, autoincrement=True)
     uuid = Column(String(36), nullable=False, unique=True)
@@ -203,7 +205,7 @@ class BlockDeviceMapping(BASE):
     updated_at = Column(DateTime)
 
 
-class KeyPair(BASE):
+class KeyPairRecord(BASE):
     """An SSH or x509 public key owned by one user; names are unique per user."""
 
     __tablename__ = 'key_pairs'
@@ -218,7 +220,7 @@ class KeyPair(BASE):
     updated_at = Column(DateTime)
 
 
-class FlavorProject(BASE):
+class FlavorProjectRecord(BASE):
     """A project allowed to use a private flavor."""
 
     __tablename__ = 'flavor_projects'
@@ -230,7 +232,7 @@ class FlavorProject(BASE):
     created_at = Column(DateTime)
 
 
-class Aggregate(BASE):
+class AggregateRecord(BASE):
     """A named group of hosts; availability_zone metadata makes it a zone."""
 
     __tablename__ = 'aggregates'
@@ -241,7 +243,7 @@ class Aggregate(BASE):
     updated_at = Column(DateTime)
 
 
-class AggregateHost(BASE):
+class AggregateHostRecord(BASE):
     __tablename__ = 'aggregate_hosts'
     __table_args__ = (UniqueConstraint('host', 'aggregate_id',
                                        name='uniq_aggregate_hosts0host0aggregate_id'),)
@@ -252,7 +254,7 @@ class AggregateHost(BASE):
     created_at = Column(DateTime)
 
 
-class AggregateMetadata(BASE):
+class AggregateMetadataRecord(BASE):
     __tablename__ = 'aggregate_metadata'
     __table_args__ = (UniqueConstraint('aggregate_id', 'key',
                                        name='uniq_aggregate_metadata0aggregate_id0key'),)
@@ -264,7 +266,7 @@ class AggregateMetadata(BASE):
     created_at = Column(DateTime)
 
 
-class Quota(BASE):
+class QuotaRecord(BASE):
     """A project's own limit for one resource (absent: the class default applies)."""
 
     __tablename__ = 'quotas'
@@ -278,7 +280,7 @@ class Quota(BASE):
     updated_at = Column(DateTime)
 
 
-class ProjectUserQuota(BASE):
+class ProjectUserQuotaRecord(BASE):
     """One user's limit inside a project (absent: the project's limit applies)."""
 
     __tablename__ = 'project_user_quotas'
@@ -293,7 +295,7 @@ class ProjectUserQuota(BASE):
     updated_at = Column(DateTime)
 
 
-class QuotaClass(BASE):
+class QuotaClassRecord(BASE):
     """A quota class's limit; the "default" class overrides the configured defaults."""
 
     __tablename__ = 'quota_classes'
@@ -307,14 +309,14 @@ class QuotaClass(BASE):
     updated_at = Column(DateTime)
 
 
-class QuotaLock(BASE):
+class QuotaLockRecord(BASE):
     """One row per project, locked (FOR UPDATE) while a quota check and its insert run."""
 
     __tablename__ = 'quota_locks'
     project_id = Column(String(255), primary_key=True)
 
 
-class InstanceGroup(BASE):
+class InstanceGroupRecord(BASE):
     """A server group; its policy and rules live in instance_group_policy."""
 
     __tablename__ = 'instance_groups'
@@ -328,7 +330,7 @@ class InstanceGroup(BASE):
     updated_at = Column(DateTime)
 
 
-class InstanceGroupPolicy(BASE):
+class InstanceGroupPolicyRecord(BASE):
     __tablename__ = 'instance_group_policy'
     id = Column(Integer, primary_key=True, autoincrement=True)
     group_id = Column(Integer, ForeignKey('instance_groups.id', ondelete='CASCADE'),
@@ -337,7 +339,7 @@ class InstanceGroupPolicy(BASE):
     rules = Column(Text)
 
 
-class InstanceGroupMember(BASE):
+class InstanceGroupMemberRecord(BASE):
     __tablename__ = 'instance_group_member'
     __table_args__ = (UniqueConstraint('group_id', 'instance_uuid',
                                        name='uniq_instance_group_member0group0instance'),)
@@ -348,7 +350,7 @@ class InstanceGroupMember(BASE):
     created_at = Column(DateTime)
 
 
-class ConsoleAuthToken(BASE):
+class ConsoleAuthTokenRecord(BASE):
     """A console URL's token (only its hash is kept), bound to one guest console."""
 
     __tablename__ = 'console_auth_tokens'
@@ -371,8 +373,7 @@ class ConsoleAuthToken(BASE):
     updated_at = Column(DateTime)
 
 
-
-class Migration(BASE):
+class MigrationRecord(BASE):
     """A resize or migration of one instance (upstream's migrations table, flavors inline)."""
 
     __tablename__ = 'migrations'
@@ -402,5 +403,6 @@ class Migration(BASE):
     deleted = Column(Integer, nullable=False, default=0)
 
 
-# The shadow_* tables are derived from the tables above (same columns).
-from nova.db import shadow  # noqa: E402,F401
+# {name: (table, its shadow_ table)} for the tables archived with a deleted
+# instance; the shadow tables join BASE.metadata, which the migrations build.
+SHADOW_TABLES = shadow.add_shadow_tables(BASE.metadata)

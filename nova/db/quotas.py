@@ -4,9 +4,8 @@ import contextlib
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
-from oslo_utils import timeutils
 
-from nova.db import models
+from nova.db import models, store
 
 _T = models.BASE.metadata.tables
 QUOTAS = _T['quotas']
@@ -14,10 +13,6 @@ USER_QUOTAS = _T['project_user_quotas']
 CLASSES = _T['quota_classes']
 LOCKS = _T['quota_locks']
 INSTANCES = _T['instances']
-
-
-def _now():
-    return timeutils.utcnow().replace(microsecond=0)
 
 
 def _scope(table, project_id=None, user_id=None, class_name=None):
@@ -31,8 +26,9 @@ def _scope(table, project_id=None, user_id=None, class_name=None):
     return where
 
 
-class QuotaDBMixin:
-    """Quota queries of ``Database``; methods taking ``conn`` join the caller's transaction."""
+class QuotasDB(store.DBStore):
+    """Quota limits, usage counts and locks; methods taking ``conn`` join the caller's
+    transaction."""
 
     @contextlib.contextmanager
     def _quota_conn(self, conn):
@@ -73,7 +69,7 @@ class QuotaDBMixin:
             try:
                 with self.writer.begin() as conn:
                     for resource, limit in values.items():
-                        now = _now()
+                        now = store.now()
                         if not conn.execute(table.update().where(
                                 *scope, table.c.resource == resource).values(
                                 hard_limit=limit, updated_at=now)).rowcount:

@@ -1,29 +1,25 @@
-"""Database access for server groups (instance groups), mixed into nova.db.api.Database."""
+"""Server groups (instance groups): their policy, rules and live members."""
 
 import json
 
 import sqlalchemy as sa
-from oslo_utils import timeutils, uuidutils
+from oslo_utils import uuidutils
 
 from nova import exception
-from nova.db import models
+from nova.db import models, store
 
-GROUPS = models.InstanceGroup.__table__
-POLICIES = models.InstanceGroupPolicy.__table__
-MEMBERS = models.InstanceGroupMember.__table__
-_INSTANCES = models.Instance.__table__
-
-
-def _now():
-    return timeutils.utcnow().replace(microsecond=0)
+GROUPS = models.InstanceGroupRecord.__table__
+POLICIES = models.InstanceGroupPolicyRecord.__table__
+MEMBERS = models.InstanceGroupMemberRecord.__table__
+_INSTANCES = models.InstanceRecord.__table__
 
 
-class ServerGroupsDBMixin:
+class ServerGroupsDB(store.DBStore):
     """Groups are returned as dicts with policy, rules and live members."""
 
     def server_group_create(self, values, policy, rules=None):
         values = dict(values, uuid=values.get('uuid') or uuidutils.generate_uuid(),
-                      created_at=_now())
+                      created_at=store.now())
         with self.writer.begin() as conn:
             group_id = conn.execute(GROUPS.insert().values(**values)).inserted_primary_key[0]
             conn.execute(POLICIES.insert().values(group_id=group_id, policy=policy,
@@ -93,7 +89,7 @@ class ServerGroupsDBMixin:
             for instance_uuid in instance_uuids:
                 conn.execute(MEMBERS.insert().values(group_id=group_id,
                                                      instance_uuid=instance_uuid,
-                                                     created_at=_now()))
+                                                     created_at=store.now()))
 
     def server_group_remove_instance(self, instance_uuid):
         with self.writer.begin() as conn:

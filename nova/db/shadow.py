@@ -2,8 +2,6 @@
 
 import sqlalchemy as sa
 
-from nova.db import models
-
 # The tables archived with a deleted instance, children before parents.
 ARCHIVED = ('instance_actions_events', 'instance_actions', 'instance_faults',
             'block_device_mapping', 'instances')
@@ -14,14 +12,20 @@ _INDEXES = {'instances': ('uuid', 'deleted_at'), 'instance_faults': ('instance_u
             'block_device_mapping': ('instance_uuid',)}
 
 
-def _shadow(table):
+def _shadow(metadata, table):
     # Same columns, no constraints: archived history is kept as it was, and
     # SQLite may hand a purged id out again, so ids are not unique here.
     columns = [sa.Column(c.name, c.type, nullable=True) for c in table.columns]
     indexes = [sa.Index('%s%s_%s_idx' % (PREFIX, table.name, col), col)
                for col in _INDEXES[table.name]]
-    return sa.Table(PREFIX + table.name, models.BASE.metadata, *columns, *indexes)
+    return sa.Table(PREFIX + table.name, metadata, *columns, *indexes)
 
 
-TABLES = {name: (models.BASE.metadata.tables[name], _shadow(models.BASE.metadata.tables[name]))
-          for name in ARCHIVED}
+def add_shadow_tables(metadata):
+    """Add a shadow table per archived table to ``metadata``.
+
+    Returns {name: (table, shadow table)}. The models call it with their
+    metadata, so this module needs nothing from them.
+    """
+    return {name: (metadata.tables[name], _shadow(metadata, metadata.tables[name]))
+            for name in ARCHIVED}

@@ -1,16 +1,16 @@
-"""Database access for usage reports (simple tenant usage), mixed into Database."""
+"""Instances that ran during a time window: what usage reports (simple tenant usage) add up."""
 
 import json
 
 import sqlalchemy as sa
 
 from nova import exception
-from nova.db import models
+from nova.db import models, store
 
-_INSTANCES = models.Instance.__table__
+_INSTANCES = models.InstanceRecord.__table__
 
 
-class UsageDBMixin:
+class UsageDB(store.DBStore):
     """Instances that ran during a window, deleted ones included."""
 
     def instances_active_in_window(self, begin, end, project_id=None, limit=None,

@@ -78,9 +78,7 @@ def _assert_no_import_cycles(top_level_only):
             if imported and imported != name:
                 deps.add(imported)
         graph[name] = deps
-    # models imports shadow last, so that the shadow tables join its metadata.
-    allowed = {frozenset({'nova.db.models', 'nova.db.shadow'})}
-    cycles = [c for c in _strongly_connected(graph) if len(c) > 1 and c not in allowed]
+    cycles = [c for c in _strongly_connected(graph) if len(c) > 1]
     assert cycles == []
 
 

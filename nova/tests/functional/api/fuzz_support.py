@@ -155,8 +155,8 @@ def row_counts(engine):
 
 def wait_quiet(engine, timeout=30):
     """Wait until no task or action event is in flight and the row counts hold still."""
-    table = models.Instance.__table__
-    events = models.InstanceActionEvent.__table__
+    table = models.InstanceRecord.__table__
+    events = models.InstanceActionEventRecord.__table__
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
