@@ -74,7 +74,7 @@ def wait_for_signal(on_stop, conf=None, ready=None):
     # on the announcement must not meet the default action (exit).
     if ready is not None:
         ready()
-    notifier = sd_notify.Notifier()
+    notifier = sd_notify.SystemdNotifier()
     notifier.ready()
     while not done.wait(0.5):
         if hup.is_set():

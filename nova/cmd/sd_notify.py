@@ -7,7 +7,7 @@ import socket
 LOG = logging.getLogger(__name__)
 
 
-class Notifier:
+class SystemdNotifier:
     """Talks to the socket systemd named in NOTIFY_SOCKET, if any.
 
     The variable is taken out of the environment, as sd_notify(3)'s
