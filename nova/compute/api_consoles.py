@@ -6,25 +6,30 @@ from nova.console import tokens
 from nova.objects import instance as instance_obj
 
 
-class ConsolesMixin:
-    """Mixed into compute.api.API."""
+class ConsolesAPI:
+    """Console URLs (a token per URL) and os-console-auth-tokens."""
+
+    def __init__(self, conf, db, compute_rpcapi):
+        self._conf = conf
+        self._db = db
+        self._compute_rpcapi = compute_rpcapi
 
     def _console_base_url(self, console_type):
         if console_type == 'novnc':
-            if not self.conf.vnc.enabled:
+            if not self._conf.vnc.enabled:
                 raise exception.ConsoleTypeUnavailable(console_type=console_type)
-            return self.conf.vnc.novncproxy_base_url
+            return self._conf.vnc.novncproxy_base_url
         if console_type == 'serial':
-            if not self.conf.serial_console.enabled:
+            if not self._conf.serial_console.enabled:
                 raise exception.ConsoleTypeUnavailable(console_type=console_type)
-            return self.conf.serial_console.base_url
+            return self._conf.serial_console.base_url
         if console_type in ('spice-html5', 'spice-direct'):
-            if not self.conf.spice.enabled:
+            if not self._conf.spice.enabled:
                 raise exception.ConsoleTypeUnavailable(console_type=console_type)
             # spice-direct: a native SPICE proxy outside this service answers the
             # URL; it learns the guest's host and port from the token (2.99).
-            return (self.conf.spice.html5proxy_base_url if console_type == 'spice-html5'
-                    else self.conf.spice.spice_direct_proxy_base_url)
+            return (self._conf.spice.html5proxy_base_url if console_type == 'spice-html5'
+                    else self._conf.spice.spice_direct_proxy_base_url)
         raise exception.ConsoleTypeUnavailable(console_type=console_type)
 
     def get_console_url(self, context, instance, console_type):
@@ -33,10 +38,10 @@ class ConsolesMixin:
         base_url = self._console_base_url(console_type)
         if not instance['host'] or instance['vm_state'] == vs.BUILDING:
             raise exception.InstanceNotReady(instance_id=instance['uuid'])
-        info = self.compute_rpcapi.get_console_connect_info(
+        info = self._compute_rpcapi.get_console_connect_info(
             context, instance_obj.Instance.from_db(instance), instance['host'],
             console_type)
-        _token, url = tokens.issue(self.db, self.conf.consoleauth.token_ttl,
+        _token, url = tokens.issue(self._db, self._conf.consoleauth.token_ttl,
                                    instance['uuid'], console_type, info, base_url)
         return url
 
@@ -46,7 +51,7 @@ class ConsolesMixin:
         A native SPICE proxy relays to what this answers: a token whose
         console moved or stopped is refused here as the proxies refuse it.
         """
-        row = tokens.validate(self.db, token)
-        if not tokens.is_current(self.db, self.compute_rpcapi, row):
+        row = tokens.validate(self._db, token)
+        if not tokens.is_current(self._db, self._compute_rpcapi, row):
             raise exception.InvalidToken(token='***')
         return row

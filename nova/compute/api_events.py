@@ -12,8 +12,12 @@ TAG_REQUIRED = ('volume-extended', 'power-update', 'accelerator-request-bound')
 _ACTIONS = {'volume-extended': 'extend_volume'}
 
 
-class ExternalEventsMixin:
-    """Mixed into compute.api.API; needs self.db and self.compute_rpcapi."""
+class ExternalEventsAPI:
+    """os-server-external-events: the events other services send about servers."""
+
+    def __init__(self, db, compute_rpcapi):
+        self._db = db
+        self._compute_rpcapi = compute_rpcapi
 
     def external_instance_events(self, context, events):
         """Answer each event with status/code as upstream and cast the accepted ones.
@@ -21,7 +25,7 @@ class ExternalEventsMixin:
         ``events`` are the request's dicts; returns (results, accepted count).
         """
         uuids = sorted({e['server_uuid'] for e in events})
-        rows = {r['uuid']: r for r in self.db.instance_get_all({'uuid': uuids})}
+        rows = {r['uuid']: r for r in self._db.instance_get_all({'uuid': uuids})}
         results, by_host = [], {}
         for event in events:
             result = dict(event)
@@ -43,7 +47,7 @@ class ExternalEventsMixin:
             for instance, accepted in instances.values():
                 for event in accepted:
                     if event['name'] in _ACTIONS:
-                        self.db.action_start(context, instance['uuid'], _ACTIONS[event['name']])
-                self.compute_rpcapi.external_instance_event(
+                        self._db.action_start(context, instance['uuid'], _ACTIONS[event['name']])
+                self._compute_rpcapi.external_instance_event(
                     context, instance_obj.Instance.from_db(instance), host, accepted)
         return results, sum(len(a) for i in by_host.values() for _r, a in i.values())

@@ -4,32 +4,35 @@ from nova import exception
 from nova.compute import extra_specs as extra_specs_mod
 
 
-class FlavorsMixin:
+class FlavorsAPI:
     """Flavors for the compute API; handlers have checked policy already."""
+
+    def __init__(self, db):
+        self._db = db
 
     def flavor_get(self, context, flavorid):
         """A flavor the caller may see: admins see all, others public or granted ones."""
-        flavor = self.db.flavor_get(flavorid)
+        flavor = self._db.flavor_get(flavorid)
         if not flavor['is_public'] and not context.is_admin and \
-                flavor['id'] not in self.db.flavor_projects_flavor_ids(context.project_id):
+                flavor['id'] not in self._db.flavor_projects_flavor_ids(context.project_id):
             raise exception.FlavorNotFound(flavor_id=flavorid)
         return flavor
 
     def flavor_list(self, context, is_public=True, **kwargs):
         if not context.is_admin:
             # Users see public flavors plus the private ones granted to their project.
-            return self.db.flavor_get_all(is_public=True, project_id=context.project_id,
-                                          **kwargs)
-        return self.db.flavor_get_all(is_public=is_public, **kwargs)
+            return self._db.flavor_get_all(is_public=True, project_id=context.project_id,
+                                           **kwargs)
+        return self._db.flavor_get_all(is_public=is_public, **kwargs)
 
     def flavor_create(self, context, values):
-        return self.db.flavor_create(values)
+        return self._db.flavor_create(values)
 
     def flavor_delete(self, context, flavorid):
-        self.db.flavor_destroy(flavorid)
+        self._db.flavor_destroy(flavorid)
 
     def flavor_update_description(self, context, flavorid, description):
-        return self.db.flavor_update(flavorid, {'description': description})
+        return self._db.flavor_update(flavorid, {'description': description})
 
     # -- extra specs -------------------------------------------------------------
     @staticmethod
@@ -53,26 +56,26 @@ class FlavorsMixin:
 
     def flavor_extra_specs_set(self, context, flavorid, specs, validate=False):
         specs = self._stringify_specs(specs, validate)
-        self.db.flavor_extra_specs_update(flavorid, specs)
+        self._db.flavor_extra_specs_update(flavorid, specs)
         return specs
 
     def flavor_extra_specs_delete(self, context, flavorid, key):
-        self.db.flavor_extra_specs_update(flavorid, {}, delete_key=key)
+        self._db.flavor_extra_specs_update(flavorid, {}, delete_key=key)
 
     # -- access --------------------------------------------------------------------
     def flavor_access_list(self, context, flavorid):
-        flavor = self.db.flavor_get(flavorid)
+        flavor = self._db.flavor_get(flavorid)
         if flavor['is_public']:
             raise exception.NotFound('Access list not available for public flavors.')
-        return self.db.flavor_access_get(flavorid)
+        return self._db.flavor_access_get(flavorid)
 
     def flavor_access_add(self, context, flavorid, project_id, refuse_public=True):
-        flavor = self.db.flavor_get(flavorid)
+        flavor = self._db.flavor_get(flavorid)
         if refuse_public and flavor['is_public']:
             raise exception.Conflict('Can not add access to a public flavor.')
-        self.db.flavor_access_add(flavorid, project_id)
-        return self.db.flavor_access_get(flavorid)
+        self._db.flavor_access_add(flavorid, project_id)
+        return self._db.flavor_access_get(flavorid)
 
     def flavor_access_remove(self, context, flavorid, project_id):
-        self.db.flavor_access_remove(flavorid, project_id)
-        return self.db.flavor_access_get(flavorid)
+        self._db.flavor_access_remove(flavorid, project_id)
+        return self._db.flavor_access_get(flavorid)

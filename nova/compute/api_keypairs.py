@@ -5,15 +5,19 @@ import json
 from nova import crypto, exception
 
 
-class KeypairsMixin:
+class KeypairsAPI:
     """os-keypairs for the compute API; ``user_id`` is already authorised."""
+
+    def __init__(self, db, quota):
+        self._db = db
+        self._quota = quota
 
     def _check_key_pairs_quota(self, context, user_id):
         # The key belongs to ``user_id`` (an admin may create one for another
         # user): that user's count against the caller's project limits.
         try:
-            self.quota.check_deltas(context, {'key_pairs': 1}, context.project_id,
-                                    user_id=user_id)
+            self._quota.check_deltas(context, {'key_pairs': 1}, context.project_id,
+                                     user_id=user_id)
         except exception.OverQuota:
             raise exception.KeypairLimitExceeded() from None
 
@@ -27,8 +31,8 @@ class KeypairsMixin:
             private_key, public_key, fingerprint = crypto.generate_x509(user_id)
         else:
             private_key, public_key, fingerprint = crypto.generate_ssh()
-        row = self.db.key_pair_create(dict(name=name, user_id=user_id, type=key_type,
-                                           public_key=public_key, fingerprint=fingerprint))
+        row = self._db.key_pair_create(dict(name=name, user_id=user_id, type=key_type,
+                                            public_key=public_key, fingerprint=fingerprint))
         return row, private_key
 
     def key_values(self, user_id, key_name):
@@ -36,7 +40,7 @@ class KeypairsMixin:
         if key_name is None:
             return {'key_name': None, 'key_data': None}
         try:
-            kp = self.db.key_pair_get(user_id, key_name)
+            kp = self._db.key_pair_get(user_id, key_name)
         except exception.KeypairNotFound:
             raise exception.Invalid(reason='Invalid key_name provided.')
         # The guest is given the key as it is now; deleting the pair later
@@ -46,10 +50,10 @@ class KeypairsMixin:
                                         'public_key': kp['public_key']})}
 
     def keypair_get(self, context, user_id, name):
-        return self.db.key_pair_get(user_id, name)
+        return self._db.key_pair_get(user_id, name)
 
     def keypair_list(self, context, user_id, limit=None, marker=None):
-        return self.db.key_pair_get_all(user_id, limit=limit, marker=marker)
+        return self._db.key_pair_get_all(user_id, limit=limit, marker=marker)
 
     def keypair_delete(self, context, user_id, name):
-        self.db.key_pair_destroy(user_id, name)
+        self._db.key_pair_destroy(user_id, name)

@@ -10,8 +10,7 @@ on a refusal; from 2.34 it answers 202 and fails afterwards.
 """
 
 from nova import exception
-from nova import vm_states as vs
-from nova.compute import api_actions, api_resize
+from nova.compute import api_core, api_resize
 from nova.objects import instance as instance_obj
 
 ACTION = 'live-migration'
@@ -20,10 +19,6 @@ EVENT = 'conductor_live_migrate_instance'
 LIVE_RPC = '1.5'
 # Statuses of a live migration under way, as upstream's server migrations list them.
 IN_PROGRESS = ('queued', 'preparing', 'running', 'post-migrating')
-
-# Upstream's states: live migrate from ACTIVE or PAUSED, no task running.
-api_actions.SPECS['os-migrateLive'] = api_actions.ActionSpec(
-    'os-migrateLive', (vs.ACTIVE, vs.PAUSED), (None,), None)
 
 
 def failure_reason(instance, host, compute_hosts):
@@ -38,25 +33,30 @@ def failure_reason(instance, host, compute_hosts):
     return None
 
 
-class LiveMigrateMixin:
-    """Mixed into compute.api.API."""
+class LiveMigrateAPI:
+    """Live migration: the attempt, the migration under way, aborting or forcing its end."""
+
+    def __init__(self, db, conductor_api, compute_rpcapi):
+        self._db = db
+        self._conductor_api = conductor_api
+        self._compute_rpcapi = compute_rpcapi
 
     def live_migrate(self, context, instance, host=None, async_=True):
         """Check, record the failed attempt; raise (400) when not async_."""
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['os-migrateLive'])
-        if host is not None and self.db.compute_node_get(host) is None:
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['os-migrateLive'])
+        if host is not None and self._db.compute_node_get(host) is None:
             raise exception.Invalid(reason='Compute host %s could not be found.' % host)
-        hosts = [svc['host'] for svc in self.db.service_get_all(binary='nova-compute')]
+        hosts = [svc['host'] for svc in self._db.service_get_all(binary='nova-compute')]
         exc = failure_reason(instance, host, hosts)
         if exc is None:
             return self._live_migrate_to_another_host(context, instance, host, async_)
         migration = self._live_migration_record(context, instance, host, 'error')
-        self.db.action_start(context, instance['uuid'], ACTION)
+        self._db.action_start(context, instance['uuid'], ACTION)
         message = exc.format_message()
-        event_id = self.db.event_start(instance['uuid'], context.request_id, EVENT)
-        self.db.event_finish(event_id, 'Error', traceback=message)
-        self.db.fault_create(instance['uuid'], 500, message, details=message)
+        event_id = self._db.event_start(instance['uuid'], context.request_id, EVENT)
+        self._db.event_finish(event_id, 'Error', traceback=message)
+        self._db.fault_create(instance['uuid'], 500, message, details=message)
         if not async_:
             raise exception.Invalid(reason=message)
         return migration
@@ -65,7 +65,7 @@ class LiveMigrateMixin:
         """The migration row of this attempt (the flavor unchanged on both sides)."""
         flavor = instance['flavor']
         snapshot = api_resize.flavor_snapshot(flavor)
-        return self.db.migration_create({
+        return self._db.migration_create({
             'instance_uuid': instance['uuid'], 'status': status,
             'migration_type': 'live-migration', 'source_compute': instance['host'],
             'source_node': instance['node'], 'dest_compute': host,
@@ -75,8 +75,8 @@ class LiveMigrateMixin:
             'project_id': context.project_id})
 
     def _live_migrate_to_another_host(self, context, instance, host, async_):
-        for client, topic in ((self.conductor_api.client, 'conductor'),
-                              (self.compute_rpcapi.client, 'compute')):
+        for client, topic in ((self._conductor_api.client, 'conductor'),
+                              (self._compute_rpcapi.client, 'compute')):
             if not client.can_send_version(LIVE_RPC):
                 exc = exception.RPCVersionPinned(
                     what='Live migration', topic=topic, needed=LIVE_RPC,
@@ -84,33 +84,33 @@ class LiveMigrateMixin:
                 exc.code = 409
                 raise exc
         migration = self._live_migration_record(context, instance, host, 'accepted')
-        spec = api_actions.SPECS['os-migrateLive']
+        spec = api_core.SPECS['os-migrateLive']
         try:
-            row = self.db.instance_update(
+            row = self._db.instance_update(
                 instance['uuid'], {'task_state': 'migrating'}, expected_task_state=[None],
                 expected_vm_state=list(spec.vm_states))
         except exception.UnexpectedTaskStateError:
-            self.db.migration_update(migration['id'], {'status': 'error'})
-            api_actions.check_state(self.db.instance_get(instance['uuid']), spec)
+            self._db.migration_update(migration['id'], {'status': 'error'})
+            api_core.check_state(self._db.instance_get(instance['uuid']), spec)
             raise
         except Exception:
-            self.db.migration_update(migration['id'], {'status': 'error'})
+            self._db.migration_update(migration['id'], {'status': 'error'})
             raise
-        self.db.action_start(context, instance['uuid'], ACTION)
-        self.db.console_token_destroy_for_instance(instance['uuid'])
+        self._db.action_start(context, instance['uuid'], ACTION)
+        self._db.console_token_destroy_for_instance(instance['uuid'])
         inst = instance_obj.Instance.from_db(row)
         if async_:
-            self.conductor_api.live_migrate_instance(context, inst, migration['id'], host)
+            self._conductor_api.live_migrate_instance(context, inst, migration['id'], host)
             return migration
-        error = self.conductor_api.live_migrate_instance(context, inst, migration['id'], host,
-                                                         wait=True)
+        error = self._conductor_api.live_migrate_instance(context, inst, migration['id'], host,
+                                                          wait=True)
         if error:
             raise exception.Invalid(reason=error)
         return migration
 
     # -- /servers/{id}/migrations: the live migration under way -----------------------
     def live_migrations_in_progress(self, context, instance):
-        row = self.db.migration_get_by_instance_and_status(instance['uuid'], IN_PROGRESS)
+        row = self._db.migration_get_by_instance_and_status(instance['uuid'], IN_PROGRESS)
         if row is None or row['migration_type'] != 'live-migration':
             return []
         return [row]
@@ -125,10 +125,10 @@ class LiveMigrateMixin:
 
     def _own_migration(self, instance, migration_id, action, what, allowed):
         """The server's migration for ``what``: 404 unknown, 400 not live or wrong status."""
-        api_actions.check_state(instance, api_actions.ActionSpec(
+        api_core.check_state(instance, api_core.ActionSpec(
             action, None, ('migrating',), None))
         try:
-            row = self.db.migration_get(migration_id)
+            row = self._db.migration_get(migration_id)
         except exception.NotFound:
             row = None
         if row is None or row['instance_uuid'] != instance['uuid']:
@@ -151,25 +151,25 @@ class LiveMigrateMixin:
                                   'abort live migration', allowed)
         if row['status'] in ('queued', 'preparing'):
             try:
-                self.db.migration_update(migration_id, {'status': 'cancelled'},
-                                         expected_status=('queued', 'preparing'))
+                self._db.migration_update(migration_id, {'status': 'cancelled'},
+                                          expected_status=('queued', 'preparing'))
                 return
             except exception.Conflict:
-                row = self.db.migration_get(migration_id)
+                row = self._db.migration_get(migration_id)
                 if row['status'] != 'running':
                     raise exception.Invalid(
                         reason='Migration %s state of instance %s is %s. Cannot abort live '
                                'migration while the migration is in this state.'
                                % (migration_id, instance['uuid'], row['status'])) from None
-        self.db.action_start(context, instance['uuid'], 'live_migration_cancel')
-        self.compute_rpcapi.live_migration_abort(context, instance_obj.Instance.from_db(
+        self._db.action_start(context, instance['uuid'], 'live_migration_cancel')
+        self._compute_rpcapi.live_migration_abort(context, instance_obj.Instance.from_db(
             instance), row['source_compute'], migration_id)
 
     def live_migration_force_complete(self, context, instance, migration_id):
         """Pause the guest so that the move ends (2.22); it resumes on the destination."""
         row = self._own_migration(instance, migration_id, 'live_migrate_force_complete',
                                   'force complete', ('running',))
-        self.db.action_start(context, instance['uuid'], 'live_migration_force_complete')
-        self.compute_rpcapi.live_migration_force_complete(
+        self._db.action_start(context, instance['uuid'], 'live_migration_force_complete')
+        self._compute_rpcapi.live_migration_force_complete(
             context, instance_obj.Instance.from_db(instance), row['source_compute'],
             migration_id)

@@ -36,13 +36,17 @@ def _updated(image):
     return timeutils.normalize_time(timeutils.parse_isotime(stamp)) if stamp else None
 
 
-class ProxyMixin:
-    """Mixed into compute.api.API; needs self.image_api and self.volume_api."""
+class ProxyAPI:
+    """The image and volume service proxies (/images, /os-volumes, /os-snapshots)."""
+
+    def __init__(self, image_api, volume_api):
+        self._image_api = image_api
+        self._volume_api = volume_api
 
     # -- images -------------------------------------------------------------
     def proxy_image_list(self, context, filters, limit=None, marker=None):
         """Internal-form images the caller sees, filtered and paged as upstream."""
-        images = [glance.image_dict_to_internal(i) for i in self.image_api.list(context)]
+        images = [glance.image_dict_to_internal(i) for i in self._image_api.list(context)]
         images.sort(key=lambda i: (i.get('created_at') or '', i['id']), reverse=True)
         images = [i for i in images if _matches(i, filters)]
         if marker is not None:
@@ -53,14 +57,14 @@ class ProxyMixin:
         return images[:limit] if limit is not None else images
 
     def proxy_image_get(self, context, image_id):
-        return glance.image_dict_to_internal(self.image_api.show(context, image_id))
+        return glance.image_dict_to_internal(self._image_api.show(context, image_id))
 
     def proxy_image_delete(self, context, image_id):
-        self.image_api.delete(context, image_id)
+        self._image_api.delete(context, image_id)
 
     def proxy_image_url(self, context, image_id):
         try:
-            return '%s/images/%s' % (self.image_api.endpoint(context), image_id)
+            return '%s/images/%s' % (self._image_api.endpoint(context), image_id)
         except Exception:  # noqa: BLE001 - the alternate link is optional.
             return None
 
@@ -72,44 +76,44 @@ class ProxyMixin:
         if len(wanted) > MAX_IMAGE_METADATA:
             raise exception.Forbidden(message='Image metadata limit exceeded')
         remove = [k for k in current if k not in wanted]
-        updated = self.image_api.update(context, image_id, {'properties': wanted},
-                                        remove=remove)
+        updated = self._image_api.update(context, image_id, {'properties': wanted},
+                                         remove=remove)
         return glance.image_dict_to_internal(updated)['properties']
 
     def proxy_image_delete_metadata(self, context, image_id, key):
         image = self.proxy_image_get(context, image_id)
         if key not in image['properties']:
             raise exception.NotFound(message='Invalid metadata key')
-        self.image_api.update(context, image_id, {}, remove=[key])
+        self._image_api.update(context, image_id, {}, remove=[key])
 
     # -- volumes ------------------------------------------------------------
     def proxy_volume_list(self, context):
-        return self.volume_api.list(context)
+        return self._volume_api.list(context)
 
     def proxy_volume_get(self, context, volume_id):
-        return self.volume_api.get(context, volume_id)
+        return self._volume_api.get(context, volume_id)
 
     def proxy_volume_create(self, context, size, name=None, snapshot_id=None, volume_type=None,
                             description=None, metadata=None, availability_zone=None):
         if snapshot_id:
-            self.volume_api.get_snapshot(context, snapshot_id)
-        return self.volume_api.create(
+            self._volume_api.get_snapshot(context, snapshot_id)
+        return self._volume_api.create(
             context, size, name, snapshot_id=snapshot_id, volume_type=volume_type,
             description=description, metadata=metadata, availability_zone=availability_zone)
 
     def proxy_volume_delete(self, context, volume_id):
-        self.volume_api.delete(context, volume_id)
+        self._volume_api.delete(context, volume_id)
 
     def proxy_snapshot_list(self, context):
-        return self.volume_api.list_snapshots(context)
+        return self._volume_api.list_snapshots(context)
 
     def proxy_snapshot_get(self, context, snapshot_id):
-        return self.volume_api.get_snapshot(context, snapshot_id)
+        return self._volume_api.get_snapshot(context, snapshot_id)
 
     def proxy_snapshot_create(self, context, volume_id, name=None, description=None,
                               force=False):
-        return self.volume_api.create_snapshot(context, volume_id, name,
-                                               description=description, force=force)
+        return self._volume_api.create_snapshot(context, volume_id, name,
+                                                description=description, force=force)
 
     def proxy_snapshot_delete(self, context, snapshot_id):
-        self.volume_api.delete_snapshot(context, snapshot_id)
+        self._volume_api.delete_snapshot(context, snapshot_id)

@@ -1,7 +1,7 @@
 """Rescue in the compute API: every check happens before any state changes."""
 
 from nova import exception
-from nova.compute import api_actions, block_device, image_props, request_values
+from nova.compute import api_core, block_device, image_props, request_values
 from nova.image import glance, sysmeta
 from nova.objects import instance as instance_obj
 from nova.virt import rescue_rules
@@ -11,14 +11,22 @@ class InstanceNotRescuable(exception.Invalid):
     msg_fmt = "Instance %(instance_id)s cannot be rescued: %(reason)s"
 
 
-class RescueMixin:
-    """Mixed into compute.api.API."""
+class RescueAPI:
+    """Rescue and unrescue (stable-device rescue checked against the host's node record)."""
+
+    def __init__(self, conf, db, image_api, compute_rpcapi, core, boot_images):
+        self._conf = conf
+        self._db = db
+        self._image_api = image_api
+        self._compute_rpcapi = compute_rpcapi
+        self._core = core
+        self._boot_images = boot_images
 
     def _rescue_image(self, context, instance, rescue_image_ref):
         """Explicit image, else the base image, else the stored image metadata."""
         if rescue_image_ref:
             try:
-                image = self.image_api.show(context, rescue_image_ref)
+                image = self._image_api.show(context, rescue_image_ref)
             except exception.ImageNotFound:
                 raise exception.Invalid(reason='Rescue image %s could not be found.'
                                         % rescue_image_ref)
@@ -28,7 +36,7 @@ class RescueMixin:
             return glance.image_dict_to_internal(image)
         if instance['image_ref']:
             try:
-                image = self.image_api.show(context, instance['image_ref'])
+                image = self._image_api.show(context, instance['image_ref'])
                 if image.get('status') == 'active':
                     return glance.image_dict_to_internal(image)
             except exception.ImageNotFound:
@@ -43,18 +51,18 @@ class RescueMixin:
 
     def rescue(self, context, instance, rescue_image_ref=None, password=None,
                overrides=None, allow_volume_backed=False):
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['rescue'])
-        bdms = self.db.bdm_get_by_instance(instance['uuid'])
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['rescue'])
+        bdms = self._db.bdm_get_by_instance(instance['uuid'])
         volume_backed = block_device.is_volume_backed(bdms)
         if volume_backed and not allow_volume_backed:
             raise InstanceNotRescuable(instance_id=instance['uuid'],
                                        reason='Cannot rescue a volume-backed instance')
         image = self._rescue_image(context, instance, rescue_image_ref)
-        self.check_boot_files(context, image)
+        self._boot_images.check_boot_files(context, image)
         if overrides:
-            image = image_props.effective_image(
-                image, image_props.validate_overrides(self.conf, overrides))
+            # For this rescue only (2.106): checked and merged once, as at boot.
+            image = image_props.apply_checked(self._conf, image, overrides).image
         props = image.get('properties') or {}
         stable = bool(props.get('hw_rescue_bus') or props.get('hw_rescue_device'))
         if volume_backed and not stable:
@@ -65,11 +73,11 @@ class RescueMixin:
         inst = instance_obj.Instance.from_db(instance)
         if stable:
             self._check_stable_rescue(context, instance, inst, image, bdms, volume_backed)
-        if password is None and self.conf.api.enable_instance_password:
+        if password is None and self._conf.api.enable_instance_password:
             password = request_values.generate_password()
-        inst = self.begin_action(context, instance, 'rescue')
-        self.compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
-        return password if self.conf.api.enable_instance_password else None
+        inst = self._core.begin_action(context, instance, 'rescue')
+        self._compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
+        return password if self._conf.api.enable_instance_password else None
 
     def _check_stable_rescue(self, context, instance, inst, image, bdms, volume_backed):
         """Refuse (400) a stable-device rescue the instance's host cannot do.
@@ -81,11 +89,11 @@ class RescueMixin:
         the guest could have used up that bus's names, and otherwise the
         rescue itself refuses (a fault, the server back as it was).
         """
-        node = self.db.compute_node_get(inst.host) or {}
+        node = self._db.compute_node_get(inst.host) or {}
         caps = node.get('capabilities') or {}
         if not caps.get('virt_type'):
             # A host that reports nothing is asked, as before.
-            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            self._compute_rpcapi.validate_rescue(context, inst, inst.host, image)
             return
         own = sysmeta.sysmeta_to_image(instance['system_metadata'])['properties']
         machine = own.get('hw_machine_type') or caps.get('machine_type')
@@ -96,8 +104,8 @@ class RescueMixin:
         flavor = instance.get('flavor') or {}
         if rescue_rules.names_may_run_out(bus, rescue_rules.disk_count_bound(
                 bdms, flavor.get('ephemeral_gb'), flavor.get('swap'))):
-            self.compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            self._compute_rpcapi.validate_rescue(context, inst, inst.host, image)
 
     def unrescue(self, context, instance):
-        inst = self.begin_action(context, instance, 'unrescue')
-        self.compute_rpcapi.unrescue_instance(context, inst, inst.host)
+        inst = self._core.begin_action(context, instance, 'unrescue')
+        self._compute_rpcapi.unrescue_instance(context, inst, inst.host)

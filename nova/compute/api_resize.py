@@ -1,25 +1,12 @@
 """Resize, confirm/revert and cold migrate in the compute API: upstream's checks, then a cast."""
 
 from nova import exception
-from nova import vm_states as vs
-from nova.compute import api_actions
+from nova.compute import api_boot_image, api_core, personality
+from nova.image import sysmeta
 from nova.objects import instance as instance_obj
 
-RESIZE_PREP = 'resize_prep'
-RESIZE_REVERTING = 'resize_reverting'
 _FLAVOR_KEYS = ('id', 'flavorid', 'name', 'vcpus', 'memory_mb', 'root_gb', 'ephemeral_gb',
                 'swap', 'rxtx_factor', 'is_public', 'disabled', 'description', 'extra_specs')
-
-# Upstream's states: resize and migrate from ACTIVE or STOPPED, no task running.
-api_actions.SPECS.update({
-    'resize': api_actions.ActionSpec('resize', (vs.ACTIVE, vs.STOPPED), (None,),
-                                     RESIZE_PREP),
-    'migrate': api_actions.ActionSpec('migrate', (vs.ACTIVE, vs.STOPPED), (None,),
-                                      RESIZE_PREP),
-    'confirmResize': api_actions.ActionSpec('confirmResize', (vs.RESIZED,), (None,), None),
-    'revertResize': api_actions.ActionSpec('revertResize', (vs.RESIZED,), (None,),
-                                           RESIZE_REVERTING),
-})
 
 
 def flavor_snapshot(flavor):
@@ -27,26 +14,35 @@ def flavor_snapshot(flavor):
     return {k: flavor.get(k) for k in _FLAVOR_KEYS}
 
 
-class ResizeMixin:
-    """Mixed into compute.api.API."""
+class ResizeAPI:
+    """Resize (to another flavor), cold migration (to another host) and their ends."""
+
+    def __init__(self, conf, db, quota, conductor_api, compute_rpcapi, core, flavors):
+        self._conf = conf
+        self._db = db
+        self._quota = quota
+        self._conductor_api = conductor_api
+        self._compute_rpcapi = compute_rpcapi
+        self._core = core
+        self._flavors = flavors
 
     def resize(self, context, instance, flavor_id, disk_config=None):
         """Validate, record the migration, claim the task and cast prep_resize to the host.
 
         ``disk_config`` (OS-DCF:diskConfig, AUTO or MANUAL) becomes the server's, as upstream.
         """
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['resize'])
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['resize'])
         current = instance['flavor']
         try:
-            new = self.flavor_get(context, str(flavor_id))
+            new = self._flavors.flavor_get(context, str(flavor_id))
         except exception.FlavorNotFound:
             raise exception.Invalid(reason='Unable to locate requested flavor.')
         if new['disabled']:
             raise exception.Invalid(reason='Unable to locate requested flavor.')
         if new['flavorid'] == current['flavorid']:
             raise exception.Invalid(reason='When resizing, instances must change flavor!')
-        if not self.is_volume_backed(context, instance):
+        if not self._core.is_volume_backed(context, instance):
             if new['root_gb'] == 0 and current['root_gb'] != 0:
                 raise exception.Invalid(reason='Server disk was unable to be resized because: '
                                                'Resize to zero disk flavor is not allowed.')
@@ -56,12 +52,10 @@ class ResizeMixin:
                 raise exception.Invalid(reason='Resize error: Unable to resize disk down.')
         # The new flavor must agree with the server's image (NUMA, CPU topology...),
         # as at boot.
-        from nova.image import sysmeta
         image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
-        self.validate_image_for_flavor(new, image)
+        api_boot_image.check_flavor(new, image['properties'])
         extra = None
         if disk_config is not None:
-            from nova.compute import personality
             extra = {'system_metadata': dict(instance['system_metadata'] or {}, **{
                 personality.DISK_CONFIG_KEY: personality.disk_config(disk_config, image)})}
         self._check_resize_quota(context, instance, current, new)
@@ -74,8 +68,8 @@ class ResizeMixin:
         if not deltas:
             return
         try:
-            self.quota.check_deltas(context, deltas, instance['project_id'],
-                                    instance['user_id'])
+            self._quota.check_deltas(context, deltas, instance['project_id'],
+                                     instance['user_id'])
         except exception.OverQuota as exc:
             overs, quotas, usages = (exc.kwargs[k] for k in ('overs', 'quotas', 'usages'))
             raise exception.TooManyInstances(
@@ -92,10 +86,10 @@ class ResizeMixin:
         resize without that option, goes to the conductor, which picks and
         claims another host.
         """
-        in_place = not cold and self.conf.allow_resize_to_same_host
+        in_place = not cold and self._conf.allow_resize_to_same_host
         if not in_place:
             self._check_move_rpc()
-        migration = self.db.migration_create({
+        migration = self._db.migration_create({
             'instance_uuid': instance['uuid'], 'status': 'pre-migrating',
             'migration_type': 'migration' if cold else 'resize',
             'source_compute': instance['host'], 'source_node': instance['node'],
@@ -105,22 +99,22 @@ class ResizeMixin:
             'old_flavor': flavor_snapshot(current), 'new_flavor': flavor_snapshot(new),
             'user_id': context.user_id, 'project_id': context.project_id})
         try:
-            inst = self.begin_action(context, instance, 'migrate' if cold else 'resize',
-                                     extra_values=extra_values)
+            inst = self._core.begin_action(context, instance, 'migrate' if cold else 'resize',
+                                           extra_values=extra_values)
         except Exception:
-            self.db.migration_update(migration['id'], {'status': 'error'})
+            self._db.migration_update(migration['id'], {'status': 'error'})
             raise
         if in_place:
-            self.compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
+            self._compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
         else:
-            self.conductor_api.migrate_server(context, inst, migration['id'],
-                                              self._move_spec(instance, host))
+            self._conductor_api.migrate_server(context, inst, migration['id'],
+                                               self._move_spec(instance, host))
         return migration
 
     def _check_move_rpc(self):
         """409 before anything is written when an [upgrade_levels] pin forbids the move."""
-        for client, topic, needed in ((self.conductor_api.client, 'conductor', '1.4'),
-                                      (self.compute_rpcapi.client, 'compute', '1.3')):
+        for client, topic, needed in ((self._conductor_api.client, 'conductor', '1.4'),
+                                      (self._compute_rpcapi.client, 'compute', '1.3')):
             if not client.can_send_version(needed):
                 exc = exception.RPCVersionPinned(
                     what='Moving a server to another host', topic=topic, needed=needed,
@@ -130,9 +124,8 @@ class ResizeMixin:
 
     def _move_spec(self, instance, host):
         """What the scheduler must keep: the zone, the server group, the image's needs."""
-        from nova.image import sysmeta
         image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
-        groups = self.db.server_groups_by_instance([instance['uuid']]).get(instance['uuid'])
+        groups = self._db.server_groups_by_instance([instance['uuid']]).get(instance['uuid'])
         # Within the zone the server is pinned to (2.104; '' once unpinned).
         zone = (instance['system_metadata'] or {}).get('pinned_az',
                                                         instance['availability_zone'])
@@ -147,10 +140,10 @@ class ResizeMixin:
         host the answer is still 202, and the migration fails as upstream's
         scheduler fails it (migration 'error', a fault, the server unchanged).
         """
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['migrate'])
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['migrate'])
         if host is not None:
-            if self.db.compute_node_get(host) is None:
+            if self._db.compute_node_get(host) is None:
                 raise exception.Invalid(reason='Compute host %s could not be found.' % host)
             if host == instance['host']:
                 raise exception.Invalid(reason='The target host can\'t be the same one.')
@@ -158,32 +151,32 @@ class ResizeMixin:
         return self._start_migration(context, instance, flavor, flavor, cold=True, host=host)
 
     def confirm_resize(self, context, instance):
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['confirmResize'])
-        migration = self.db.migration_get_by_instance_and_status(instance['uuid'],
-                                                                 ('finished',))
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['confirmResize'])
+        migration = self._db.migration_get_by_instance_and_status(instance['uuid'],
+                                                                  ('finished',))
         if migration is None:
             raise exception.Invalid(reason='Instance has not been resized.')
-        self.db.migration_update(migration['id'], {'status': 'confirming'},
-                                 expected_status=('finished',))
-        self.db.action_start(context, instance['uuid'], 'confirmResize')
+        self._db.migration_update(migration['id'], {'status': 'confirming'},
+                                  expected_status=('finished',))
+        self._db.action_start(context, instance['uuid'], 'confirmResize')
         # The source host lets go of what it kept (itself, for a resize in place).
-        self.compute_rpcapi.confirm_resize(
+        self._compute_rpcapi.confirm_resize(
             context, instance_obj.Instance.from_db(instance), migration['source_compute'],
             migration['id'])
 
     def revert_resize(self, context, instance):
-        self.check_locked(context, instance)
-        api_actions.check_state(instance, api_actions.SPECS['revertResize'])
-        migration = self.db.migration_get_by_instance_and_status(instance['uuid'],
-                                                                 ('finished',))
+        api_core.check_locked(context, instance)
+        api_core.check_state(instance, api_core.SPECS['revertResize'])
+        migration = self._db.migration_get_by_instance_and_status(instance['uuid'],
+                                                                  ('finished',))
         if migration is None:
             raise exception.Invalid(reason='Instance has not been resized.')
-        self.db.migration_update(migration['id'], {'status': 'reverting'},
-                                 expected_status=('finished',))
-        inst = self.begin_action(context, instance, 'revertResize')
-        self.compute_rpcapi.revert_resize(context, inst, inst.host, migration['id'])
+        self._db.migration_update(migration['id'], {'status': 'reverting'},
+                                  expected_status=('finished',))
+        inst = self._core.begin_action(context, instance, 'revertResize')
+        self._compute_rpcapi.revert_resize(context, inst, inst.host, migration['id'])
 
     # -- os-migrations -------------------------------------------------------
     def migration_list(self, context, filters=None, limit=None, marker=None):
-        return self.db.migration_list(filters, limit=limit, marker=marker)
+        return self._db.migration_list(filters, limit=limit, marker=marker)

@@ -42,14 +42,17 @@ def last_completed_audit_period(before=None):
     return datetime.datetime(previous.year, previous.month, 1), end
 
 
-class UsageMixin:
-    """Mixed into compute.api.API; needs self.db."""
+class UsageAPI:
+    """os-simple-tenant-usage and os-instance_usage_audit_log."""
+
+    def __init__(self, db):
+        self._db = db
 
     def tenant_usages(self, context, start, stop, project_id=None, detailed=False,
                       limit=None, marker=None):
         """([per-project summary], [server usage]) for the window, oldest servers first."""
-        rows = self.db.instances_active_in_window(start, stop, project_id=project_id,
-                                                  limit=limit, marker=marker)
+        rows = self._db.instances_active_in_window(start, stop, project_id=project_id,
+                                                   limit=limit, marker=marker)
         now = timeutils.utcnow()
         summaries = collections.OrderedDict()
         servers = []
@@ -72,7 +75,7 @@ class UsageMixin:
         """The audit of the last completed period. This service runs no usage audit
         task, so every compute host is reported as not run, as upstream does then."""
         begin, end = last_completed_audit_period(before)
-        hosts = sorted({s['host'] for s in self.db.service_get_all(binary='nova-compute')})
+        hosts = sorted({s['host'] for s in self._db.service_get_all(binary='nova-compute')})
         return {
             'period_beginning': str(begin), 'period_ending': str(end),
             'num_hosts': len(hosts), 'num_hosts_done': 0, 'num_hosts_running': 0,

@@ -1,5 +1,6 @@
-"""Boot-time image property overrides: validation against config, and the ONE merge."""
+"""Boot-time image property overrides: checked, merged and parsed once per request."""
 
+import collections
 import fnmatch
 
 from nova import exception
@@ -20,63 +21,79 @@ class TooManyOverrides(exception.Invalid):
     msg_fmt = "image_props_override has %(count)d keys; at most %(limit)d are allowed."
 
 
+# What applying overrides gives the rest of a request: the internal-form image
+# whose properties have them on top (canonical names), the overrides as applied
+# (canonical names, the values given), and the merged properties parsed.
+Overridden = collections.namedtuple('Overridden', 'image overrides props')
+
+
 def _matches(key, patterns):
     return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
 
 
-def _names(key):
-    """The key as given plus its canonical name (deny lists may use either)."""
-    canonical = image_meta.LEGACY_ALIASES.get(key, key)
-    return {key, canonical}
-
-
-def validate_overrides(conf, overrides):
-    """Check user overrides; return them with canonical names and string values.
-
-    Order matters for the error a user sees: size, then each key's name and
-    value (400), then the operator's allow/deny lists (403).
-    """
-    if len(overrides) > conf.api.image_props_override_max_keys:
-        raise TooManyOverrides(count=len(overrides),
-                               limit=conf.api.image_props_override_max_keys)
-    canonical = image_meta.normalize_props(overrides, strict=True)
-    allow = conf.api.image_props_override_allowlist
-    deny = conf.api.image_props_override_denylist
-    for key in sorted(overrides):
-        names = _names(key)
-        if any(_matches(name, deny) for name in names):
-            raise ImagePropertyOverrideForbidden(key=key)
-        if allow and not any(_matches(name, allow) for name in names):
-            raise ImagePropertyOverrideForbidden(key=key)
-    return canonical
+def _canonical(key):
+    return image_meta.LEGACY_ALIASES.get(key, key)
 
 
 def _in_numa_family(key):
     return _matches(key, _NUMA_FAMILY)
 
 
-def merge(image_props, overrides):
-    """Image properties, then the overrides on top; both may use alias names.
+def _kept(image_props, canonical_keys):
+    """The image's properties an override does not replace, under the names the image used.
 
-    Returns a new dict. Overridden keys replace the image's value whatever
-    name (canonical or legacy alias) the image stored it under.
+    Overridden keys go whatever name (canonical or legacy alias) the image
+    stored them under; overriding any NUMA key drops the image's topology.
     """
-    if not overrides:
-        return dict(image_props)
-    canonical_overrides = {image_meta.LEGACY_ALIASES.get(k, k) for k in overrides}
-    drop_numa = any(_in_numa_family(k) for k in canonical_overrides)
-    merged = {}
+    drop_numa = any(_in_numa_family(k) for k in canonical_keys)
+    kept = {}
     for key, value in image_props.items():
-        canonical = image_meta.LEGACY_ALIASES.get(key, key)
-        if canonical in canonical_overrides or (drop_numa and _in_numa_family(canonical)):
-            continue
-        merged[key] = value
-    merged.update({image_meta.LEGACY_ALIASES.get(k, k): v for k, v in overrides.items()})
-    return merged
+        canonical = _canonical(key)
+        if canonical not in canonical_keys and not (drop_numa and _in_numa_family(canonical)):
+            kept[key] = value
+    return kept
 
 
-def effective_image(image, overrides):
-    """An internal-form image dict whose properties have the overrides applied."""
-    result = dict(image)
-    result['properties'] = merge(image.get('properties') or {}, overrides)
+def _check_lists(conf, overrides):
+    """403 for a key the operator's lists refuse, under its given or canonical name."""
+    allow = conf.api.image_props_override_allowlist
+    deny = conf.api.image_props_override_denylist
+    for key in sorted(overrides):
+        names = {key, _canonical(key)}
+        if any(_matches(name, deny) for name in names):
+            raise ImagePropertyOverrideForbidden(key=key)
+        if allow and not any(_matches(name, allow) for name in names):
+            raise ImagePropertyOverrideForbidden(key=key)
+
+
+def _apply(image, overrides, strict):
+    applied = {_canonical(key): value for key, value in overrides.items()}
+    kept = _kept(image.get('properties') or {}, set(applied))
+    # The one parse: the overrides under the names given, so that an error
+    # names the key the user sent; the image's own keys leniently (images
+    # carry custom properties).
+    props = image_meta.ImageMetaProps.from_dict({**kept, **overrides},
+                                                strict=set(overrides) if strict else False)
+    return Overridden(dict(image, properties={**kept, **applied}), applied, props)
+
+
+def apply_checked(conf, image, overrides):
+    """A user's overrides checked, then put on top of ``image`` (internal form): Overridden.
+
+    The checks come in the order a user sees their errors: the count, each
+    value (400), each key's name and value against the property vocabulary
+    (400), then the operator's allow and deny lists (403).
+    """
+    overrides = dict(overrides or {})
+    if len(overrides) > conf.api.image_props_override_max_keys:
+        raise TooManyOverrides(count=len(overrides),
+                               limit=conf.api.image_props_override_max_keys)
+    image_meta.check_user_values(overrides)
+    result = _apply(image, overrides, strict=True)
+    _check_lists(conf, overrides)
     return result
+
+
+def apply_accepted(image, overrides):
+    """Overrides accepted before (a server's own, on rebuild) put on top of ``image``."""
+    return _apply(image, dict(overrides or {}), strict=False)

@@ -266,15 +266,18 @@ class ImageMetaProps(base.NovaObject):
 
         Legacy names map onto their field; a field's own name wins over an
         alias. Unknown keys are ignored unless ``strict``, because Glance
-        images carry arbitrary properties. Raises InvalidImageProperty for a
-        value that does not fit its field.
+        images carry arbitrary properties. ``strict`` is True, or the keys
+        held to it (a user's overrides among an image's properties). Raises
+        InvalidImageProperty for a value that does not fit its field.
         """
         obj = cls()
-        scalars, numa, traits = _classify(props or {}, strict)
+        is_strict = _strictness(strict)
+        scalars, numa, traits = _classify(props or {}, is_strict)
         for name, (key, value) in scalars.items():
             obj._set_field(name, key, value)
         for name, entries in numa.items():
-            obj._set_numa(name, entries, strict)
+            obj._set_numa(name, entries,
+                          any(is_strict('%s.%d' % (name, i)) for i in entries))
         if traits:
             obj.traits_required = sorted(set(traits))
         return obj
@@ -338,11 +341,20 @@ _VALID_KEYS = frozenset(
     | set(LEGACY_ALIASES) | {VMWARE_ADAPTER_TYPE})
 
 
-def _classify(props, strict):
+def _strictness(strict):
+    """A test of whether a key is held strictly: ``strict`` is a bool or a set of keys."""
+    if isinstance(strict, bool) or strict is None:
+        return lambda _key: bool(strict)
+    keys = frozenset(strict)
+    return keys.__contains__
+
+
+def _classify(props, is_strict):
     """Sort raw properties into per-field values, NUMA entries and traits.
 
     Returns ``(scalars, numa, traits)`` where ``scalars`` maps a field to
-    the ``(given_key, value)`` that sets it.
+    the ``(given_key, value)`` that sets it. ``is_strict(key)``: whether an
+    unknown or pattern-only key raises.
     """
     scalars = {}
     numa = {name: {} for name in _NUMA_FIELDS}
@@ -354,7 +366,7 @@ def _classify(props, strict):
         if value is None:
             continue
         if key in _PATTERN_ONLY and isinstance(value, str):
-            if strict:
+            if is_strict(key):
                 raise _invalid(key, value, _PATTERN_ONLY[key])
         elif key in fields_:
             scalars[key] = (key, value)
@@ -366,8 +378,8 @@ def _classify(props, strict):
             name, index = _NUMA_KEY_RE.match(key).groups()
             numa[name][int(index)] = value
         elif key.startswith(TRAIT_PREFIX):
-            _classify_trait(key, value, strict, traits)
-        elif strict:
+            _classify_trait(key, value, is_strict(key), traits)
+        elif is_strict(key):
             raise _invalid(key, value, 'unknown image property')
     return scalars, numa, traits
 
@@ -421,12 +433,8 @@ def _serialize(name, value):
 _UNSAFE_VALUE = re.compile('[\x00-\x1f\x7f"\'`\\\\]')
 
 
-def normalize_props(props, strict=True):
-    """Validate user-supplied properties; return them as canonical strings.
-
-    Used by the API for boot-time overrides: every value must be a string,
-    and (when ``strict``) every key a known property name or alias.
-    """
+def check_user_values(props):
+    """InvalidImageProperty unless every value a user gives is a plain string."""
     for key, value in props.items():
         if not isinstance(value, str):
             raise _invalid(key, value, 'value must be a string')
@@ -434,6 +442,15 @@ def normalize_props(props, strict=True):
             # They end up in the guest's domain XML, config drive and command
             # lines on the host, where they fail after the API said yes.
             raise _invalid(key, value, 'control characters and quotes are not allowed')
+
+
+def normalize_props(props, strict=True):
+    """Validate user-supplied properties; return them as canonical strings.
+
+    For nova-manage's property tools: every value must be a string, and
+    (when ``strict``) every key a known property name or alias.
+    """
+    check_user_values(props)
     return ImageMetaProps.from_dict(props, strict=strict).to_dict()
 
 

@@ -17,7 +17,7 @@ def _id(aggregate_id):
 
 def index(req):
     req.context.can(policies.AGGREGATES_INDEX, target={})
-    aggs = req.app.compute_api.aggregate_list(req.context)
+    aggs = req.app.compute_api.aggregates.aggregate_list(req.context)
     return wsgi.json_response({'aggregates': [views.aggregate(req, a) for a in aggs]})
 
 
@@ -25,8 +25,8 @@ def index(req):
 def create(req, body):
     req.context.can(policies.AGGREGATES_CREATE, target={})
     spec = body['aggregate']
-    agg = req.app.compute_api.aggregate_create(req.context, spec['name'],
-                                               spec.get('availability_zone'))
+    agg = req.app.compute_api.aggregates.aggregate_create(req.context, spec['name'],
+                                                          spec.get('availability_zone'))
     view = views.aggregate(req, agg)
     # Upstream's create answer carries neither hosts nor metadata.
     del view['hosts'], view['metadata']
@@ -35,21 +35,21 @@ def create(req, body):
 
 def show(req, aggregate_id):
     req.context.can(policies.AGGREGATES_SHOW, target={})
-    agg = req.app.compute_api.aggregate_get(req.context, _id(aggregate_id))
+    agg = req.app.compute_api.aggregates.aggregate_get(req.context, _id(aggregate_id))
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 
 @validation.schema(schemas.aggregate_update)
 def update(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_UPDATE, target={})
-    agg = req.app.compute_api.aggregate_update(req.context, _id(aggregate_id),
-                                               body['aggregate'])
+    agg = req.app.compute_api.aggregates.aggregate_update(req.context, _id(aggregate_id),
+                                                          body['aggregate'])
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 
 def delete(req, aggregate_id):
     req.context.can(policies.AGGREGATES_DELETE, target={})
-    req.app.compute_api.aggregate_delete(req.context, _id(aggregate_id))
+    req.app.compute_api.aggregates.aggregate_delete(req.context, _id(aggregate_id))
     return wsgi.empty_response(200)
 
 
@@ -60,8 +60,8 @@ def _add_host(req, aggregate_id, body):
 
 @validation.schema(schemas.aggregate_add_host)
 def _add_host_body(req, aggregate_id, body):
-    return req.app.compute_api.aggregate_add_host(req.context, aggregate_id,
-                                                  body['add_host']['host'])
+    return req.app.compute_api.aggregates.aggregate_add_host(req.context, aggregate_id,
+                                                             body['add_host']['host'])
 
 
 def _remove_host(req, aggregate_id, body):
@@ -71,8 +71,8 @@ def _remove_host(req, aggregate_id, body):
 
 @validation.schema(schemas.aggregate_remove_host)
 def _remove_host_body(req, aggregate_id, body):
-    return req.app.compute_api.aggregate_remove_host(req.context, aggregate_id,
-                                                     body['remove_host']['host'])
+    return req.app.compute_api.aggregates.aggregate_remove_host(req.context, aggregate_id,
+                                                                body['remove_host']['host'])
 
 
 def _set_metadata(req, aggregate_id, body):
@@ -82,7 +82,7 @@ def _set_metadata(req, aggregate_id, body):
 
 @validation.schema(schemas.aggregate_set_metadata)
 def _set_metadata_body(req, aggregate_id, body):
-    return req.app.compute_api.aggregate_set_metadata(
+    return req.app.compute_api.aggregates.aggregate_set_metadata(
         req.context, aggregate_id, body['set_metadata']['metadata'])
 
 
@@ -101,7 +101,7 @@ def action(req, aggregate_id):
 
 def az_index(req):
     req.context.can(policies.AZ_LIST, target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     available, unavailable = api.availability_zones(req.context)
     internal = req.app.conf.internal_service_availability_zone
     info = [{'zoneName': zone, 'zoneState': {'available': True}, 'hosts': None}
@@ -113,7 +113,7 @@ def az_index(req):
 
 def az_detail(req):
     req.context.can(policies.AZ_DETAIL, target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     available, unavailable = api.availability_zones(req.context)
     info = []
     for zone in sorted(available):

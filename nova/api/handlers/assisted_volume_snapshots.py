@@ -19,7 +19,7 @@ def create(req, body):
     req.context.can(policies.CREATE, target={})
     snapshot = body['snapshot']
     try:
-        result = req.app.compute_api.volume_snapshot_create(
+        result = req.app.compute_api.volume_snapshots.volume_snapshot_create(
             req.context, snapshot['volume_id'], snapshot['create_info'])
     except (exception.VolumeBDMNotFound, exception.VolumeBDMIsMultiAttach,
             exception.InvalidVolume) + _NOT_NOW as exc:
@@ -44,7 +44,7 @@ def delete(req, snapshot_id, params):
     if 'volume_id' not in delete_info:
         raise wsgi.fault(400, "'volume_id'")
     try:
-        req.app.compute_api.volume_snapshot_delete(
+        req.app.compute_api.volume_snapshots.volume_snapshot_delete(
             req.context, delete_info['volume_id'], snapshot_id, delete_info)
     except (exception.VolumeBDMNotFound, exception.InvalidVolume) + _NOT_NOW as exc:
         raise wsgi.fault(400, exc.format_message())

@@ -13,13 +13,13 @@ def _reader(req, policy):
 
 def specs_index(req, flavor_id):
     _reader(req, server_policies.FLAVOR_EXTRA_SPECS_INDEX)
-    specs = req.app.compute_api.flavor_extra_specs_get(req.context, flavor_id)
+    specs = req.app.compute_api.flavors.flavor_extra_specs_get(req.context, flavor_id)
     return wsgi.json_response({'extra_specs': specs})
 
 
 def specs_show(req, flavor_id, key):
     _reader(req, policies.SPECS_SHOW)
-    specs = req.app.compute_api.flavor_extra_specs_get(req.context, flavor_id)
+    specs = req.app.compute_api.flavors.flavor_extra_specs_get(req.context, flavor_id)
     if key not in specs:
         raise wsgi.fault(404, 'Flavor %s has no extra specs with key %s.' % (flavor_id, key))
     return wsgi.json_response({key: specs[key]})
@@ -28,7 +28,7 @@ def specs_show(req, flavor_id, key):
 @validation.schema(schemas.extra_specs_create)
 def specs_create(req, flavor_id, body):
     req.context.can(policies.SPECS_CREATE, target={})
-    specs = req.app.compute_api.flavor_extra_specs_set(
+    specs = req.app.compute_api.flavors.flavor_extra_specs_set(
         req.context, flavor_id, body['extra_specs'],
         validate=req.is_at_least(mv.FLAVOR_EXTRA_SPECS_VALIDATION))
     return wsgi.json_response({'extra_specs': specs})
@@ -39,7 +39,7 @@ def specs_update(req, flavor_id, key, body):
     req.context.can(policies.SPECS_UPDATE, target={})
     if key not in body:
         raise wsgi.fault(400, 'Request body and URI mismatch')
-    specs = req.app.compute_api.flavor_extra_specs_set(
+    specs = req.app.compute_api.flavors.flavor_extra_specs_set(
         req.context, flavor_id, body,
         validate=req.is_at_least(mv.FLAVOR_EXTRA_SPECS_VALIDATION))
     return wsgi.json_response(specs)
@@ -47,7 +47,7 @@ def specs_update(req, flavor_id, key, body):
 
 def specs_delete(req, flavor_id, key):
     req.context.can(policies.SPECS_DELETE, target={})
-    req.app.compute_api.flavor_extra_specs_delete(req.context, flavor_id, key)
+    req.app.compute_api.flavors.flavor_extra_specs_delete(req.context, flavor_id, key)
     # Upstream answers 200 with an empty body here.
     return wsgi.empty_response(200)
 
@@ -58,7 +58,7 @@ def _access_body(flavor_id, projects):
 
 def access_index(req, flavor_id):
     req.context.can(policies.ACCESS, target={})
-    projects = req.app.compute_api.flavor_access_list(req.context, flavor_id)
+    projects = req.app.compute_api.flavors.flavor_access_list(req.context, flavor_id)
     return wsgi.json_response(_access_body(flavor_id, projects))
 
 
@@ -70,7 +70,7 @@ def add_tenant_access(req, flavor_id, body):
 @validation.schema(schemas.add_tenant_access)
 def _add_tenant_access(req, flavor_id, body):
     # From 2.7 a public flavor refuses an access list (409) instead of ignoring it.
-    projects = req.app.compute_api.flavor_access_add(
+    projects = req.app.compute_api.flavors.flavor_access_add(
         req.context, flavor_id, body['addTenantAccess']['tenant'],
         refuse_public=req.is_at_least(mv.FLAVOR_ACCESS_PUBLIC_CHECK))
     return wsgi.json_response(_access_body(flavor_id, projects))
@@ -83,7 +83,7 @@ def remove_tenant_access(req, flavor_id, body):
 
 @validation.schema(schemas.remove_tenant_access)
 def _remove_tenant_access(req, flavor_id, body):
-    projects = req.app.compute_api.flavor_access_remove(
+    projects = req.app.compute_api.flavors.flavor_access_remove(
         req.context, flavor_id, body['removeTenantAccess']['tenant'])
     return wsgi.json_response(_access_body(flavor_id, projects))
 

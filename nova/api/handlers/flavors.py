@@ -24,7 +24,7 @@ def _list(req, params):
         # 'None' (what openstackclient sends) means public and private alike.
         is_public = None if raw.lower() == 'none' else strutils.bool_from_string(raw, default=True)
     limit = _limit(req, params)
-    flavors = req.app.compute_api.flavor_list(
+    flavors = req.app.compute_api.flavors.flavor_list(
         ctx, is_public=is_public,
         min_ram=(validation.clamp_int(params['minRam'], validation.MAX_INT)
                  if 'minRam' in params else None),
@@ -55,7 +55,7 @@ def detail(req, params):
 
 
 def show(req, flavor_id):
-    flavor = req.app.compute_api.flavor_get(req.context, flavor_id)
+    flavor = req.app.compute_api.flavors.flavor_get(req.context, flavor_id)
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
@@ -69,7 +69,7 @@ def create(req):
 def _create(req, body):
     body = body['flavor']
     flavorid = body.get('id')
-    flavor = req.app.compute_api.flavor_create(req.context, dict(
+    flavor = req.app.compute_api.flavors.flavor_create(req.context, dict(
         flavorid=str(flavorid) if flavorid is not None else uuidutils.generate_uuid(),
         name=body['name'], vcpus=int(body['vcpus']), memory_mb=int(body['ram']),
         root_gb=int(body['disk']), ephemeral_gb=int(body.get('OS-FLV-EXT-DATA:ephemeral', 0)),
@@ -82,14 +82,14 @@ def _create(req, body):
 @validation.schema(schemas.update_v2_55, mv.FLAVOR_DESCRIPTION)
 def update(req, flavor_id, body):
     req.context.can(extra_policies.UPDATE, target={})
-    flavor = req.app.compute_api.flavor_update_description(
+    flavor = req.app.compute_api.flavors.flavor_update_description(
         req.context, flavor_id, body['flavor']['description'])
     return wsgi.json_response({'flavor': views.detail(req, flavor, _show_extra_specs(req))})
 
 
 def delete(req, flavor_id):
     req.context.can(policies.DELETE, target={})
-    req.app.compute_api.flavor_delete(req.context, flavor_id)
+    req.app.compute_api.flavors.flavor_delete(req.context, flavor_id)
     return wsgi.empty_response(202)
 
 

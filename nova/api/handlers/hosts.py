@@ -13,7 +13,7 @@ _NOT_SUPPORTED = 'The requested functionality is not supported.'
 def index(req, params):
     req.context.can(policies.HOSTS_LIST, target={})
     # A blank zone means every zone, as upstream.
-    hosts = req.app.compute_api.host_list(req.context, zone=params.get('zone') or None)
+    hosts = req.app.compute_api.admin.host_list(req.context, zone=params.get('zone') or None)
     return wsgi.json_response({'hosts': hosts})
 
 
@@ -24,7 +24,7 @@ def _resource(host, project, cpu, memory_mb, disk_gb):
 
 def show(req, host_name):
     req.context.can(policies.HOSTS_SHOW, target={})
-    node, instances = req.app.compute_api.host_get(req.context, host_name)
+    node, instances = req.app.compute_api.admin.host_get(req.context, host_name)
     node = node or {}
     body = [_resource(host_name, '(total)', node.get('vcpus', 0), node.get('memory_mb', 0),
                       node.get('local_gb', 0)),
@@ -45,14 +45,14 @@ def show(req, host_name):
 @validation.schema(schemas.host_update)
 def update(req, host_name, body):
     req.context.can(policies.HOSTS_UPDATE, target={})
-    req.app.compute_api.host_get(req.context, host_name)
+    req.app.compute_api.admin.host_get(req.context, host_name)
     raise wsgi.fault(501, _NOT_SUPPORTED)
 
 
 def _power_action(action, policy):
     def handler(req, host_name):
         req.context.can(policy, target={})
-        req.app.compute_api.host_get(req.context, host_name)
+        req.app.compute_api.admin.host_get(req.context, host_name)
         raise wsgi.fault(501, _NOT_SUPPORTED)
     handler.__name__ = action
     handler.__doc__ = 'GET /os-hosts/{host_name}/%s: not supported by libvirt.' % action

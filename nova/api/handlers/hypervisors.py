@@ -17,7 +17,7 @@ def _uuids(req):
 
 
 def _view(req, node, svc, detail, servers=None, uptime=None, show_uptime=False):
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     usage = api.hypervisor_usage(req.context, node['host']) if detail else (0, 0)
     return views.hypervisor(req, node, svc, api.service_is_up(svc), detail=detail,
                             servers=servers, usage=usage, uptime=uptime,
@@ -52,7 +52,7 @@ def _page(req, pairs, params):
 def _list(req, params, detail):
     req.context.can(policies.HYPERVISORS_LIST_DETAIL if detail else policies.HYPERVISORS_LIST,
                     target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     pairs, limit = _page(req, api.hypervisor_list(req.context), params)
     with_servers = strutils.bool_from_string(params.get('with_servers', False))
     hypervisors = [_view(req, node, svc, detail,
@@ -91,7 +91,7 @@ def _get(req, hypervisor_id):
             raise wsgi.fault(400, 'Invalid uuid %s' % hypervisor_id)
     elif not hypervisor_id.isdigit():
         raise exception.HypervisorNotFound(hypervisor_id=hypervisor_id)
-    return req.app.compute_api.hypervisor_get(req.context, hypervisor_id, _uuids(req))
+    return req.app.compute_api.admin.hypervisor_get(req.context, hypervisor_id, _uuids(req))
 
 
 @validation.query_schema(schemas.hypervisor_show_query_v2_53, mv.SERVICE_HYPERVISOR_UUIDS,
@@ -100,7 +100,7 @@ def _get(req, hypervisor_id):
 def show(req, hypervisor_id, params):
     req.context.can(policies.HYPERVISORS_SHOW, target={})
     node, svc = _get(req, hypervisor_id)
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     servers = None
     if strutils.bool_from_string(params.get('with_servers', False)):
         servers = api.hypervisor_instances(req.context, node['host'])
@@ -114,7 +114,7 @@ def show(req, hypervisor_id, params):
 def uptime(req, hypervisor_id):
     req.context.can(policies.HYPERVISORS_UPTIME, target={})
     node, svc = _get(req, hypervisor_id)
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     if not api.service_is_up(svc):
         raise wsgi.fault(400, 'Service for hypervisor %s is down.' % hypervisor_id)
     body = _view(req, node, svc, False)
@@ -124,14 +124,14 @@ def uptime(req, hypervisor_id):
 
 def statistics(req):
     req.context.can(policies.HYPERVISORS_STATISTICS, target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     pairs = api.hypervisor_list(req.context)
     return wsgi.json_response(views.statistics(
         [(node, api.hypervisor_usage(req.context, node['host'])) for node, _s in pairs]))
 
 
 def _matching(req, pattern):
-    pairs = [p for p in req.app.compute_api.hypervisor_list(req.context)
+    pairs = [p for p in req.app.compute_api.admin.hypervisor_list(req.context)
              if pattern in p[0]['hypervisor_hostname']]
     if not pairs:
         raise wsgi.fault(404, "No hypervisor matching '%s' could be found." % pattern)
@@ -146,7 +146,7 @@ def search(req, hypervisor_hostname_pattern):
 
 def servers(req, hypervisor_hostname_pattern):
     req.context.can(policies.HYPERVISORS_SERVERS, target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     pairs = _matching(req, hypervisor_hostname_pattern)
     return wsgi.json_response({'hypervisors': [
         _view(req, n, s, False, servers=api.hypervisor_instances(req.context, n['host']))

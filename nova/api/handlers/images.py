@@ -11,7 +11,7 @@ from nova.api.views import images as views
 
 def _get(req, image_id):
     try:
-        return req.app.compute_api.proxy_image_get(req.context, image_id)
+        return req.app.compute_api.proxy.proxy_image_get(req.context, image_id)
     except exception.ImageNotFound:
         raise wsgi.fault(404, 'Image not found.')
 
@@ -23,13 +23,13 @@ def _list(req, params):
             timeutils.parse_isotime(filters['changes-since']))
     max_limit = req.app.conf.api.max_limit
     limit = min(int(params.get('limit') or max_limit), max_limit)
-    images = req.app.compute_api.proxy_image_list(req.context, filters, limit=limit,
-                                                  marker=params.get('marker'))
+    images = req.app.compute_api.proxy.proxy_image_list(req.context, filters, limit=limit,
+                                                        marker=params.get('marker'))
     return images, limit
 
 
 def _respond(req, images, limit, build, collection):
-    api = req.app.compute_api
+    api = req.app.compute_api.proxy
     body = {'images': [build(req, i, api.proxy_image_url(req.context, i['id']))
                        for i in images]}
     next_link = common.next_link(req, collection, images, limit)
@@ -52,13 +52,13 @@ def detail(req, params):
 
 def show(req, image_id):
     image = _get(req, image_id)
-    url = req.app.compute_api.proxy_image_url(req.context, image_id)
+    url = req.app.compute_api.proxy.proxy_image_url(req.context, image_id)
     return wsgi.json_response({'image': views.detail(req, image, url)})
 
 
 def delete(req, image_id):
     try:
-        req.app.compute_api.proxy_image_delete(req.context, image_id)
+        req.app.compute_api.proxy.proxy_image_delete(req.context, image_id)
     except exception.ImageNotFound:
         raise wsgi.fault(404, 'Image not found.')
     return wsgi.empty_response(204)
@@ -71,16 +71,16 @@ def metadata_index(req, image_id):
 @validation.schema(schemas.metadata)
 def metadata_create(req, image_id, body):
     _get(req, image_id)
-    metadata = req.app.compute_api.proxy_image_set_metadata(req.context, image_id,
-                                                            body['metadata'])
+    metadata = req.app.compute_api.proxy.proxy_image_set_metadata(req.context, image_id,
+                                                                  body['metadata'])
     return wsgi.json_response({'metadata': metadata})
 
 
 @validation.schema(schemas.metadata)
 def metadata_update_all(req, image_id, body):
     _get(req, image_id)
-    req.app.compute_api.proxy_image_set_metadata(req.context, image_id, body['metadata'],
-                                                 replace=True)
+    req.app.compute_api.proxy.proxy_image_set_metadata(req.context, image_id, body['metadata'],
+                                                       replace=True)
     return wsgi.json_response({'metadata': body['metadata']})
 
 
@@ -96,11 +96,11 @@ def metadata_update(req, image_id, key, body):
     if key not in body['meta']:
         raise wsgi.fault(400, 'Request body and URI mismatch')
     _get(req, image_id)
-    req.app.compute_api.proxy_image_set_metadata(req.context, image_id, body['meta'])
+    req.app.compute_api.proxy.proxy_image_set_metadata(req.context, image_id, body['meta'])
     return wsgi.json_response({'meta': body['meta']})
 
 
 def metadata_delete(req, image_id, key):
     _get(req, image_id)
-    req.app.compute_api.proxy_image_delete_metadata(req.context, image_id, key)
+    req.app.compute_api.proxy.proxy_image_delete_metadata(req.context, image_id, key)
     return wsgi.empty_response(204)

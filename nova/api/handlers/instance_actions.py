@@ -41,7 +41,7 @@ def _event_view(req, event, project_id, show_traceback, show_details):
 
 def _instance(req, server_id, policy):
     # Deleted servers keep their actions readable, as upstream from 2.21.
-    instance = req.app.compute_api.get(
+    instance = req.app.compute_api.servers.get(
         req.context, server_id, read_deleted=req.is_at_least(mv.DELETED_INSTANCE_ACTIONS))
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
@@ -68,7 +68,7 @@ def _index(req, instance, params=None):
         kwargs['marker'] = params.get('marker')
         kwargs['changes_since'] = _parse_time(params.get('changes-since'))
         kwargs['changes_before'] = _parse_time(params.get('changes-before'))
-    actions = req.app.compute_api.action_list(req.context, instance, limit=limit, **kwargs)
+    actions = req.app.compute_api.records.action_list(req.context, instance, limit=limit, **kwargs)
     body = {'instanceActions': [_action_view(req, a) for a in actions]}
     links = common.next_link(req, 'servers/%s/os-instance-actions' % instance['uuid'],
                              [{'id': a['request_id']} for a in actions], limit)
@@ -79,7 +79,7 @@ def _index(req, instance, params=None):
 
 def show(req, server_id, request_id):
     instance = _instance(req, server_id, policies.INSTANCE_ACTIONS_SHOW)
-    action = req.app.compute_api.action_get(req.context, instance, request_id)
+    action = req.app.compute_api.records.action_get(req.context, instance, request_id)
     if action is None:
         raise wsgi.fault(404, 'Action %s not found' % request_id)
     body = _action_view(req, action)
@@ -93,5 +93,5 @@ def show(req, server_id, request_id):
     if show_traceback or req.is_at_least(mv.ACTION_EVENTS_FOR_ALL):
         body['events'] = [_event_view(req, e, instance['project_id'], show_traceback,
                                       show_details)
-                          for e in req.app.compute_api.action_events(req.context, action)]
+                          for e in req.app.compute_api.records.action_events(req.context, action)]
     return wsgi.json_response({'instanceAction': body})

@@ -27,7 +27,7 @@ def create(req, body):
     keypair = body['keypair']
     user_id = _user_id(req, keypair.get('user_id'))
     _authorize(req, policies.CREATE, user_id)
-    row, private_key = req.app.compute_api.keypair_create(
+    row, private_key = req.app.compute_api.keypairs.keypair_create(
         req.context, user_id, keypair['name'], key_type=keypair.get('type', 'ssh'),
         public_key=keypair.get('public_key'))
     # 2.2 made create answer 201 Created.
@@ -44,8 +44,8 @@ def index(req, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, policies.INDEX, user_id)
     limit = int(params['limit']) if 'limit' in params else None
-    rows = req.app.compute_api.keypair_list(req.context, user_id, limit=limit,
-                                            marker=params.get('marker'))
+    rows = req.app.compute_api.keypairs.keypair_list(req.context, user_id, limit=limit,
+                                                     marker=params.get('marker'))
     return wsgi.json_response(views.index(req, rows, limit))
 
 
@@ -55,7 +55,7 @@ def index(req, params):
 def show(req, keypair_name, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, policies.SHOW, user_id)
-    row = req.app.compute_api.keypair_get(req.context, user_id, keypair_name)
+    row = req.app.compute_api.keypairs.keypair_get(req.context, user_id, keypair_name)
     return wsgi.json_response(views.show(req, row))
 
 
@@ -65,6 +65,6 @@ def show(req, keypair_name, params):
 def delete(req, keypair_name, params):
     user_id = _user_id(req, params.get('user_id'))
     _authorize(req, policies.DELETE, user_id)
-    req.app.compute_api.keypair_delete(req.context, user_id, keypair_name)
+    req.app.compute_api.keypairs.keypair_delete(req.context, user_id, keypair_name)
     # 2.2 made delete answer 204 No Content.
     return wsgi.empty_response(204 if req.is_at_least(mv.KEYPAIR_TYPE) else 202)

@@ -18,7 +18,7 @@ def migrate_live(req, server_id, body):
     instance = server_actions._instance(req, server_id, policies.MIGRATE_LIVE)
     if host is not None:
         req.context.can(policies.MIGRATE_LIVE_HOST, target={})
-    req.app.compute_api.live_migrate(req.context, instance, host=host,
-                                     async_=req.is_at_least(mv.LIVE_MIGRATE_ASYNC))
+    req.app.compute_api.live_migration.live_migrate(req.context, instance, host=host,
+                                                    async_=req.is_at_least(mv.LIVE_MIGRATE_ASYNC))
     return wsgi.empty_response(202)
 

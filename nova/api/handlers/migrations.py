@@ -30,8 +30,8 @@ def index(req, params):
     for key in ('changes-since', 'changes-before'):
         if key in filters:
             filters[key] = _naive(filters[key])
-    migrations = req.app.compute_api.migration_list(req.context, filters, limit=limit,
-                                                    marker=marker)
+    migrations = req.app.compute_api.resize.migration_list(req.context, filters, limit=limit,
+                                                           marker=marker)
     body = {'migrations': [_view(req, m) for m in migrations]}
     if paged and limit is not None and migrations and len(migrations) == limit:
         body['migrations_links'] = [{

@@ -15,10 +15,10 @@ _SERVED = {('vnc', 'novnc'): 'novnc', ('serial', 'serial'): 'serial',
 
 def _console_url(req, server_id, console_type, policy):
     ctx = req.context
-    instance = req.app.compute_api.get(ctx, server_id)
+    instance = req.app.compute_api.servers.get(ctx, server_id)
     ctx.can(policy, target={'project_id': instance['project_id'],
                             'user_id': instance['user_id']})
-    return req.app.compute_api.get_console_url(ctx, instance, console_type)
+    return req.app.compute_api.consoles.get_console_url(ctx, instance, console_type)
 
 
 @validation.schema(schemas.create_v2_6, mv.REMOTE_CONSOLES, mv.before(mv.MKS))
@@ -28,7 +28,7 @@ def create(req, server_id, body):
     spec = body['remote_console']
     console_type = _SERVED.get((spec['protocol'], spec['type']))
     if console_type is None:
-        req.app.compute_api.get(req.context, server_id)     # 404 first, as upstream
+        req.app.compute_api.servers.get(req.context, server_id)     # 404 first, as upstream
         raise exception.ConsoleTypeUnavailable(console_type=spec['type'])
     url = _console_url(req, server_id, console_type, policies.REMOTE_CONSOLES)
     return wsgi.json_response({'remote_console': {
@@ -40,7 +40,7 @@ def _legacy(schema, action, served_types):
     def handler(req, server_id, body):
         console_type = body[action]['type']
         if console_type not in served_types:
-            req.app.compute_api.get(req.context, server_id)
+            req.app.compute_api.servers.get(req.context, server_id)
             raise exception.ConsoleTypeUnavailable(console_type=console_type)
         url = _console_url(req, server_id, console_type, policies.REMOTE_CONSOLES)
         return wsgi.json_response({'console': {'type': console_type, 'url': url}})
@@ -50,7 +50,7 @@ def _legacy(schema, action, served_types):
 def token_show(req, console_token):
     req.context.can(policies.CONSOLE_AUTH_TOKENS)
     try:
-        row = req.app.compute_api.console_token_show(req.context, console_token)
+        row = req.app.compute_api.consoles.console_token_show(req.context, console_token)
     except exception.InvalidToken:
         raise wsgi.fault(404, 'Token not found') from None
     if not req.is_at_least(mv.ANY_CONSOLE_TOKEN) and row['console_type'] != 'rdp-html5':

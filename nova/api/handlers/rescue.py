@@ -11,12 +11,12 @@ from nova.policies import server_actions as policies
 def rescue(req, server_id, body):
     spec = body['rescue'] or {}
     ctx = req.context
-    instance = req.app.compute_api.get(ctx, server_id)
+    instance = req.app.compute_api.servers.get(ctx, server_id)
     target = {'project_id': instance['project_id'], 'user_id': instance['user_id']}
     ctx.can(policies.RESCUE, target=target)
     if 'image_props_override' in spec:
         ctx.can(policies.RESCUE_IMAGE_PROPS_OVERRIDE, target=target)
-    password = req.app.compute_api.rescue(
+    password = req.app.compute_api.rescue.rescue(
         ctx, instance, rescue_image_ref=spec.get('rescue_image_ref'),
         password=spec.get('adminPass'), overrides=spec.get('image_props_override'),
         allow_volume_backed=req.is_at_least(mv.RESCUE_VOLUME_BACKED))
@@ -25,8 +25,8 @@ def rescue(req, server_id, body):
 
 @validation.schema(schemas.unrescue)
 def unrescue(req, server_id, body):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policies.UNRESCUE, target={
         'project_id': instance['project_id'], 'user_id': instance['user_id']})
-    req.app.compute_api.unrescue(req.context, instance)
+    req.app.compute_api.rescue.unrescue(req.context, instance)
     return wsgi.empty_response(202)

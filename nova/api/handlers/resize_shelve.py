@@ -14,20 +14,20 @@ def _instance(req, server_id, policy):
 @validation.schema(schemas.resize)
 def resize(req, server_id, body):
     instance = _instance(req, server_id, policies.RESIZE)
-    req.app.compute_api.resize(req.context, instance, body['resize']['flavorRef'],
-                               disk_config=body['resize'].get('OS-DCF:diskConfig'))
+    req.app.compute_api.resize.resize(req.context, instance, body['resize']['flavorRef'],
+                                      disk_config=body['resize'].get('OS-DCF:diskConfig'))
     return wsgi.empty_response(202)
 
 
 def confirm_resize(req, server_id, body):
     instance = _instance(req, server_id, policies.CONFIRM)
-    req.app.compute_api.confirm_resize(req.context, instance)
+    req.app.compute_api.resize.confirm_resize(req.context, instance)
     return wsgi.empty_response(204)
 
 
 def revert_resize(req, server_id, body):
     instance = _instance(req, server_id, policies.REVERT)
-    req.app.compute_api.revert_resize(req.context, instance)
+    req.app.compute_api.resize.revert_resize(req.context, instance)
     return wsgi.empty_response(202)
 
 
@@ -39,19 +39,19 @@ def migrate(req, server_id, body):
     instance = _instance(req, server_id, policies.MIGRATE)
     if host is not None:
         req.context.can(policies.MIGRATE_HOST, target={})
-    req.app.compute_api.migrate(req.context, instance, host=host)
+    req.app.compute_api.resize.migrate(req.context, instance, host=host)
     return wsgi.empty_response(202)
 
 
 def shelve(req, server_id, body):
     instance = _instance(req, server_id, policies.SHELVE)
-    req.app.compute_api.shelve(req.context, instance)
+    req.app.compute_api.shelve.shelve(req.context, instance)
     return wsgi.empty_response(202)
 
 
 def shelve_offload(req, server_id, body):
     instance = _instance(req, server_id, policies.OFFLOAD)
-    req.app.compute_api.shelve_offload(req.context, instance)
+    req.app.compute_api.shelve.shelve_offload(req.context, instance)
     return wsgi.empty_response(202)
 
 
@@ -64,6 +64,6 @@ def unshelve(req, server_id, body):
     host = spec.get('host')
     if host is not None:
         req.context.can(policies.UNSHELVE_HOST, target={})
-    req.app.compute_api.unshelve(req.context, instance, zone=spec.get('availability_zone'),
-                                 host=host, zone_given='availability_zone' in spec)
+    req.app.compute_api.shelve.unshelve(req.context, instance, zone=spec.get('availability_zone'),
+                                        host=host, zone_given='availability_zone' in spec)
     return wsgi.empty_response(202)

@@ -15,7 +15,7 @@ def _group_name(body, action):
 
 def _handler(action, policy):
     def handler(req, server_id, body):
-        instance = req.app.compute_api.get(req.context, server_id)
+        instance = req.app.compute_api.servers.get(req.context, server_id)
         req.context.can(policy,
                         target={'project_id': instance['project_id']})
         _group_name(body, action)

@@ -9,7 +9,7 @@ from nova.policies import server_actions as policies
 
 
 def _instance(req, server_id, policy):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy, target={'project_id': instance['project_id'],
                                     'user_id': instance['user_id']})
     return instance
@@ -18,7 +18,7 @@ def _instance(req, server_id, policy):
 def _null_action(policy, spec_key):
     def handler(req, server_id, body):
         instance = _instance(req, server_id, policy)
-        req.app.compute_api.power_action(req.context, instance, spec_key)
+        req.app.compute_api.actions.power_action(req.context, instance, spec_key)
         return wsgi.empty_response(202)
     return handler
 
@@ -27,8 +27,8 @@ def _null_action(policy, spec_key):
 def reboot(req, server_id, body):
     instance = _instance(req, server_id, policies.REBOOT)
     kind = body['reboot']['type'].upper()
-    req.app.compute_api.power_action(req.context, instance,
-                                     'reboot_hard' if kind == 'HARD' else 'reboot_soft')
+    req.app.compute_api.actions.power_action(req.context, instance,
+                                             'reboot_hard' if kind == 'HARD' else 'reboot_soft')
     return wsgi.empty_response(202)
 
 
@@ -38,7 +38,7 @@ def lock(req, server_id, body):
     if req.is_at_least(mv.LOCKED_REASON):
         reason = (body['lock'] or {}).get('locked_reason')
     instance = _instance(req, server_id, policies.LOCK)
-    req.app.compute_api.lock(req.context, instance, reason=reason)
+    req.app.compute_api.actions.lock(req.context, instance, reason=reason)
     return wsgi.empty_response(202)
 
 
@@ -47,7 +47,7 @@ def unlock(req, server_id, body):
     if instance['locked_by'] == 'admin' and not req.context.is_admin:
         req.context.can(policies.UNLOCK_OVERRIDE, target={
             'project_id': instance['project_id']})
-    req.app.compute_api.unlock(req.context, instance)
+    req.app.compute_api.actions.unlock(req.context, instance)
     return wsgi.empty_response(202)
 
 
@@ -56,7 +56,7 @@ def console_output(req, server_id, body):
     instance = _instance(req, server_id, policies.CONSOLE_OUTPUT)
     length = body['os-getConsoleOutput'].get('length')
     length = None if length in (None, -1, '-1') else int(length)
-    output = req.app.compute_api.get_console_output(req.context, instance, length=length)
+    output = req.app.compute_api.actions.get_console_output(req.context, instance, length=length)
     return wsgi.json_response({'output': output})
 
 
@@ -64,8 +64,8 @@ def console_output(req, server_id, body):
 def create_image(req, server_id, body):
     instance = _instance(req, server_id, policies.CREATE_IMAGE)
     spec = body['createImage']
-    image_id = req.app.compute_api.snapshot(req.context, instance, spec['name'],
-                                            spec.get('metadata', {}))
+    image_id = req.app.compute_api.actions.snapshot(req.context, instance, spec['name'],
+                                                    spec.get('metadata', {}))
     if req.is_at_least(mv.IMAGE_ID_IN_BODY):
         return wsgi.json_response({'image_id': image_id}, status=202)
     resp = wsgi.empty_response(202)
@@ -99,7 +99,7 @@ def rebuild_request(spec, reimage_boot_volume=False):
 @validation.schema(schemas.rebuild_v2_90, mv.HOSTNAME_FOR_USERS)
 def rebuild(req, server_id, body):
     instance = _instance(req, server_id, policies.REBUILD)
-    instance, password = req.app.compute_api.rebuild(
+    instance, password = req.app.compute_api.rebuild.rebuild(
         req.context, instance, rebuild_request(
             body['rebuild'], reimage_boot_volume=req.is_at_least(mv.REBUILD_VOLUME_BACKED)))
     from nova.api.handlers import servers as servers_handlers
@@ -146,7 +146,7 @@ UPSTREAM_ONLY = frozenset([
 
 
 def unsupported(req, server_id, body):
-    req.app.compute_api.get(req.context, server_id)
+    req.app.compute_api.servers.get(req.context, server_id)
     raise wsgi.fault(400, 'The requested functionality is not supported: %s.'
                      % next(iter(body)))
 

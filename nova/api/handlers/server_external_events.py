@@ -16,7 +16,7 @@ from nova.policies import server_external_events as policies
 @validation.schema(schemas.create_v2_93, mv.VOLUME_REIMAGED_EVENT)
 def create(req, body):
     req.context.can(policies.CREATE, target={})
-    results, accepted = req.app.compute_api.external_instance_events(
+    results, accepted = req.app.compute_api.events.external_instance_events(
         req.context, body['events'])
     if not accepted:
         raise wsgi.fault(404, 'No instances found for any event')

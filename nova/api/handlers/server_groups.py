@@ -8,7 +8,7 @@ from nova.policies import server_groups as policies
 
 
 def _get(req, group_id, policy):
-    group = req.app.compute_api.server_group_get(req.context, group_id)
+    group = req.app.compute_api.server_groups.server_group_get(req.context, group_id)
     req.context.can(policy, target={'project_id': group['project_id']})
     return group
 
@@ -20,7 +20,7 @@ def show(req, server_group_id):
 
 def delete(req, server_group_id):
     group = _get(req, server_group_id, policies.DELETE)
-    req.app.compute_api.server_group_delete(req.context, group)
+    req.app.compute_api.server_groups.server_group_delete(req.context, group)
     return wsgi.empty_response(204)
 
 
@@ -34,7 +34,7 @@ def index(req, params):
     max_limit = req.app.conf.api.max_limit
     # Offset pagination, as upstream's common.limited: 0 or absent means max_limit.
     limit = min(int(params.get('limit') or max_limit), max_limit)
-    groups = req.app.compute_api.server_group_list(
+    groups = req.app.compute_api.server_groups.server_group_list(
         ctx, all_projects=all_projects, limit=limit, offset=int(params.get('offset') or 0))
     return wsgi.json_response({'server_groups': [views.group(req, g) for g in groups]})
 
@@ -51,5 +51,5 @@ def create(req, body):
         rules = {k: int(v) for k, v in (spec.get('rules') or {}).items()}
     else:
         policy, rules = spec['policies'][0], {}
-    group = req.app.compute_api.server_group_create(ctx, spec['name'], policy, rules)
+    group = req.app.compute_api.server_groups.server_group_create(ctx, spec['name'], policy, rules)
     return wsgi.json_response({'server_group': views.group(req, group)})

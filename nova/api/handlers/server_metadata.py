@@ -3,28 +3,28 @@
 from nova import vm_states as vs
 from nova.api import validation, wsgi
 from nova.api.schemas import server_metadata as schemas
-from nova.compute import api_actions
+from nova.compute import api_core
 from nova.policies import server_actions as policies
 
-_SPEC = api_actions.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
-                                                   vs.STOPPED), (None,), None)
+_SPEC = api_core.ActionSpec('update_metadata', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED,
+                                                vs.STOPPED), (None,), None)
 
 
 def _instance(req, server_id, policy, writing=False):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy,
                     target={'project_id': instance['project_id']})
     if writing:
-        req.app.compute_api.check_locked(req.context, instance)
+        api_core.check_locked(req.context, instance)
         if instance['vm_state'] not in _SPEC.vm_states or instance['task_state'] is not None:
-            api_actions.check_state(instance, _SPEC)
+            api_core.check_state(instance, _SPEC)
     return instance
 
 
 def _save(req, instance, metadata):
     # The instance's project's metadata_items quota (a 403 with upstream's message).
     req.app.compute_api.quota.check_metadata(req.context, metadata, instance['project_id'])
-    return req.app.compute_api.update(req.context, instance, {'metadata': metadata})
+    return req.app.compute_api.servers.update(req.context, instance, {'metadata': metadata})
 
 
 def index(req, server_id):

@@ -10,7 +10,7 @@ from nova.policies import usage as usage_policies
 
 
 def _instance(req, server_id, policy):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy, target={'project_id': instance['project_id']})
     return instance
 
@@ -44,20 +44,20 @@ def _view(req, migration):
 
 def index(req, server_id):
     instance = _instance(req, server_id, usage_policies.SERVER_MIGRATIONS)
-    rows = req.app.compute_api.live_migrations_in_progress(req.context, instance)
+    rows = req.app.compute_api.live_migration.live_migrations_in_progress(req.context, instance)
     return wsgi.json_response({'migrations': [_view(req, row) for row in rows]})
 
 
 def show(req, server_id, migration_id):
     instance = _instance(req, server_id, policies.SERVER_MIGRATION_SHOW)
-    row = req.app.compute_api.live_migration_in_progress(req.context, instance,
-                                                         _id(server_id, migration_id))
+    row = req.app.compute_api.live_migration.live_migration_in_progress(
+        req.context, instance, _id(server_id, migration_id))
     return wsgi.json_response({'migration': _view(req, row)})
 
 
 def delete(req, server_id, migration_id):
     instance = _instance(req, server_id, policies.SERVER_MIGRATION_DELETE)
-    req.app.compute_api.live_migration_abort(
+    req.app.compute_api.live_migration.live_migration_abort(
         req.context, instance, _id(server_id, migration_id),
         cancel_queued=req.is_at_least(mv.LIVE_MIGRATE_ABORT_QUEUED))
     return wsgi.empty_response(202)
@@ -66,6 +66,6 @@ def delete(req, server_id, migration_id):
 @validation.schema(schemas.force_complete, mv.LIVE_MIGRATE_FORCE_COMPLETE)
 def action(req, server_id, migration_id, body):
     instance = _instance(req, server_id, policies.SERVER_MIGRATION_FORCE)
-    req.app.compute_api.live_migration_force_complete(req.context, instance,
-                                                      _id(server_id, migration_id))
+    req.app.compute_api.live_migration.live_migration_force_complete(req.context, instance,
+                                                                     _id(server_id, migration_id))
     return wsgi.empty_response(202)

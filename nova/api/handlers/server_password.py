@@ -6,7 +6,7 @@ from nova.policies import consoles as policies
 
 
 def _instance(req, server_id, policy):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy, target={'project_id': instance['project_id'],
                                     'user_id': instance['user_id']})
     return instance
@@ -16,8 +16,8 @@ def _instance(req, server_id, policy):
 def change_password(req, server_id, body):
     instance = _instance(req, server_id, policies.ADMIN_PASSWORD)
     try:
-        req.app.compute_api.set_admin_password(req.context, instance,
-                                               body['changePassword']['adminPass'])
+        req.app.compute_api.password.set_admin_password(req.context, instance,
+                                                        body['changePassword']['adminPass'])
     except NotImplementedError:
         raise wsgi.fault(501, 'Unable to set password on instance') from None
     return wsgi.empty_response(202)
@@ -25,11 +25,11 @@ def change_password(req, server_id, body):
 
 def show(req, server_id):
     instance = _instance(req, server_id, policies.SERVER_PASSWORD_SHOW)
-    return wsgi.json_response({'password': req.app.compute_api.get_server_password(
+    return wsgi.json_response({'password': req.app.compute_api.password.get_server_password(
         req.context, instance)})
 
 
 def clear(req, server_id):
     instance = _instance(req, server_id, policies.SERVER_PASSWORD_CLEAR)
-    req.app.compute_api.clear_server_password(req.context, instance)
+    req.app.compute_api.password.clear_server_password(req.context, instance)
     return wsgi.empty_response(204)

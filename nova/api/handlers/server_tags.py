@@ -4,26 +4,26 @@ from nova import vm_states as vs
 from nova.api import validation, wsgi
 from nova.api.schemas import server_tags as schemas
 from nova.api.schemas import types
-from nova.compute import api_actions
+from nova.compute import api_core
 from nova.policies import server_actions as policies
 
-_SPEC = api_actions.ActionSpec('update tags', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED, vs.STOPPED,
-                                               vs.SHELVED, vs.SHELVED_OFFLOADED), (None,), None)
+_SPEC = api_core.ActionSpec('update tags', (vs.ACTIVE, vs.PAUSED, vs.SUSPENDED, vs.STOPPED,
+                                            vs.SHELVED, vs.SHELVED_OFFLOADED), (None,), None)
 
 
 def _instance(req, server_id, policy, writing=False):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy,
                     target={'project_id': instance['project_id']})
     if writing:
-        req.app.compute_api.check_locked(req.context, instance)
+        api_core.check_locked(req.context, instance)
         if instance['vm_state'] not in _SPEC.vm_states or instance['task_state'] is not None:
-            api_actions.check_state(instance, _SPEC)
+            api_core.check_state(instance, _SPEC)
     return instance
 
 
 def _save(req, instance, tags):
-    return req.app.compute_api.update(req.context, instance, {'tags': sorted(set(tags))})
+    return req.app.compute_api.servers.update(req.context, instance, {'tags': sorted(set(tags))})
 
 
 def index(req, server_id):

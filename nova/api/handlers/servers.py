@@ -32,14 +32,14 @@ def _view_context(req, instances, in_list=False, volumes=None, server_groups=Non
     uuids = [i['uuid'] for i in instances]
     # Faults only for the servers that show one (most polls read none).
     faulted = [i['uuid'] for i in instances if i['vm_state'] in ('error', 'deleted')]
-    faults = compute_api.latest_faults(req.context, faulted) if faulted else {}
+    faults = compute_api.records.latest_faults(req.context, faulted) if faulted else {}
     if volumes is None:
-        volumes = compute_api.volume_mappings(req.context, uuids)
+        volumes = compute_api.records.volume_mappings(req.context, uuids)
     vc = views.ViewContext(req, faults=faults, volumes=volumes)
     # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
     if not in_list and req.is_at_least(mv.SERVER_GROUPS):
         vc.server_groups = server_groups if server_groups is not None else \
-            req.app.compute_api.server_groups_of(uuids)
+            req.app.compute_api.server_groups.server_groups_of(uuids)
     return vc
 
 
@@ -48,12 +48,12 @@ def _target(instance):
 
 
 def _get(req, server_id):
-    return req.app.compute_api.get(req.context, server_id)
+    return req.app.compute_api.servers.get(req.context, server_id)
 
 
 def show(req, server_id):
     # The call clients poll: the server with its volumes and groups in one query.
-    instance, volumes, groups = req.app.compute_api.get_for_view(
+    instance, volumes, groups = req.app.compute_api.servers.get_for_view(
         req.context, server_id, with_groups=req.is_at_least(mv.SERVER_GROUPS))
     req.context.can(policies.SHOW, target=_target(instance))
     vc = _view_context(req, [instance], volumes={instance['uuid']: volumes},
@@ -117,7 +117,7 @@ def _filtered_list(req, all_tenants_policy, params):
         raise wsgi.fault(400, 'Invalid sort_key %s' % sort_key)
     sort_dir = params.get('sort_dir', 'desc')
     try:
-        instances = req.app.compute_api.list(
+        instances = req.app.compute_api.servers.list(
             ctx, filters, limit, params.get('marker'),
             (sort_key, 'id'), (sort_dir, sort_dir))
     except exception.Invalid as exc:
@@ -185,7 +185,7 @@ def _create(req, body):
     if 'image_props_override' in server:
         ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
-    instances, admin_password = req.app.compute_api.create(
+    instances, admin_password = req.app.compute_api.servers.create(
         ctx, boot_request(body, supports_multiattach=req.is_at_least(mv.MULTIATTACH)))
     if strutils.bool_from_string(server.get('return_reservation_id', False)):
         return wsgi.json_response({'reservation_id': instances[0]['reservation_id']},
@@ -248,11 +248,12 @@ def update(req, server_id, body):
         values['system_metadata'] = dict(instance['system_metadata'] or {},
                                          disk_config=server['OS-DCF:diskConfig'])
     if 'pinned_availability_zone' in server:
-        pin = req.app.compute_api.pinned_zone_value(instance, server['pinned_availability_zone'])
+        pin = req.app.compute_api.servers.pinned_zone_value(instance,
+                                                            server['pinned_availability_zone'])
         values['system_metadata'] = dict(values.get('system_metadata')
                                          or instance['system_metadata'] or {}, pinned_az=pin)
     if values:
-        instance = req.app.compute_api.update(ctx, instance, values)
+        instance = req.app.compute_api.servers.update(ctx, instance, values)
     body = views.show(_view_context(req, [instance]), instance)
     if not req.is_at_least(mv.FULL_UPDATE_BODY):
         body = trim_before_2_75(body)
@@ -269,7 +270,7 @@ def delete(req, server_id):
     ctx = req.context
     instance = _get(req, server_id)
     ctx.can(policies.DELETE, target=_target(instance))
-    req.app.compute_api.delete(ctx, instance)
+    req.app.compute_api.deletion.delete(ctx, instance)
     return wsgi.empty_response(204)
 
 

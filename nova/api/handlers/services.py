@@ -12,14 +12,14 @@ from nova.policies import admin_hosts as policies
 
 
 def _view(req, svc, zones=None):
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     return views.service(req, svc, api.service_zone(svc, zones), api.service_is_up(svc))
 
 
 @validation.query_schema(schemas.service_query, strict_from=mv.FULL_UPDATE_BODY)
 def index(req, params):
     req.context.can(policies.SERVICES_LIST, target={})
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     services = api.service_list(req.context, host=params.get('host'),
                                 binary=params.get('binary'))
     zones = api.host_zone_map()
@@ -33,7 +33,7 @@ def _find(req, service_id):
             raise wsgi.fault(400, 'Invalid uuid %s' % service_id)
     elif not service_id.isdigit():
         raise exception.ServiceNotFound(service_id=service_id)
-    return req.app.compute_api.service_get(req.context, service_id)
+    return req.app.compute_api.admin.service_get(req.context, service_id)
 
 
 def update(req, service_id):
@@ -57,7 +57,7 @@ def _check_legacy_action(req, action):
                    mv.before(mv.SERVICE_HYPERVISOR_UUIDS))
 def _legacy_action(req, action, body):
     """PUT /os-services/{enable,disable,disable-log-reason,force-down} before 2.53."""
-    api = req.app.compute_api
+    api = req.app.compute_api.admin
     svc = api.service_find(req.context, body['host'], body['binary'])
     resp = {'host': body['host'], 'binary': body['binary']}
     if action == 'force-down':
@@ -97,12 +97,12 @@ def _update_v2_53(req, service_id, body):
         values['disabled_reason'] = body.get('disabled_reason')
     if 'forced_down' in body:
         values['forced_down'] = strutils.bool_from_string(body['forced_down'])
-    svc = req.app.compute_api.service_update(req.context, svc, values)
+    svc = req.app.compute_api.admin.service_update(req.context, svc, values)
     return wsgi.json_response({'service': _view(req, svc)})
 
 
 def delete(req, service_id):
     req.context.can(policies.SERVICES_DELETE, target={})
     svc = _find(req, service_id)
-    req.app.compute_api.service_delete(req.context, svc)
+    req.app.compute_api.admin.service_delete(req.context, svc)
     return wsgi.empty_response(204)

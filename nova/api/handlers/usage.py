@@ -57,7 +57,7 @@ def _usages(req, params, project_id):
     start, stop, detailed = _window(params)
     limit, marker = _paging(req, params)
     # An unknown marker is a 400 (exception.Invalid) from the compute API.
-    return req.app.compute_api.tenant_usages(
+    return req.app.compute_api.usage.tenant_usages(
         req.context, start, stop, project_id=project_id,
         detailed=detailed or project_id is not None, limit=limit, marker=marker), limit
 
@@ -93,12 +93,12 @@ def show(req, tenant_id, params):
 
 def audit_index(req):
     req.context.can(policies.AUDIT_LIST, target={})
-    log = req.app.compute_api.usage_audit_log(req.context)
+    log = req.app.compute_api.usage.usage_audit_log(req.context)
     return wsgi.json_response({'instance_usage_audit_logs': log})
 
 
 def audit_show(req, before):
     req.context.can(policies.AUDIT_SHOW, target={})
     moment = _parse(before, _AUDIT_FORMATS, 'Invalid timestamp for date %s' % before)
-    log = req.app.compute_api.usage_audit_log(req.context, before=moment)
+    log = req.app.compute_api.usage.usage_audit_log(req.context, before=moment)
     return wsgi.json_response({'instance_usage_audit_log': log})

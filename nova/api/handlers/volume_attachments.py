@@ -21,14 +21,14 @@ def view(req, bdm, server_id, listing=False):
 
 
 def _instance(req, server_id, policy):
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policy,
                     target={'project_id': instance['project_id']})
     return instance
 
 
 def _volume_bdms(req, instance):
-    return req.app.compute_api.volume_attachments(req.context, instance)
+    return req.app.compute_api.volumes.volume_attachments(req.context, instance)
 
 
 def _find(req, instance, volume_id):
@@ -57,7 +57,7 @@ def show(req, server_id, volume_id):
 def create(req, server_id, body):
     instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_CREATE)
     spec = body['volumeAttachment']
-    bdm = req.app.compute_api.attach_volume(
+    bdm = req.app.compute_api.volumes.attach_volume(
         req.context, instance, spec['volumeId'], device=spec.get('device'),
         tag=spec.get('tag'), delete_on_termination=spec.get('delete_on_termination', False),
         supports_multiattach=req.is_at_least(mv.MULTIATTACH))
@@ -75,13 +75,13 @@ def update(req, server_id, volume_id):
 @validation.schema(schemas.update_v2_1, mv.MIN, mv.before(mv.ATTACHMENT_UPDATE))
 def _swap(req, server_id, volume_id, body):
     instance = _swap_instance(req, server_id)
-    req.app.compute_api.swap_volume(req.context, instance, volume_id,
-                                    body['volumeAttachment']['volumeId'])
+    req.app.compute_api.volumes.swap_volume(req.context, instance, volume_id,
+                                            body['volumeAttachment']['volumeId'])
 
 
 def _swap_instance(req, server_id):
     # Cinder calls the swap for another project's server: no project target, as upstream.
-    instance = req.app.compute_api.get(req.context, server_id)
+    instance = req.app.compute_api.servers.get(req.context, server_id)
     req.context.can(policies.VOLUME_ATTACHMENTS_SWAP, target={})
     return instance
 
@@ -101,17 +101,17 @@ def _update_v2_85(req, server_id, volume_id, body):
         if key in spec and spec[key] != current:
             raise wsgi.fault(400, 'The %s property is not mutable' % key)
     if 'delete_on_termination' in spec:
-        req.app.compute_api.set_delete_on_termination(req.context, instance, bdm,
-                                                      spec['delete_on_termination'])
+        req.app.compute_api.volumes.set_delete_on_termination(req.context, instance, bdm,
+                                                              spec['delete_on_termination'])
     if swap:
-        req.app.compute_api.swap_volume(req.context, instance, volume_id, spec['volumeId'])
+        req.app.compute_api.volumes.swap_volume(req.context, instance, volume_id, spec['volumeId'])
     return wsgi.empty_response(202)
 
 
 def delete(req, server_id, volume_id):
     instance = _instance(req, server_id, policies.VOLUME_ATTACHMENTS_DELETE)
     bdm = _find(req, instance, volume_id)
-    req.app.compute_api.detach_volume(req.context, instance, bdm)
+    req.app.compute_api.volumes.detach_volume(req.context, instance, bdm)
     return wsgi.empty_response(202)
 
 

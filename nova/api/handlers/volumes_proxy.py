@@ -50,21 +50,21 @@ def _listing(policy, fetch, render, key):
     return handler
 
 
-volume_index = _listing(policies.VOLUMES_LIST, lambda api, ctx: api.proxy_volume_list(ctx),
+volume_index = _listing(policies.VOLUMES_LIST, lambda api, ctx: api.proxy.proxy_volume_list(ctx),
                         _volume, 'volumes')
 volume_detail = _listing(policies.VOLUMES_DETAIL,
-                         lambda api, ctx: api.proxy_volume_list(ctx), _volume, 'volumes')
+                         lambda api, ctx: api.proxy.proxy_volume_list(ctx), _volume, 'volumes')
 snapshot_index = _listing(policies.SNAPSHOTS_LIST,
-                          lambda api, ctx: api.proxy_snapshot_list(ctx), _snapshot,
+                          lambda api, ctx: api.proxy.proxy_snapshot_list(ctx), _snapshot,
                           'snapshots')
 snapshot_detail = _listing(policies.SNAPSHOTS_DETAIL,
-                           lambda api, ctx: api.proxy_snapshot_list(ctx), _snapshot,
+                           lambda api, ctx: api.proxy.proxy_snapshot_list(ctx), _snapshot,
                            'snapshots')
 
 
 def volume_show(req, volume_id):
     _can(req, policies.VOLUMES_SHOW)
-    vol = req.app.compute_api.proxy_volume_get(req.context, volume_id)
+    vol = req.app.compute_api.proxy.proxy_volume_get(req.context, volume_id)
     return wsgi.json_response({'volume': _volume(vol)})
 
 
@@ -73,7 +73,7 @@ def volume_create(req, body):
     _can(req, policies.VOLUMES_CREATE)
     spec = body['volume']
     try:
-        vol = req.app.compute_api.proxy_volume_create(
+        vol = req.app.compute_api.proxy.proxy_volume_create(
             req.context, int(spec['size']), name=spec.get('display_name'),
             snapshot_id=spec.get('snapshot_id'), volume_type=spec.get('volume_type'),
             description=spec.get('display_description'), metadata=spec.get('metadata'),
@@ -85,13 +85,13 @@ def volume_create(req, body):
 
 def volume_delete(req, volume_id):
     _can(req, policies.VOLUMES_DELETE)
-    req.app.compute_api.proxy_volume_delete(req.context, volume_id)
+    req.app.compute_api.proxy.proxy_volume_delete(req.context, volume_id)
     return wsgi.empty_response(202)
 
 
 def snapshot_show(req, snapshot_id):
     _can(req, policies.SNAPSHOTS_SHOW)
-    snap = req.app.compute_api.proxy_snapshot_get(req.context, snapshot_id)
+    snap = req.app.compute_api.proxy.proxy_snapshot_get(req.context, snapshot_id)
     return wsgi.json_response({'snapshot': _snapshot(snap)})
 
 
@@ -100,7 +100,7 @@ def snapshot_create(req, body):
     _can(req, policies.SNAPSHOTS_CREATE)
     spec = body['snapshot']
     force = strutils.bool_from_string(spec.get('force', False), strict=True)
-    snap = req.app.compute_api.proxy_snapshot_create(
+    snap = req.app.compute_api.proxy.proxy_snapshot_create(
         req.context, spec['volume_id'], name=spec.get('display_name'),
         description=spec.get('display_description'), force=force)
     return wsgi.json_response({'snapshot': _snapshot(snap)})
@@ -108,5 +108,5 @@ def snapshot_create(req, body):
 
 def snapshot_delete(req, snapshot_id):
     _can(req, policies.SNAPSHOTS_DELETE)
-    req.app.compute_api.proxy_snapshot_delete(req.context, snapshot_id)
+    req.app.compute_api.proxy.proxy_snapshot_delete(req.context, snapshot_id)
     return wsgi.empty_response(202)

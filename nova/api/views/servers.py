@@ -125,7 +125,7 @@ def _wants_host_status(req):
 
 def _host_status_lookup(req):
     """inst -> UP/DOWN/MAINTENANCE/UNKNOWN, or '' without a host, from one services query."""
-    services = {s['host']: s for s in req.app.compute_api.service_list(
+    services = {s['host']: s for s in req.app.compute_api.admin.service_list(
         req.context, binary='nova-compute')}
     down_time = datetime.timedelta(seconds=req.app.conf.service_down_time)
     now = timeutils.utcnow()

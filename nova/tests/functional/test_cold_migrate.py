@@ -293,7 +293,7 @@ def test_an_rpc_pin_below_the_move_is_409_and_changes_nothing(aio, server):
         aio.conf.clear_override('compute', group='upgrade_levels')
     ctx = nova_context.get_admin_context()
     with pytest.raises(exception.RPCVersionPinned) as caught:
-        api.migrate(ctx, aio.db.instance_get(server))
+        api.resize.migrate(ctx, aio.db.instance_get(server))
     assert caught.value.code == 409 and 'pins it to 1.2' in caught.value.format_message()
     status, _h, body = aio.request('GET', '/os-migrations?instance_uuid=' + server,
                                    version='2.80', token=ADMIN)

@@ -116,7 +116,7 @@ def test_an_rpc_pin_below_live_migration_is_409_and_changes_nothing(aio, server)
         aio.conf.clear_override('compute', group='upgrade_levels')
     ctx = nova_context.get_admin_context()
     with pytest.raises(exception.RPCVersionPinned) as caught:
-        api.live_migrate(ctx, aio.db.instance_get(server), host='testhost2')
+        api.live_migration.live_migrate(ctx, aio.db.instance_get(server), host='testhost2')
     assert caught.value.code == 409 and 'pins it to 1.4' in caught.value.format_message()
     assert migrations(aio, server) == []
     assert show(aio, server)['OS-EXT-STS:task_state'] is None

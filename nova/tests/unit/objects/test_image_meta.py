@@ -329,6 +329,19 @@ def test_unknown_keys_ignored_unless_strict():
         'Invalid image property custom_thing=x: unknown image property')
 
 
+def test_strict_for_some_keys_only():
+    # A user's overrides among an image's properties: only the given keys are held to it.
+    props = ImageMetaProps.from_dict({'custom_thing': 'x', 'hw_disk_bus': 'virtio',
+                                      'trait:lower': 'required'}, strict={'hw_disk_bus'})
+    assert props.to_dict() == {'hw_disk_bus': 'virtio', 'trait:lower': 'required'}
+    with pytest.raises(exception.InvalidImageProperty) as err:
+        ImageMetaProps.from_dict({'custom_thing': 'x', 'other': 'y'}, strict={'other'})
+    assert _message(err) == 'Invalid image property other=y: unknown image property'
+    with pytest.raises(exception.InvalidImageProperty):
+        ImageMetaProps.from_dict({'hw_numa_cpus.1': '0'}, strict={'hw_numa_cpus.1'})
+    assert ImageMetaProps.from_dict({'hw_numa_cpus.1': '0'}, strict={'x'}).to_dict() == {}
+
+
 def test_none_values_mean_unset():
     props = ImageMetaProps.from_dict({'hw_disk_bus': None})
     assert props.to_dict() == {}

@@ -1,0 +1,116 @@
+"""The compute API's shared core: the action state table, the lock check and the task claim."""
+
+import collections
+
+from nova import exception
+from nova import vm_states as vs
+from nova.compute import block_device
+from nova.objects import instance as instance_obj
+
+ActionSpec = collections.namedtuple('ActionSpec', 'name vm_states task_states new_task')
+
+_ANY_TASK = None  # sentinel: do not check task_state
+
+# Task states of the moves, shelving and their undoing (upstream's strings).
+RESIZE_PREP = 'resize_prep'
+RESIZE_REVERTING = 'resize_reverting'
+SHELVING = 'shelving'
+SHELVING_OFFLOADING = 'shelving_offloading'
+UNSHELVING = 'unshelving'
+
+# The states upstream allows each action from, and the task_state it sets.
+SPECS = {
+    'stop': ActionSpec('stop', (vs.ACTIVE, vs.ERROR), (None,), vs.POWERING_OFF),
+    'start': ActionSpec('start', (vs.STOPPED,), (None,), vs.POWERING_ON),
+    'reboot_soft': ActionSpec('reboot', (vs.ACTIVE,), (None,), vs.REBOOTING),
+    'reboot_hard': ActionSpec('reboot', (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED,
+                                         vs.ERROR),
+                              (None, vs.REBOOTING, 'reboot_pending', 'reboot_started',
+                               vs.REBOOTING_HARD, 'reboot_pending_hard',
+                               'reboot_started_hard'), vs.REBOOTING_HARD),
+    'pause': ActionSpec('pause', (vs.ACTIVE,), (None,), 'pausing'),
+    'unpause': ActionSpec('unpause', (vs.PAUSED,), (None,), 'unpausing'),
+    'suspend': ActionSpec('suspend', (vs.ACTIVE,), (None,), 'suspending'),
+    'resume': ActionSpec('resume', (vs.SUSPENDED,), (None,), 'resuming'),
+    'createImage': ActionSpec('createImage', (vs.ACTIVE, vs.STOPPED, vs.PAUSED,
+                                              vs.SUSPENDED), (None,), 'image_snapshot'),
+    'createBackup': ActionSpec('createBackup', (vs.ACTIVE, vs.STOPPED, vs.PAUSED,
+                                                vs.SUSPENDED), (None,), vs.IMAGE_BACKUP),
+    'restore': ActionSpec('restore', (vs.SOFT_DELETED,), (None,), vs.RESTORING),
+    'rebuild': ActionSpec('rebuild', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,),
+                          'rebuilding'),
+    'rescue': ActionSpec('rescue', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,), vs.RESCUING),
+    'unrescue': ActionSpec('unrescue', (vs.RESCUED,), (None,), vs.UNRESCUING),
+    # Resize and migrate from ACTIVE or STOPPED, no task running.
+    'resize': ActionSpec('resize', (vs.ACTIVE, vs.STOPPED), (None,), RESIZE_PREP),
+    'migrate': ActionSpec('migrate', (vs.ACTIVE, vs.STOPPED), (None,), RESIZE_PREP),
+    'confirmResize': ActionSpec('confirmResize', (vs.RESIZED,), (None,), None),
+    'revertResize': ActionSpec('revertResize', (vs.RESIZED,), (None,), RESIZE_REVERTING),
+    'shelve': ActionSpec('shelve', (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED), (None,),
+                         SHELVING),
+    'shelveOffload': ActionSpec('shelveOffload', (vs.SHELVED,), (None,), SHELVING_OFFLOADING),
+    # Live migrate from ACTIVE or PAUSED, no task running.
+    'os-migrateLive': ActionSpec('os-migrateLive', (vs.ACTIVE, vs.PAUSED), (None,), None),
+}
+
+# Actions after which the guest's console is on another port or host, or gone:
+# the server's console tokens are destroyed as the action starts (a freed port
+# goes to the next guest). The proxies also ask the host before relaying.
+CONSOLE_ENDING = frozenset(('stop', 'reboot_hard', 'suspend', 'rebuild', 'rescue', 'unrescue',
+                            'shelve', 'shelveOffload', 'migrate', 'resize', 'revertResize',
+                            'os-migrateLive'))
+
+
+def check_state(instance, spec):
+    """409 with upstream's message when the instance is in the wrong state."""
+    if spec.vm_states is not None and instance['vm_state'] not in spec.vm_states:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='vm_state', state=instance['vm_state'])
+    if spec.task_states is not _ANY_TASK and instance['task_state'] not in spec.task_states:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='task_state', state=instance['task_state'])
+    if not instance['host']:
+        raise exception.InstanceInvalidState(action=spec.name, instance_uuid=instance['uuid'],
+                                             attr='host', state='None')
+
+
+def check_locked(context, instance):
+    """409 for a locked server, unless the caller is an admin."""
+    if instance['locked'] and not context.is_admin:
+        raise exception.InstanceLocked(instance_uuid=instance['uuid'])
+
+
+class CoreAPI:
+    """What most action families share: the task claim and whether the root is a volume."""
+
+    def __init__(self, db):
+        self._db = db
+
+    def begin_action(self, context, instance, spec_key, extra_values=None):
+        """Check lock and state, record the action, and claim the task_state.
+
+        Returns the updated instance as an object ready to cast.
+        """
+        spec = SPECS[spec_key]
+        check_locked(context, instance)
+        check_state(instance, spec)
+        values = {'task_state': spec.new_task}
+        values.update(extra_values or {})
+        try:
+            row = self._db.instance_update(
+                instance['uuid'], values,
+                expected_task_state=list(spec.task_states) if spec.task_states else (),
+                expected_vm_state=list(spec.vm_states) if spec.vm_states else ())
+        except exception.UnexpectedTaskStateError:
+            # Someone else won the race: report it like a wrong state.
+            current = self._db.instance_get(instance['uuid'])
+            check_state(current, spec)
+            raise
+        self._db.action_start(context, instance['uuid'], spec.name)
+        if spec_key in CONSOLE_ENDING:
+            self._db.console_token_destroy_for_instance(instance['uuid'])
+        return instance_obj.Instance.from_db(row)
+
+    def is_volume_backed(self, context, instance):
+        """Whether ``instance`` boots from a volume (see block_device.is_volume_backed)."""
+        return block_device.is_volume_backed(self._db.bdm_get_by_instance(instance['uuid']))
