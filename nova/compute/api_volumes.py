@@ -10,6 +10,15 @@ VOLUME_SPEC = api_core.ActionSpec('attach_volume', (vs.ACTIVE, vs.PAUSED, vs.STO
                                                    vs.SUSPENDED, vs.RESIZED), (None,), None)
 
 
+def _bdm_values(instance, volume_id, attachment, delete_on_termination, tag):
+    """The block device mapping of a volume attached after boot."""
+    return {'instance_uuid': instance['uuid'], 'source_type': 'volume',
+            'destination_type': 'volume', 'volume_id': volume_id, 'device_type': 'disk',
+            'attachment_id': attachment['id'],
+            'delete_on_termination': bool(delete_on_termination), 'tag': tag,
+            'boot_index': None}
+
+
 class VolumeAttachmentsAPI:
     """A server's volume attachments (an offloaded server's without a host)."""
 
@@ -80,32 +89,15 @@ class VolumeAttachmentsAPI:
                                                 delete_on_termination=delete_on_termination,
                                                 supports_multiattach=supports_multiattach)
         api_core.check_state(instance, VOLUME_SPEC)
-        try:
-            volume = self._volume_api.get(context, volume_id)
-        except exception.VolumeNotFound:
-            raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
-        block_device.check_attachable(volume, supports_multiattach)
-        for bdm in self._db.bdm_get_by_instance(instance['uuid']):
-            if bdm['volume_id'] == volume_id:
-                raise exception.Invalid(reason='Volume %s is already attached to the '
-                                               'server.' % volume_id)
-        inst = instance_obj.Instance.from_db(instance)
-        # Reserve the volume now, as upstream does: a second server asking for
-        # it gets Cinder's 400 here, not a 200 and a lost attach later.
-        volume_context = self._volume_api.context_for(context, inst)
-        attachment = self._volume_api.attachment_create(volume_context, volume_id,
-                                                        instance['uuid'])
+        inst, volume_context, attachment = self._reserve(context, instance, volume_id,
+                                                         supports_multiattach)
         failpoint.hit('attach.api_reserved')
         try:
             # The host picks the name and records the BDM under the instance's
             # lock, so two concurrent attaches never get the same device.
             bdm_uuid = self._compute_rpcapi.reserve_device_name(
-                context, inst, inst.host, requested=device, bdm={
-                    'instance_uuid': instance['uuid'], 'source_type': 'volume',
-                    'destination_type': 'volume', 'volume_id': volume_id,
-                    'device_type': 'disk', 'attachment_id': attachment['id'],
-                    'delete_on_termination': bool(delete_on_termination),
-                    'tag': tag, 'boot_index': None})
+                context, inst, inst.host, requested=device,
+                bdm=_bdm_values(instance, volume_id, attachment, delete_on_termination, tag))
         except Exception:
             self._volume_api.attachment_delete(volume_context, attachment['id'])
             raise
@@ -114,6 +106,32 @@ class VolumeAttachmentsAPI:
         self._db.action_start(context, instance['uuid'], 'attach_volume')
         self._compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
         return bdm
+
+    def _reserve(self, context, instance, volume_id, supports_multiattach, offloaded=False):
+        """Check that the volume may be attached here and reserve it.
+
+        Returns (instance object, the volume service context, the attachment).
+        """
+        try:
+            volume = self._volume_api.get(context, volume_id)
+        except exception.VolumeNotFound:
+            raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
+        if offloaded and volume.get('multiattach'):
+            # Before the 2.60 gate, as upstream: no version attaches it to an
+            # offloaded server.
+            raise exception.MultiattachToShelvedNotSupported()
+        block_device.check_attachable(volume, supports_multiattach)
+        if any(b['volume_id'] == volume_id
+               for b in self._db.bdm_get_by_instance(instance['uuid'])):
+            raise exception.Invalid(reason='Volume %s is already attached to the '
+                                           'server.' % volume_id)
+        inst = instance_obj.Instance.from_db(instance)
+        # Reserve the volume now, as upstream does: a second server asking for
+        # it gets Cinder's 400 here, not a 200 and a lost attach later.
+        volume_context = self._volume_api.context_for(context, inst)
+        attachment = self._volume_api.attachment_create(volume_context, volume_id,
+                                                        instance['uuid'])
+        return inst, volume_context, attachment
 
     def detach_volume(self, context, instance, bdm):
         api_core.check_locked(context, instance)
@@ -133,29 +151,11 @@ class VolumeAttachmentsAPI:
 
         Multiattach volumes are refused here, as upstream does.
         """
+        _inst, volume_context, attachment = self._reserve(
+            context, instance, volume_id, supports_multiattach, offloaded=True)
         try:
-            volume = self._volume_api.get(context, volume_id)
-        except exception.VolumeNotFound:
-            raise exception.Invalid(reason='Volume %s could not be found.' % volume_id)
-        if volume.get('multiattach'):
-            # Before the 2.60 gate, as upstream: no version attaches it here.
-            raise exception.MultiattachToShelvedNotSupported()
-        block_device.check_attachable(volume, supports_multiattach)
-        if any(b['volume_id'] == volume_id
-               for b in self._db.bdm_get_by_instance(instance['uuid'])):
-            raise exception.Invalid(reason='Volume %s is already attached to the '
-                                           'server.' % volume_id)
-        inst = instance_obj.Instance.from_db(instance)
-        volume_context = self._volume_api.context_for(context, inst)
-        attachment = self._volume_api.attachment_create(volume_context, volume_id,
-                                                        instance['uuid'])
-        try:
-            bdm = self._db.bdm_create({
-                'instance_uuid': instance['uuid'], 'source_type': 'volume',
-                'destination_type': 'volume', 'volume_id': volume_id,
-                'device_type': 'disk', 'attachment_id': attachment['id'],
-                'delete_on_termination': bool(delete_on_termination), 'tag': tag,
-                'boot_index': None})
+            bdm = self._db.bdm_create(_bdm_values(instance, volume_id, attachment,
+                                                  delete_on_termination, tag))
             self._volume_api.attachment_complete(volume_context, attachment['id'])
         except Exception:
             self._volume_api.attachment_delete(volume_context, attachment['id'])

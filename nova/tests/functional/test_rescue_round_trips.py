@@ -51,3 +51,18 @@ def test_legacy_rescue_is_cast_without_a_host_round_trip(cloud):
     # The cast waited in the queue; the host rescues once it listens again.
     cloud.wait_for_status(sid, ['RESCUE'])
 
+
+
+def test_overrides_on_a_rescue_image_it_cannot_read_are_400(cloud, tmp_path):
+    # The overrides are merged into the rescue image's properties and parsed
+    # once in the API: a value there that no host could read is a 400 before
+    # the server changes, not a failed rescue on the host.
+    sid = _boot(cloud)
+    bad = cloud.upload_image(fixtures.tiny_disk(str(tmp_path / 'bad.img')),
+                             hw_numa_nodes='two')
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid, {'rescue': {
+        'rescue_image_ref': bad, 'image_props_override': {'hw_video_model': 'vga'}}},
+        version=V)
+    assert status == 400 and 'hw_numa_nodes' in body['badRequest']['message'], body
+    server = cloud.request('GET', '/servers/' + sid, version=V)[2]['server']
+    assert (server['status'], server['OS-EXT-STS:task_state']) == ('ACTIVE', None)
