@@ -232,7 +232,7 @@ class API(api_actions.ServerActionsMixin, api_rescue.RescueMixin, api_keypairs.K
                 self.db.server_group_add_members(group['uuid'],
                                                  [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self.conductor_api.build_instances(context, objs, internal, spec)
+            self.conductor_api.build_instances(context, objs, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:

@@ -2,8 +2,11 @@
 
 from nova import rpc
 from nova.compute import rpcapi_live_migrate, rpcapi_resize
+from nova.image import sysmeta
 
 TOPIC = 'compute'
+# The first version whose build_and_run_instance takes no image.
+BUILD_WITHOUT_IMAGE = '1.6'
 
 
 class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMigrateRPCMixin):
@@ -32,13 +35,19 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMig
             rollback_live_migration_at_destination, live_migration_abort,
             live_migration_force_complete: live
             migration between hosts (rpcapi_live_migrate).
+    * 1.6 - build_and_run_instance(instance, request_spec, admin_password=None):
+            no ``image``; the host reads the image metadata from the instance's
+            system metadata (as it did before). A 1.6 host still takes a 1.0
+            message with ``image`` (and does not read it).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
     RPCVersionCapError), so an older host never receives a call it cannot read.
+    Pinned below 1.6, build_and_run_instance goes as 1.0 with the ``image``
+    argument those hosts require (rebuilt from the instance's system metadata).
     """
 
-    VERSION = '1.5'
+    VERSION = '1.6'
 
     def __init__(self, conf):
         self.conf = conf
@@ -48,11 +57,16 @@ class ComputeAPI(rpcapi_resize.ResizeShelveRPCMixin, rpcapi_live_migrate.LiveMig
     def _prepare(self, host, version='1.0', timeout=None):
         return self.client.prepare(server=host, version=version, timeout=timeout)
 
-    def build_and_run_instance(self, context, instance, host, image, request_spec,
+    def build_and_run_instance(self, context, instance, host, request_spec,
                                admin_password=None):
+        if self.client.can_send_version(BUILD_WITHOUT_IMAGE):
+            self._prepare(host, version=BUILD_WITHOUT_IMAGE).cast(
+                context, 'build_and_run_instance', instance=instance,
+                request_spec=request_spec, admin_password=admin_password)
+            return
         self._prepare(host).cast(context, 'build_and_run_instance', instance=instance,
-                                 image=image, request_spec=request_spec,
-                                 admin_password=admin_password)
+                                 image=sysmeta.sysmeta_to_image(instance.system_metadata),
+                                 request_spec=request_spec, admin_password=admin_password)
 
     def terminate_instance(self, context, instance, host):
         self._prepare(host).cast(context, 'terminate_instance', instance=instance)
