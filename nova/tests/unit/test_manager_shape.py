@@ -18,6 +18,8 @@ PARTS = {'compute manager': sorted(ROOT.glob('compute/manager*.py')),
          'conductor': sorted(ROOT.glob('conductor/*.py'))}
 CLIENTS = {'compute manager': sorted(ROOT.glob('compute/rpcapi*.py')),
            'conductor': [ROOT / 'conductor' / 'rpcapi.py']}
+# The classes held to the shape: the parts and the compute RPC client.
+SHAPED = dict(PARTS, **{'compute rpc client': CLIENTS['compute manager']})
 
 
 def _classes(paths):
@@ -60,20 +62,20 @@ def _init(cls):
                  if isinstance(item, ast.FunctionDef) and item.name == '__init__'), None)
 
 
-@pytest.mark.parametrize('part', sorted(PARTS))
+@pytest.mark.parametrize('part', sorted(SHAPED))
 def test_no_mixins(part):
-    found = ['%s: %s' % (path.name, cls.name) for path, cls in _classes(PARTS[part])
+    found = ['%s: %s' % (path.name, cls.name) for path, cls in _classes(SHAPED[part])
              if cls.name.endswith('Mixin') or any(
                  (getattr(base, 'attr', None) or getattr(base, 'id', '')).endswith('Mixin')
                  for base in cls.bases)]
     assert found == []
 
 
-@pytest.mark.parametrize('part', sorted(PARTS))
+@pytest.mark.parametrize('part', sorted(SHAPED))
 def test_every_name_a_class_reads_is_its_own_or_set_in_its_init(part):
     """A family reaches a sibling only through the collaborator it was handed."""
     found = []
-    for path, cls in _classes(PARTS[part]):
+    for path, cls in _classes(SHAPED[part]):
         init = _init(cls)
         declared = _own_names(cls) | (_self_attrs(init, ast.Store) if init else set())
         read = _self_attrs(cls, ast.Load) | _getattr_names(cls)
@@ -82,11 +84,11 @@ def test_every_name_a_class_reads_is_its_own_or_set_in_its_init(part):
     assert found == []
 
 
-@pytest.mark.parametrize('part', sorted(PARTS))
+@pytest.mark.parametrize('part', sorted(SHAPED))
 def test_notified_methods_live_on_classes_holding_the_core(part):
     """``notify.instance_action`` reads conf, host and the conductor proxy from ``self.core``."""
     found = []
-    for path, cls in _classes(PARTS[part]):
+    for path, cls in _classes(SHAPED[part]):
         notified = [item.name for item in cls.body if isinstance(item, ast.FunctionDef)
                     and any('instance_action' in ast.unparse(d) for d in item.decorator_list)]
         init = _init(cls)
@@ -103,7 +105,7 @@ def test_class_names_are_unique_in_the_tree():
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef):
                 names.setdefault(node.name, []).append(str(path.relative_to(ROOT)))
-    ours = {str(p.relative_to(ROOT)) for paths in PARTS.values() for p in paths}
+    ours = {str(p.relative_to(ROOT)) for paths in SHAPED.values() for p in paths}
     clashes = {name: paths for name, paths in names.items()
                if len(paths) > 1 and ours & set(paths)}
     assert clashes == {}
