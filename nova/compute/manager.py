@@ -72,8 +72,8 @@ class ComputeManager:
         self.admin = manager_admin.AdminManager(core, image_api, self.images, self.build)
         self.lifecycle = manager_lifecycle.LifecycleManager(core)
         self.reconcile = manager_reconcile.ReconcileManager(
-            core, self.repair, volume_api, self.build, self.volumes,
-            own_records=(self.resize, self.shelve, self.live_migrate))
+            core, self.repair, volume_api, self.build, self.volumes, self.resize, self.shelve,
+            self.live_migrate)
         # The families with RPC methods; each method name is on one of them only.
         self.endpoints = [self.build, self.power, self.images, self.volumes, self.rescue,
                           self.admin, self.consoles, self.password, self.resize,

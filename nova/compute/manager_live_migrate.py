@@ -288,7 +288,7 @@ class LiveMigrateManager:
             LOG.exception('Could not pause %s to complete its migration', instance.uuid)
 
     # -- after a restart of the source ------------------------------------------------
-    def reconcile(self, context, row):
+    def reconcile_live_migration(self, context, row):
         """A live migration from here that a restart interrupted: end it. True if it was one.
 
         The guest still here: the move failed (the migration 'error', a fault,

@@ -39,12 +39,11 @@ class ReconcileManager:
     """Repairs what a crash (or a lost message) left: at start-up and periodically.
 
     Resize, shelve and live migration keep their own records (migration
-    rows, shelve images): ``own_records`` are those families, each of
-    which finishes or undoes its own (``reconcile(context, row)``, True when
-    the row was one of its operations).
+    rows, shelve images): their families finish or undo their own
+    operations (True when the row was one of them).
     """
 
-    def __init__(self, core, repair, volume_api, build, volumes, own_records):
+    def __init__(self, core, repair, volume_api, build, volumes, resize, shelve, live_migrate):
         self.core = core
         self.conf = core.conf
         self.conductor_db = core.conductor_db
@@ -55,7 +54,9 @@ class ReconcileManager:
         # A delete that a crash interrupted is finished the way a delete runs.
         self._build = build
         self._volumes = volumes
-        self._own_records = tuple(own_records)
+        self._resize = resize
+        self._shelve = shelve
+        self._live_migrate = live_migrate
         # Set when the volume service does not answer: the rest of a run
         # leaves volumes alone instead of waiting on it once per instance.
         self._volumes_unreachable = False
@@ -92,7 +93,9 @@ class ReconcileManager:
     # -- one instance ----------------------------------------------------------
     def _reconcile_one(self, ctx, row, now, min_age):
         stale = decide.stale(row['updated_at'], now, min_age)
-        if stale and any(part.reconcile(ctx, row) for part in self._own_records):
+        if stale and (self._resize.reconcile_resize(ctx, row) or
+                      self._shelve.reconcile_shelve(ctx, row) or
+                      self._live_migrate.reconcile_live_migration(ctx, row)):
             return 1
         plan = decide.instance_plan(row['vm_state'], row['task_state'])
         if plan is not None and stale:

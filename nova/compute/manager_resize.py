@@ -203,7 +203,7 @@ class ResizeManager:
             self.host, *usage.requested_resources(migration['old_flavor']))
         self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
 
-    def reconcile(self, context, row):
+    def reconcile_resize(self, context, row):
         """After a restart: finish or undo a resize the crash interrupted.
 
         Returns True when ``row`` was one (handled here).

@@ -105,21 +105,21 @@ class ShelveManager:
             return vs.STOPPED
         return previous
 
-    def reconcile(self, context, row):
+    def reconcile_shelve(self, context, row):
         """After a restart: undo a shelve, or finish an offload, the crash interrupted.
 
         Returns True when ``row`` was one of those (handled here).
         """
         task = row['task_state']
         if task in SHELVE_TASKS:
-            self.reconcile_shelve(context, row)
+            self._roll_back_shelve(context, row)
             return True
         if task == 'shelving_offloading':
             self._shelve_offload(context, instance_obj.Instance.from_db(row))
             return True
         return False
 
-    def reconcile_shelve(self, context, row):
+    def _roll_back_shelve(self, context, row):
         """A shelve a restart interrupted before SHELVED: undone as a failed one is.
 
         The guest runs again if the server was running, the unfinished image

@@ -162,7 +162,7 @@ def test_restart_in_the_middle_of_a_shelve_rolls_it_back(aio, server):
         'image_type': 'snapshot', 'instance_uuid': server}, url=aio.image_url)
     assert status == 201 and image['status'] == 'queued', image
     # The restart reconciliation's entry point for interrupted resizes and shelves.
-    assert mgr.shelve.reconcile(nova_context.get_admin_context(), row) is True
+    assert mgr.shelve.reconcile_shelve(nova_context.get_admin_context(), row) is True
     shown = settled(aio, server)
     assert shown['status'] == 'ACTIVE' and shown['OS-EXT-STS:power_state'] == 1, shown
     assert shelve_images(aio) == []

@@ -1,6 +1,7 @@
 """The compute manager and the conductor are collaborators: each part says what it uses."""
 
 import ast
+import inspect
 import pathlib
 
 import pytest
@@ -148,6 +149,18 @@ def test_each_rpc_method_is_served_by_exactly_one_endpoint(part):
     served = {name: [type(e).__name__ for e in endpoints if callable(getattr(e, name, None))]
               for name in methods}
     assert {name: owners for name, owners in served.items() if len(owners) != 1} == {}
+
+
+@pytest.mark.parametrize('part', sorted(PARTS))
+def test_no_method_name_is_on_two_endpoints(part):
+    """oslo.messaging hands a message to the first endpoint with the name: no shadowing."""
+    endpoints, _version, _target = _endpoints(part)
+    owners = {}
+    for endpoint in endpoints:
+        for name, _member in inspect.getmembers(endpoint, inspect.ismethod):
+            if not name.startswith('_'):
+                owners.setdefault(name, []).append(type(endpoint).__name__)
+    assert {name: names for name, names in owners.items() if len(names) > 1} == {}
 
 
 @pytest.mark.parametrize('part', sorted(PARTS))
