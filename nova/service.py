@@ -29,19 +29,22 @@ class PeriodicThread(threading.Thread):
 
 
 class Service:
-    """Serves ``manager`` on ``topic``/``host`` and reports liveness in the DB.
+    """Serves ``endpoints`` on ``topic``/``host`` and reports liveness in the DB.
 
     ``db`` is the database, or for nova-compute the conductor proxy
     (``nova.compute.conductor_db``) that records the heartbeat for it.
+    ``manager`` composes the endpoints (one per operation family) and gets
+    ``init_host`` before the RPC server starts and ``cleanup_host`` at stop.
     """
 
-    def __init__(self, conf, db, binary, topic, host, manager, periodic=()):
+    def __init__(self, conf, db, binary, topic, host, manager, endpoints, periodic=()):
         self.conf = conf
         self.db = db
         self.binary = binary
         self.topic = topic
         self.host = host
         self.manager = manager
+        self.endpoints = list(endpoints)
         self.periodic = list(periodic)
         self.rpcserver = None
         self._threads = []
@@ -50,7 +53,7 @@ class Service:
         if hasattr(self.manager, 'init_host'):
             self.manager.init_host()
         self.db.service_heartbeat(self.host, self.binary, self.topic)
-        self.rpcserver = rpc.get_server(self.conf, self.topic, self.host, [self.manager])
+        self.rpcserver = rpc.get_server(self.conf, self.topic, self.host, self.endpoints)
         self.rpcserver.start()
         tasks = [(lambda: self.db.service_heartbeat(self.host, self.binary, self.topic),
                   self.conf.report_interval, 'heartbeat')] + self.periodic

@@ -34,9 +34,9 @@ def conductor_service(conf, db):
     from nova.conductor import host_auth, manager
     mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf),
                                    host_verifier=host_auth.verifier_from_conf(conf))
-    periodic = [(mgr.fail_lost_builds, conf.reconcile_interval, 'lost-builds')]
+    periodic = [(mgr.lost_builds.fail_lost_builds, conf.reconcile_interval, 'lost-builds')]
     return service.Service(conf, db, 'nova-conductor', conductor_rpcapi.TOPIC, conf.host, mgr,
-                           periodic=periodic)
+                           mgr.endpoints, periodic=periodic)
 
 
 def _resize_shelve_interval(conf):
@@ -89,18 +89,22 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
     db = compute_db(conf, db, host=host)
     mgr = manager.ComputeManager(conf, db, driver, host=host, image_api=image_api,
                                  volume_api=cinder.CinderClient(conf),
-                                 compute_rpcapi=compute_rpcapi.ComputeAPI(conf))
-    periodic = [(mgr.sync_power_states, conf.sync_power_state_interval, 'power-sync'),
-                (mgr.update_available_resource, 60, 'resources'),
-                (mgr.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
-                (mgr.cleanup_running_deleted_instances,
+                                 compute_rpcapi=compute_rpcapi.ComputeAPI(conf),
+                                 # No network service yet: servers boot without ports.
+                                 network_api=None)
+    periodic = [(mgr.lifecycle.sync_power_states, conf.sync_power_state_interval,
+                 'power-sync'),
+                (mgr.resources.update_available_resource, 60, 'resources'),
+                (mgr.reconcile.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
+                (mgr.lifecycle.cleanup_running_deleted_instances,
                  conf.running_deleted_instance_poll_interval, 'running-deleted'),
-                (mgr.poll_rescued_instances, min(60, conf.rescue_timeout),
+                (mgr.rescue.poll_rescued_instances, min(60, conf.rescue_timeout),
                  'rescue-timeout'),
                 # The interval doubles as the polling period, as upstream.
-                (mgr.reclaim_queued_deletes, conf.reclaim_instance_interval, 'reclaim'),
-                (mgr.poll_unconfirmed_resizes, _resize_shelve_interval(conf), 'resize-confirm'),
-                (mgr.offload_shelved_instances, _resize_shelve_interval(conf),
+                (mgr.admin.reclaim_queued_deletes, conf.reclaim_instance_interval, 'reclaim'),
+                (mgr.resize.poll_unconfirmed_resizes, _resize_shelve_interval(conf),
+                 'resize-confirm'),
+                (mgr.shelve.offload_shelved_instances, _resize_shelve_interval(conf),
                  'shelve-offload')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, host, mgr,
-                           periodic=periodic)
+                           mgr.endpoints, periodic=periodic)

@@ -127,7 +127,7 @@ class ServersAPI:
         spec.update(instance_hints(request.scheduler_hints))
         if files:
             spec['injected_files'] = files
-        self._cast_build(context, instances, group, boot.image, spec)
+        self._cast_build(context, instances, group, spec)
         return instances, admin_password
 
     def _boot_source(self, context, request):
@@ -150,7 +150,7 @@ class ServersAPI:
         host_rules.check_buses_somewhere(self._conf, self._db, boot.image)
         return flavor, bdms, image_ref, boot
 
-    def _cast_build(self, context, instances, group, internal, spec):
+    def _cast_build(self, context, instances, group, spec):
         """Hand the written rows to the conductor; on any failure drop them all."""
         try:
             if group is not None:
@@ -158,7 +158,7 @@ class ServersAPI:
                 self._db.server_group_add_members(group['uuid'],
                                                   [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
-            self._conductor_api.build_instances(context, objs, internal, spec)
+            self._conductor_api.build_instances(context, objs, spec)
         except Exception:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:

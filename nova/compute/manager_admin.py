@@ -8,17 +8,30 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
-from nova.compute import actions
+from nova.compute import actions, manager_core
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
 
 
-class AdminMixin:
-    """Mixed into ComputeManager."""
+class AdminManager:
+    """Diagnostics, backups with rotation, soft delete and restore, and power-update events."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, image_api, images, build):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self.image_api = image_api
+        # A backup is a snapshot (notified as one); a reclaim is a delete.
+        self._images = images
+        self._build = build
 
     def get_diagnostics(self, context, instance, standard=False):
-        state = self._power_state(instance)
+        state = self.core.power_state(instance)
         if state != power_state.RUNNING:
             raise exception.InstanceInvalidState(
                 action='get_diagnostics', instance_uuid=instance.uuid, attr='power state',
@@ -29,7 +42,7 @@ class AdminMixin:
 
     def backup_instance(self, context, instance, image_id, backup_type, rotation):
         """A snapshot typed 'backup', then the oldest backups beyond ``rotation`` go."""
-        self.snapshot_instance(context, instance, image_id)
+        self._images.snapshot_instance(context, instance, image_id)
         try:
             self._rotate_backups(context, instance, backup_type, rotation)
         except Exception:  # noqa: BLE001 - the new backup stands; rotation retries next time.
@@ -48,7 +61,7 @@ class AdminMixin:
                 pass
 
     def soft_delete_instance(self, context, instance):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_soft_delete_instance', host=self.host):
@@ -60,12 +73,12 @@ class AdminMixin:
             self._set_soft_state(instance, vs.SOFT_DELETED, [vs.SOFT_DELETING])
 
     def restore_instance(self, context, instance):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_restore_instance', host=self.host):
                     self.driver.power_on(context, instance, None,
-                                         block_device_info=self.block_device_info(
+                                         block_device_info=self.core.block_device_info(
                                              context, instance))
             except Exception as exc:  # noqa: BLE001 - recorded; the server stays stopped.
                 LOG.exception('Restore of %s failed', instance.uuid)
@@ -78,7 +91,7 @@ class AdminMixin:
         try:
             self.conductor_db.instance_update(instance.uuid, {
                 'vm_state': vm_state, 'task_state': None,
-                'power_state': self._power_state(instance)}, expected_task_state=expected)
+                'power_state': self.core.power_state(instance)}, expected_task_state=expected)
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             # A forceDelete won meanwhile: it owns the instance now.
             LOG.info('Instance %s changed while its soft delete/restore ran', instance.uuid)
@@ -104,7 +117,7 @@ class AdminMixin:
             except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
                 continue
             LOG.info('Reclaiming soft-deleted instance %s', row['uuid'])
-            self.terminate_instance(ctx, instance_obj.Instance.from_db(row))
+            self._build.terminate_instance(ctx, instance_obj.Instance.from_db(row))
 
     def external_instance_event(self, context, instance, events):
         """Events from other services. Without a network service or host-side volume
@@ -119,7 +132,7 @@ class AdminMixin:
         if tag not in ('POWER_ON', 'POWER_OFF'):
             LOG.warning('Ignoring power-update with tag %s for %s', tag, instance.uuid)
             return
-        state = self._power_state(instance)
+        state = self.core.power_state(instance)
         values = {'power_state': state}
         if tag == 'POWER_OFF' and state != power_state.RUNNING:
             values['vm_state'] = vs.STOPPED

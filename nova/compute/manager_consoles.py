@@ -3,6 +3,7 @@
 import oslo_messaging as messaging
 
 from nova import exception
+from nova.compute import manager_core
 
 # console type -> driver method answering {'host', 'port', 'internal_access_path'}
 # (and, for SPICE, 'tls_port')
@@ -10,8 +11,13 @@ _DRIVER_METHODS = {'novnc': 'get_vnc_console', 'serial': 'get_serial_console',
                    'spice-html5': 'get_spice_console', 'spice-direct': 'get_spice_console'}
 
 
-class ConsolesMixin:
-    """Mixed into ComputeManager."""
+class ConsolesManager:
+    """Where the remote console of a guest on this host is reached."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, driver):
+        self.driver = driver
 
     # Refusals reach the API as 4xx without a traceback in this host's log.
     @messaging.expected_exceptions(exception.Invalid, exception.Conflict,

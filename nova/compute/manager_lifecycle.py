@@ -74,8 +74,21 @@ def orphan_reason(row, files_ours, host, now, timeout):
     return 'instance deleted'
 
 
-class LifecycleMixin:
-    """Mixed into ComputeManager (uses db, driver, host, conf, _lock)."""
+class LifecycleManager:
+    """The instances' power state kept in step with their guests (hypervisor events and a
+    periodic sync), and the guests left running with no live instance."""
+
+    def __init__(self, core):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        # Set by start_lifecycle_events (made again at each start, after a stop).
+        self._events_stopped = None
+        self._event_retries = None
+        self._event_retry_lock = threading.Lock()
+        self._event_retry_states = {}     # uuid -> latest power state of a pending look
 
     # ------------------------------------------------------------ events
     def start_lifecycle_events(self):
@@ -86,24 +99,21 @@ class LifecycleMixin:
         # One thread for every pending retry (there may be dozens at once).
         self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
         self._event_retry_lock = threading.Lock()
-        self._event_retry_states = {}     # uuid -> latest power state of a pending look
+        self._event_retry_states = {}
         return start(self.handle_lifecycle_event, on_reconnect=self.sync_power_states)
 
-    def cleanup_host(self):
-        stopped = getattr(self, '_events_stopped', None)
-        if stopped is not None:
-            stopped.set()
-        for name in ('_event_retries', '_conductor_retries'):
-            retries = getattr(self, name, None)
-            if retries is not None:
-                retries.stop()
+    def stop_lifecycle_events(self):
+        if self._events_stopped is not None:
+            self._events_stopped.set()
+        if self._event_retries is not None:
+            self._event_retries.stop()
         stop = getattr(self.driver, 'stop_lifecycle_events', None)
         if stop is not None:
             stop()
 
     def handle_lifecycle_event(self, uuid, event_power_state, attempt=0):
         """A guest changed state: sync its instance as upstream's handler does."""
-        stopped = getattr(self, '_events_stopped', None)
+        stopped = self._events_stopped
         if stopped is not None and stopped.is_set():
             return
         if self._busy(uuid):
@@ -124,7 +134,7 @@ class LifecycleMixin:
             self._retry_event(uuid, event_power_state, attempt)
 
     def _busy(self, uuid):
-        lock = self._lock(uuid)
+        lock = self.core.lock(uuid)
         if lock.acquire(blocking=False):
             lock.release()
             return False
@@ -151,10 +161,8 @@ class LifecycleMixin:
 
     def _retry_queue(self):
         # Made at start_lifecycle_events; here for a handler called without it.
-        if getattr(self, '_event_retries', None) is None:
+        if self._event_retries is None:
             self._event_retries = retry_queue.RetryQueue('lifecycle-event-retry')
-            self._event_retry_lock = threading.Lock()
-            self._event_retry_states = {}
         return self._event_retries
 
     # ------------------------------------------------------------ periodic
@@ -170,7 +178,7 @@ class LifecycleMixin:
                 LOG.exception('Power state sync of %s failed', row['uuid'])
 
     def _sync_one(self, row, event_power_state):
-        lock = self._lock(row['uuid'])
+        lock = self.core.lock(row['uuid'])
         # An operation holding the lock records the state it leaves behind.
         if not lock.acquire(blocking=False):
             return BUSY
@@ -209,7 +217,7 @@ class LifecycleMixin:
         record, the guest powered off at once, the server STOPPED."""
         ctx = nova_context.get_admin_context()
         self.conductor_db.action_start(ctx, instance.uuid, 'stop')
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 with actions.event(self.conductor_db, ctx, instance.uuid, 'compute_stop_instance',
                                    host=self.host):
@@ -217,9 +225,9 @@ class LifecycleMixin:
             except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.
                 LOG.exception('Stopping %s after a power state sync failed', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-                self._finish_task(instance, None)
+                self.core.finish_task(instance, None)
                 return
-            self._finish_task(instance, vs.STOPPED)
+            self.core.finish_task(instance, vs.STOPPED)
 
     def _query_power_state(self, row, event_power_state):
         """The hypervisor's state now; an event can be older than that."""
@@ -250,7 +258,7 @@ class LifecycleMixin:
                                    self.conf.running_deleted_instance_timeout)
             if reason is None:
                 continue
-            lock = self._lock(uuid)
+            lock = self.core.lock(uuid)
             if not lock.acquire(blocking=False):
                 continue
             try:

@@ -4,7 +4,7 @@ import json
 import logging
 
 from nova import exception
-from nova.compute import actions
+from nova.compute import actions, manager_core
 from nova.compute import resources as usage
 from nova.objects import instance as instance_obj
 
@@ -33,8 +33,8 @@ def _error(exc):
             else str(exc)}
 
 
-class LiveMigrateMixin:
-    """Mixed into ComputeManager.
+class LiveMigrateManager:
+    """Live migration of a running guest from this host to another, or to this one.
 
     The conductor claims the destination and asks both hosts whether the
     move can be done (``check_can_live_migrate_*``, calls: their answers
@@ -46,6 +46,23 @@ class LiveMigrateMixin:
     'error' and a fault; the destination drops its files and its claim.
     """
 
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, volumes, volume_api, compute_rpcapi, network_api=None):
+        self.core = core
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self._volumes = volumes
+        self.volume_api = volume_api
+        self.compute_rpcapi = compute_rpcapi
+        # The network service, once there is one: the ports are bound to the
+        # destination before the guest runs there.
+        self.network_api = network_api
+        # Beside live_migration, which holds the instance lock while it runs:
+        self._live_aborts = {}          # migration id -> an abort was asked for
+        self._guest_paused_by_us = {}   # instance uuid -> paused to force completion
+
     # -- checks (calls from the conductor) ------------------------------------------
     def check_can_live_migrate_destination(self, context, instance):
         try:
@@ -56,7 +73,7 @@ class LiveMigrateMixin:
     def check_can_live_migrate_source(self, context, instance, target):
         try:
             return self.driver.check_live_migration_source(
-                instance, target, self.block_device_info(context, instance))
+                instance, target, self.core.block_device_info(context, instance))
         except exception.NovaException as exc:
             return _error(exc)
 
@@ -82,16 +99,16 @@ class LiveMigrateMixin:
 
     def _live_attach_volumes(self, context, instance, volumes):
         vctx = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume' or not bdm['attachment_id']:
                 continue
             attachment = self.volume_api.attachment_create(
-                vctx, bdm['volume_id'], instance.uuid, connector=self.connector(),
+                vctx, bdm['volume_id'], instance.uuid, connector=self._volumes.connector(),
                 mountpoint=bdm['device_name'])
             volumes[bdm['uuid']] = {
                 'attachment_id': attachment['id'],
-                'connection_info': self.host_connection_info(vctx, bdm['volume_id'],
-                                                             attachment)}
+                'connection_info': self._volumes.host_connection_info(vctx, bdm['volume_id'],
+                                                                      attachment)}
         self.driver.connect_live_migration_volumes(
             instance, [v['connection_info'] for v in volumes.values()])
 
@@ -116,7 +133,7 @@ class LiveMigrateMixin:
         ``volumes``: this host's attachments (pre_live_migration's answer),
         which the block device mappings now record.
         """
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_post_live_migration_at_destination', host=self.host):
@@ -126,7 +143,7 @@ class LiveMigrateMixin:
                     self.driver.live_migration_resume(instance)
                 self.conductor_db.instance_update(instance.uuid, {
                     'host': self.host, 'node': migration['dest_node'] or self.host,
-                    'task_state': None, 'power_state': self._power_state(instance)})
+                    'task_state': None, 'power_state': self.core.power_state(instance)})
                 self._live_take_attachments(context, instance, volumes or {})
         return {}
 
@@ -140,7 +157,7 @@ class LiveMigrateMixin:
 
     def rollback_live_migration_at_destination(self, context, instance, migration_id,
                                                volumes=None):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             try:
                 self.driver.rollback_live_migration_at_destination(context, instance)
@@ -155,7 +172,7 @@ class LiveMigrateMixin:
 
     # -- source --------------------------------------------------------------------------
     def live_migration(self, context, instance, migration_id, target, source):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             dest = migration['dest_compute']
             volumes, held = {}, {}
@@ -167,7 +184,7 @@ class LiveMigrateMixin:
                     if answer.get('error'):
                         raise exception.MigrationError(reason=answer['error'])
                     volumes = answer.get('volumes') or {}
-                    held = {b['uuid']: b for b in self.bdms(instance.uuid)
+                    held = {b['uuid']: b for b in self.core.bdms(instance.uuid)
                             if b['uuid'] in volumes}
                     target = dict(target, volume_paths=_volume_paths(held, volumes))
                     if self.conductor_db.migration_get(migration_id)['status'] != 'preparing':
@@ -245,14 +262,6 @@ class LiveMigrateMixin:
             context, instance, migration['dest_compute'], migration['id'], volumes=volumes)
 
     # -- while it runs (beside live_migration, which holds the instance lock) ------------
-    @property
-    def _live_aborts(self):
-        return self.__dict__.setdefault('_live_aborts_by_id', {})
-
-    @property
-    def _guest_paused_by_us(self):
-        return self.__dict__.setdefault('_live_paused_by_uuid', {})
-
     def live_migration_abort(self, context, instance, migration_id):
         migration = self.conductor_db.migration_get(migration_id)
         if migration['status'] != 'running':

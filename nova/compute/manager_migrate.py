@@ -5,15 +5,41 @@ import logging
 
 from nova import exception, failpoint
 from nova import vm_states as vs
-from nova.compute import actions
+from nova.compute import actions, manager_core
 from nova.compute import resources as usage
-from nova.compute.manager_resize import OLD_VM_STATE, crosses_hosts, flavor_values
+from nova.compute.manager_resize import OLD_VM_STATE, crosses_hosts, flavor_values, image_meta
 
 LOG = logging.getLogger(__name__)
 
 
-class MigrateMixin:
-    """Mixed into ComputeManager (uses conductor_db, driver, compute_rpcapi, host).
+def migration_usage(migrations, host, here):
+    """What migrations under way change in ``host``'s usage (the start-up recount).
+
+    ``migrations``: those in progress that start or end at ``host``;
+    ``here``: the uuids of the instances placed on it. Returns the flavors
+    claimed beyond them, and the uuids among them not to count.
+    """
+    extra, leaving = [], set()
+    for migration in migrations:
+        status, uuid = migration['status'], migration['instance_uuid']
+        if not crosses_hosts(migration):
+            if status in ('finished', 'confirming', 'reverting'):
+                extra.append(migration['old_flavor'])   # kept for a revert
+        elif migration['source_compute'] == host:
+            if uuid not in here:
+                extra.append(migration['old_flavor'])   # the kept guest's room
+        elif uuid in here:
+            if status == 'reverting':
+                leaving.add(uuid)   # on its way back to the source, claim released
+        elif status in ('pre-migrating', 'migrating', 'post-migrating',
+                        'preparing', 'running'):
+            # Claimed, not yet arrived ('preparing', 'running': live migration).
+            extra.append(migration['new_flavor'])
+    return extra, leaving
+
+
+class MigrateManager:
+    """Cold migration and resize between two hosts: this host as source or destination.
 
     The steps, one host at a time: the conductor claims the new flavor on the
     destination; the source stops the guest and keeps its files
@@ -24,9 +50,27 @@ class MigrateMixin:
     side ends with the server back on the source, as it was, and a fault.
     """
 
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, volumes, volume_api, compute_rpcapi, resources,
+                 network_api=None):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self._volumes = volumes
+        self.volume_api = volume_api
+        self.compute_rpcapi = compute_rpcapi
+        # When this host last recounted its usage (abort_migration).
+        self._resources = resources
+        # The network service, once there is one: the ports follow the guest
+        # (bound to the destination, back to the source on a revert).
+        self.network_api = network_api
+
     # -- source: stop the guest and hand over its disks -------------------------
     def resize_instance(self, context, instance, migration_id):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             old_vm_state = instance.vm_state
             sysmeta = dict(instance.system_metadata or {}, **{OLD_VM_STATE: old_vm_state})
@@ -39,7 +83,7 @@ class MigrateMixin:
                     self.driver.migrate_disk_and_power_off(
                         context, instance, migration['new_flavor'],
                         timeout=self.conf.shutdown_timeout, retry_interval=5,
-                        block_device_info=self.block_device_info(context, instance),
+                        block_device_info=self.core.block_device_info(context, instance),
                         keep_for_another_host=True)
                     self._release_volume_connections(context, instance)
                     self.conductor_db.migration_update(migration_id,
@@ -59,7 +103,7 @@ class MigrateMixin:
 
     # -- destination: take the disks, the instance, and start it -----------------
     def finish_resize(self, context, instance, migration_id, disk_dir):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
@@ -82,21 +126,21 @@ class MigrateMixin:
         instance.refresh_from(row)
         failpoint.hit('migrate.after_take')
         self._connect_volume_attachments(context, instance)
-        self.driver.finish_migration(context, instance, self._image_meta(instance),
-                                     self.block_device_info(context, instance),
+        self.driver.finish_migration(context, instance, image_meta(instance),
+                                     self.core.block_device_info(context, instance),
                                      power_on=self._old_vm_state(instance) != vs.STOPPED,
                                      connect_volumes=True)
-        self.complete_volumes(context, instance)
+        self._volumes.complete_volumes(context, instance)
         self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.RESIZED, 'task_state': None,
-            'power_state': self._power_state(instance)})
+            'power_state': self.core.power_state(instance)})
 
     def _drop_here(self, context, instance, migration):
         """This host's copy of the guest and its files go; so does the new flavor's claim."""
         try:
             self.driver.destroy(context, instance, destroy_disks=True,
-                                block_device_info=self.block_device_info(context, instance))
+                                block_device_info=self.core.block_device_info(context, instance))
         except Exception:  # noqa: BLE001 - the claim must still go.
             LOG.exception('Could not remove the copy of %s on this host', instance.uuid)
         try:
@@ -107,9 +151,9 @@ class MigrateMixin:
             self.host, *usage.requested_resources(migration['new_flavor']))
 
     def abort_migration(self, context, instance, migration_id):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
-            recounted = getattr(self, 'usage_recounted_at', None)
+            recounted = self._resources.recounted_at
             ended = migration['updated_at']
             if recounted is not None and ended is not None and \
                     ended.replace(tzinfo=None) <= recounted:
@@ -129,7 +173,7 @@ class MigrateMixin:
         next connects it with its own connector.
         """
         vctx = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] \
                     or not bdm['connection_info']:
                 continue
@@ -144,21 +188,22 @@ class MigrateMixin:
     def _connect_volume_attachments(self, context, instance):
         """Connect the attachments another host let go of with this host's connector."""
         vctx = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] \
                     or bdm['connection_info']:
                 continue
             attachment = self.volume_api.attachment_update(
-                vctx, bdm['attachment_id'], self.connector(), mountpoint=bdm['device_name'])
+                vctx, bdm['attachment_id'], self._volumes.connector(),
+                mountpoint=bdm['device_name'])
             self.conductor_db.bdm_update(bdm['uuid'], {'connection_info': json.dumps(
-                self.host_connection_info(vctx, bdm['volume_id'], attachment))})
+                self._volumes.host_connection_info(vctx, bdm['volume_id'], attachment))})
 
     @staticmethod
     def _old_vm_state(instance):
         return (instance.system_metadata or {}).get(OLD_VM_STATE, vs.ACTIVE)
 
     # -- revert: the destination lets go, the source starts the guest again ------
-    def _revert_on_destination(self, context, instance, migration):
+    def revert_on_destination(self, context, instance, migration):
         with actions.event(self.conductor_db, context, instance.uuid,
                            'compute_revert_resize', host=self.host):
             self._drop_here(context, instance, migration)
@@ -166,7 +211,7 @@ class MigrateMixin:
             context, instance, migration['source_compute'], migration['id'], 'reverted')
 
     def finish_revert_resize(self, context, instance, migration_id, status):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             row = self.conductor_db.instance_get(instance.uuid)
             instance.refresh_from(row)
@@ -192,19 +237,19 @@ class MigrateMixin:
             node=migration['source_node'] or self.host))
         instance.refresh_from(row)
         self._connect_volume_attachments(context, instance)
-        self.driver.finish_revert_migration(context, instance, self._image_meta(instance),
-                                            self.block_device_info(context, instance),
+        self.driver.finish_revert_migration(context, instance, image_meta(instance),
+                                            self.core.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED,
                                             connect_volumes=True)
-        self.complete_volumes(context, instance)
+        self._volumes.complete_volumes(context, instance)
         # The instance first: once the migration ends this host may no longer touch it.
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,
-            'power_state': self._power_state(instance)})
+            'power_state': self.core.power_state(instance)})
         self.conductor_db.migration_update(migration['id'], {'status': status})
 
     # -- confirm: the source lets go ------------------------------------------------
-    def _confirm_on_source(self, context, instance, migration):
+    def confirm_on_source(self, context, instance, migration):
         """Drop the files kept for a revert and the old flavor's claim."""
         self.driver.confirm_migration(context, migration, instance, another_host=True)
         try:
@@ -221,30 +266,6 @@ class MigrateMixin:
             self.host, *usage.requested_resources(migration['old_flavor']))
         # The caller ends the migration once its event is recorded: after
         # that this host may no longer touch the server's records.
-
-    def migration_usage(self, here):
-        """What migrations under way change in this host's usage (the start-up recount).
-
-        ``here``: the uuids of the instances placed on this host. Returns the
-        flavors claimed beyond them, and the uuids among them not to count.
-        """
-        extra, leaving = [], set()
-        for migration in self.conductor_db.migrations_in_progress(self.host):
-            status, uuid = migration['status'], migration['instance_uuid']
-            if not crosses_hosts(migration):
-                if status in ('finished', 'confirming', 'reverting'):
-                    extra.append(migration['old_flavor'])   # kept for a revert
-            elif migration['source_compute'] == self.host:
-                if uuid not in here:
-                    extra.append(migration['old_flavor'])   # the kept guest's room
-            elif uuid in here:
-                if status == 'reverting':
-                    leaving.add(uuid)   # on its way back to the source, claim released
-            elif status in ('pre-migrating', 'migrating', 'post-migrating',
-                            'preparing', 'running'):
-                # Claimed, not yet arrived ('preparing', 'running': live migration).
-                extra.append(migration['new_flavor'])
-        return extra, leaving
 
     # -- after a restart: end what the crash interrupted ------------------------------
     def reconcile_migration(self, context, instance, migration):

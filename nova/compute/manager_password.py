@@ -5,17 +5,25 @@ import logging
 import oslo_messaging as messaging
 
 from nova import exception
-from nova.compute import actions
+from nova.compute import actions, manager_core
 
 LOG = logging.getLogger(__name__)
 
 
-class PasswordMixin:
-    """Mixed into ComputeManager."""
+class PasswordManager:
+    """The guest's admin password, set through the driver."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core):
+        self.core = core
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
 
     @messaging.expected_exceptions(exception.Conflict, NotImplementedError)
     def set_admin_password(self, context, instance, new_pass):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_set_admin_password', host=self.host):

@@ -35,8 +35,33 @@ _WHAT = {
 }
 
 
-class ReconcileMixin:
-    """Mixed into ComputeManager: repairs what a crash (or a lost message) left."""
+class ReconcileManager:
+    """Repairs what a crash (or a lost message) left: at start-up and periodically.
+
+    Resize, shelve and live migration keep their own records (migration
+    rows, shelve images): their families finish or undo their own
+    operations (True when the row was one of them).
+    """
+
+    def __init__(self, core, repair, volume_api, build, volumes, resize, shelve, live_migrate):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self.volume_api = volume_api
+        self._repair = repair
+        # A delete that a crash interrupted is finished the way a delete runs.
+        self._build = build
+        self._volumes = volumes
+        self._resize = resize
+        self._shelve = shelve
+        self._live_migrate = live_migrate
+        # Set when the volume service does not answer: the rest of a run
+        # leaves volumes alone instead of waiting on it once per instance.
+        self._volumes_unreachable = False
+        # attachment id -> when it was first seen with no mapping naming it.
+        self._orphans_seen = {}
 
     def reconcile_instances(self, startup=False):
         """Repair every instance of this host left in the middle of an operation.
@@ -49,11 +74,9 @@ class ReconcileMixin:
         min_age = 0 if startup else self.conf.stuck_task_timeout
         now = timeutils.utcnow().replace(tzinfo=None)
         repaired = 0
-        # Set when the volume service does not answer: the rest of this run
-        # leaves volumes alone instead of waiting on it once per instance.
         self._volumes_unreachable = False
         for row in self.conductor_db.instance_get_all({'host': self.host}):
-            lock = self._lock(row['uuid'])
+            lock = self.core.lock(row['uuid'])
             if not lock.acquire(blocking=False):
                 continue  # an operation is running on it right now
             try:
@@ -70,11 +93,9 @@ class ReconcileMixin:
     # -- one instance ----------------------------------------------------------
     def _reconcile_one(self, ctx, row, now, min_age):
         stale = decide.stale(row['updated_at'], now, min_age)
-        # Resize, shelve and live migration keep their own records (migration
-        # rows, shelve images): manager_resize and manager_live_migrate know
-        # how to finish or undo them.
-        if stale and (self.reconcile_resize_shelve(ctx, row) or
-                      self.reconcile_live_migration(ctx, row)):
+        if stale and (self._resize.reconcile_resize(ctx, row) or
+                      self._shelve.reconcile_shelve(ctx, row) or
+                      self._live_migrate.reconcile_live_migration(ctx, row)):
             return 1
         plan = decide.instance_plan(row['vm_state'], row['task_state'])
         if plan is not None and stale:
@@ -89,7 +110,7 @@ class ReconcileMixin:
         fixed = int(plan is not None)
         # Not RESCUED: the rescue domain is not the server's own definition.
         if row['vm_state'] in (vs.ACTIVE, vs.STOPPED, vs.PAUSED, vs.SUSPENDED) and \
-                not getattr(self, '_volumes_unreachable', False):
+                not self._volumes_unreachable:
             try:
                 fixed += self._reconcile_volumes(ctx, row, now, min_age)
             except exception.VolumeServiceError:
@@ -100,24 +121,6 @@ class ReconcileMixin:
             fixed += self._close_interrupted(row['uuid'])
         return fixed
 
-    def _note(self, uuid, what, fault=True):
-        """An instance action event (and a fault) saying what the repair did."""
-        message = 'Compute service restarted or lost an operation: %s' % what
-        recent = self.conductor_db.actions_get(uuid, limit=1)
-        if recent:
-            action = recent[0]
-            for event in self.conductor_db.events_get(action['id']):
-                if event['finish_time'] is None:
-                    self.conductor_db.event_finish(event['id'], 'Error',
-                                                   details='interrupted; ' + what)
-            event_id = self.conductor_db.event_start(uuid, action['request_id'],
-                                                     'compute_reconcile', host=self.host)
-            self.conductor_db.event_finish(event_id, 'Success', details=what)
-        if fault:
-            self.conductor_db.fault_create(uuid, 500, message[:255], details=message,
-                                           host=self.host)
-        LOG.warning('%s: %s', uuid, message)
-
     def _close_interrupted(self, uuid):
         """An action whose compute event never ended (no state to repair): say so."""
         recent = self.conductor_db.actions_get(uuid, limit=1)
@@ -127,31 +130,21 @@ class ReconcileMixin:
         if not any(e['finish_time'] is None and e['event'].startswith('compute_')
                    for e in events):
             return 0
-        self._note(uuid, 'the %s was interrupted and did not take effect'
-                   % recent[0]['action'])
+        self._repair.note(uuid, 'the %s was interrupted and did not take effect'
+                          % recent[0]['action'])
         return 1
 
-    def _set_after_repair(self, row, values):
-        instance = _obj(row)
-        values.setdefault('task_state', None)
-        values['power_state'] = self._power_state(instance)
-        try:
-            self.conductor_db.instance_update(row['uuid'], values,
-                                              expected_task_state=[row['task_state']])
-        except (exception.UnexpectedTaskStateError, exception.InstanceNotFound):
-            LOG.info('Instance %s changed while it was reconciled', row['uuid'])
-
     def _reconcile_finish_delete(self, ctx, row):
-        self._note(row['uuid'], _WHAT[decide.FINISH_DELETE], fault=False)
-        self._terminate(ctx, row)
+        self._repair.note(row['uuid'], _WHAT[decide.FINISH_DELETE], fault=False)
+        self._build.terminate(ctx, row)
 
     def _reconcile_fail_build(self, ctx, row):
         instance = _obj(row)
-        self._note(row['uuid'], _WHAT[decide.FAIL_BUILD])
+        self._repair.note(row['uuid'], _WHAT[decide.FAIL_BUILD])
         self.driver.destroy(ctx, instance, destroy_disks=True,
-                            block_device_info=self.block_device_info(ctx, instance))
+                            block_device_info=self.core.block_device_info(ctx, instance))
         # Volumes go back to available, not stuck attaching.
-        self.disconnect_volumes(ctx, instance)
+        self._volumes.disconnect_volumes(ctx, instance)
         # The claim stays with the ERROR instance until it is deleted.
         self.conductor_db.instance_update(row['uuid'], {'vm_state': vs.ERROR, 'task_state': None,
                                                         'power_state': power_state.NOSTATE})
@@ -162,51 +155,33 @@ class ReconcileMixin:
             self.driver.unrescue(ctx, instance)
             if row['vm_state'] == vs.STOPPED:
                 self.driver.power_off(instance)
-        self._note(row['uuid'], _WHAT[decide.ROLLBACK_RESCUE])
-        self._set_after_repair(row, {'vm_state': row['vm_state']})
+        self._repair.note(row['uuid'], _WHAT[decide.ROLLBACK_RESCUE])
+        self._repair.set_after_repair(row, {'vm_state': row['vm_state']})
 
     def _reconcile_finish_unrescue(self, ctx, row):
         instance = _obj(row)
         if self.driver.has_rescue_state(instance):
             self.driver.unrescue(ctx, instance)
-        self._note(row['uuid'], _WHAT[decide.FINISH_UNRESCUE])
-        self._set_after_repair(row, {'vm_state': vs.ACTIVE})
+        self._repair.note(row['uuid'], _WHAT[decide.FINISH_UNRESCUE])
+        self._repair.set_after_repair(row, {'vm_state': vs.ACTIVE})
 
     def _reconcile_end_snapshot(self, ctx, row):
         instance = _obj(row)
-        self._drop_unfinished_images(row)
+        self._repair.drop_unfinished_images(row)
         # A crash during the copy leaves the guest paused.
         if row['vm_state'] == vs.ACTIVE and \
-                self._power_state(instance) == power_state.PAUSED:
+                self.core.power_state(instance) == power_state.PAUSED:
             self.driver.unpause(instance)
-        self._note(row['uuid'], _WHAT[decide.END_SNAPSHOT])
-        self._set_after_repair(row, {})
+        self._repair.note(row['uuid'], _WHAT[decide.END_SNAPSHOT])
+        self._repair.set_after_repair(row, {})
 
     def _reconcile_fail_rebuild(self, ctx, row):
-        self._note(row['uuid'], _WHAT[decide.FAIL_REBUILD])
-        self._set_after_repair(row, {'vm_state': vs.ERROR})
+        self._repair.note(row['uuid'], _WHAT[decide.FAIL_REBUILD])
+        self._repair.set_after_repair(row, {'vm_state': vs.ERROR})
 
     def _reconcile_clear_task(self, ctx, row):
-        self._note(row['uuid'], _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])
-        self._set_after_repair(row, {})
-
-    def _drop_unfinished_images(self, row):
-        """Delete this instance's snapshot images that never became active."""
-        ctx = nova_context.RequestContext(user_id=row['user_id'],
-                                          project_id=row['project_id'], is_admin=True,
-                                          roles=['admin'], overwrite=False)
-        try:
-            images = self.image_api.list(ctx, instance_uuid=row['uuid'])
-        except Exception:  # noqa: BLE001 - the state repair must not wait for images.
-            LOG.exception('Could not list the snapshot images of %s', row['uuid'])
-            return
-        for image in images:
-            if image.get('instance_uuid') == row['uuid'] and \
-                    image.get('status') in ('queued', 'saving', 'importing'):
-                try:
-                    self.image_api.delete(ctx, image['id'])
-                except exception.NotFound:
-                    pass
+        self._repair.note(row['uuid'], _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])
+        self._repair.set_after_repair(row, {})
 
     # -- volumes ---------------------------------------------------------------
     def _reconcile_volumes(self, ctx, row, now, min_age):
@@ -219,7 +194,7 @@ class ReconcileMixin:
         detaching = self._detach_pending(row['uuid'])
         vctx = self.volume_api.context_for(ctx, instance)
         fixed = 0
-        for bdm in self.bdms(row['uuid']):
+        for bdm in self.core.bdms(row['uuid']):
             if bdm['destination_type'] != 'volume' or not bdm['attachment_id'] or \
                     not decide.stale(bdm['updated_at'] or bdm['created_at'], now, min_age):
                 continue
@@ -234,16 +209,16 @@ class ReconcileMixin:
             LOG.warning('Reconciling volume %s of %s: %s', bdm['volume_id'], row['uuid'],
                         plan)
             getattr(self, '_volume_' + plan)(ctx, vctx, instance, bdm, in_guest or {})
-            self._note(row['uuid'], _WHAT[plan] % bdm['volume_id'])
+            self._repair.note(row['uuid'], _WHAT[plan] % bdm['volume_id'])
             fixed += 1
         # The reverse: a disk the guest has that no mapping names (e.g. a
         # rollback that could not take it out of the definition).
-        mapped = {b['volume_id'] for b in self.bdms(row['uuid']) if b['volume_id']}
+        mapped = {b['volume_id'] for b in self.core.bdms(row['uuid']) if b['volume_id']}
         for volume_id, device in sorted((in_guest or {}).items()):
             if volume_id not in mapped:
                 LOG.warning('Removing unmapped volume %s from %s', volume_id, row['uuid'])
                 self.driver.detach_volume(ctx, None, instance, device)
-                self._note(row['uuid'], _WHAT['unmapped'] % volume_id)
+                self._repair.note(row['uuid'], _WHAT['unmapped'] % volume_id)
                 fixed += 1
         return fixed + self._release_orphans(vctx, row['uuid'], min_age)
 
@@ -256,8 +231,8 @@ class ReconcileMixin:
         ``min_age`` seconds (the API records the mapping within moments).
         """
         attachments = self.volume_api.attachment_list(vctx, uuid)
-        known = {b['attachment_id'] for b in self.bdms(uuid) if b['attachment_id']}
-        seen = self.__dict__.setdefault('_orphans_seen', {})
+        known = {b['attachment_id'] for b in self.core.bdms(uuid) if b['attachment_id']}
+        seen = self._orphans_seen
         now = time.monotonic()
         fixed = 0
         for attachment in attachments:
@@ -272,7 +247,7 @@ class ReconcileMixin:
             except exception.NotFound:
                 pass
             seen.pop(attachment['id'], None)
-            self._note(uuid, _WHAT['orphan'] % attachment['volume_id'])
+            self._repair.note(uuid, _WHAT['orphan'] % attachment['volume_id'])
             fixed += 1
         return fixed
 

@@ -9,7 +9,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, failpoint
 from nova import vm_states as vs
-from nova.compute import actions, block_device
+from nova.compute import actions, block_device, manager_core
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -17,8 +17,17 @@ from nova.objects import instance as instance_obj
 LOG = logging.getLogger(__name__)
 
 
-class RescueMixin:
-    """Mixed into ComputeManager."""
+class RescueManager:
+    """Rescue and unrescue, and the unrescue of rescues left past [DEFAULT] rescue_timeout."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
 
     # An expected refusal: oslo.messaging answers it to the API without
     # logging a traceback on this host.
@@ -31,7 +40,7 @@ class RescueMixin:
         # Refusals are nova.exception classes, so they reach the API as 400s.
         try:
             check(instance, image_meta_obj.ImageMeta.from_dict(rescue_image),
-                  volume_backed=block_device.is_volume_backed(self.bdms(instance.uuid)))
+                  volume_backed=block_device.is_volume_backed(self.core.bdms(instance.uuid)))
         except exception.Invalid as exc:
             LOG.info('Rescue of %s refused: %s', instance.uuid, exc.format_message())
             raise
@@ -39,7 +48,7 @@ class RescueMixin:
     @notify.instance_action('rescue', 'InstanceActionRescuePayload',
                             notify.rescue_extras)
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             previous = instance.vm_state
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
@@ -48,20 +57,20 @@ class RescueMixin:
                     self.driver.rescue(context, instance, None,
                                        image_meta_obj.ImageMeta.from_dict(rescue_image),
                                        rescue_password,
-                                       self.block_device_info(context, instance))
+                                       self.core.block_device_info(context, instance))
                     failpoint.hit('rescue.after_driver')
             except Exception as exc:  # noqa: BLE001 - the driver restored the guest.
                 LOG.exception('Rescue of %s failed; it keeps its previous state',
                               instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-                self._set_state(instance, previous)
+                self.core.set_state(instance, previous)
                 return
-            self._set_state(instance, vs.RESCUED,
-                            launched_at=timeutils.utcnow().replace(microsecond=0))
+            self.core.set_state(instance, vs.RESCUED,
+                                launched_at=timeutils.utcnow().replace(microsecond=0))
 
     @notify.instance_action('unrescue')
     def unrescue_instance(self, context, instance):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_unrescue_instance', host=self.host):
@@ -70,9 +79,9 @@ class RescueMixin:
             except Exception as exc:  # noqa: BLE001 - still rescued, recorded.
                 LOG.exception('Unrescue of %s failed', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-                self._set_state(instance, vs.RESCUED)
+                self.core.set_state(instance, vs.RESCUED)
                 return
-            self._set_state(instance, vs.ACTIVE)
+            self.core.set_state(instance, vs.ACTIVE)
 
     def poll_rescued_instances(self):
         """Unrescue instances rescued longer than [DEFAULT] rescue_timeout."""

@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception
 from nova import vm_states as vs
-from nova.compute import actions
+from nova.compute import actions, manager_core
 from nova.compute import resources as usage
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -24,17 +24,37 @@ def flavor_values(flavor):
             'root_gb': flavor['root_gb'], 'ephemeral_gb': flavor['ephemeral_gb']}
 
 
+def image_meta(instance):
+    """The image metadata the instance boots with (from its system metadata)."""
+    return image_meta_obj.ImageMeta.from_instance(instance)
+
+
 def crosses_hosts(migration):
     """Whether a migration moves the server to another host (else: resize in place)."""
     return migration['dest_compute'] not in (None, migration['source_compute'])
 
 
-class ResizeMixin:
-    """Mixed into ComputeManager."""
+class ResizeManager:
+    """Resize on this host, confirm, revert and auto-confirm, with the claims they move.
+
+    A move to another host is ``migrate``'s (``nova.compute.manager_migrate``):
+    confirm and revert of one hand over to it.
+    """
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, migrate, compute_rpcapi):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self._migrate = migrate
+        self.compute_rpcapi = compute_rpcapi
 
     def prep_resize(self, context, instance, migration_id):
         """Claim the new flavor, then resize in place (this host is the destination)."""
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             new = migration['new_flavor']
             old_vm_state = instance.vm_state
@@ -53,7 +73,7 @@ class ResizeMixin:
                 LOG.info('Resize of %s refused: %s', instance.uuid, exc)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self.conductor_db.migration_update(migration_id, {'status': 'error'})
-                self._finish_task(instance, old_vm_state)
+                self.core.finish_task(instance, old_vm_state)
                 return
             try:
                 self._resize_in_place(context, instance, migration, old_vm_state)
@@ -80,24 +100,21 @@ class ResizeMixin:
                                                          task_state='resize_finish',
                                                          system_metadata=sysmeta))
             instance.refresh_from(row)
-            self.driver.finish_migration(context, instance, self._image_meta(instance),
-                                         self.block_device_info(context, instance),
+            self.driver.finish_migration(context, instance, image_meta(instance),
+                                         self.core.block_device_info(context, instance),
                                          power_on=old_vm_state != vs.STOPPED)
             self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
-            self.conductor_db.instance_update(uuid, {'vm_state': vs.RESIZED, 'task_state': None,
-                                                     'power_state': self._power_state(instance)})
-
-    @staticmethod
-    def _image_meta(instance):
-        return image_meta_obj.ImageMeta.from_instance(instance)
+            self.conductor_db.instance_update(uuid, {
+                'vm_state': vs.RESIZED, 'task_state': None,
+                'power_state': self.core.power_state(instance)})
 
     def _undo_resize(self, context, instance, migration, old_vm_state, status):
         """Old flavor back on the instance and the guest; release the new claim."""
         row = self.conductor_db.instance_update(instance.uuid,
                                                 flavor_values(migration['old_flavor']))
         instance.refresh_from(row)
-        self.driver.finish_revert_migration(context, instance, self._image_meta(instance),
-                                            self.block_device_info(context, instance),
+        self.driver.finish_revert_migration(context, instance, image_meta(instance),
+                                            self.core.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED)
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['new_flavor']))
@@ -106,10 +123,10 @@ class ResizeMixin:
                    if k != OLD_VM_STATE}
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,
-            'power_state': self._power_state(instance)})
+            'power_state': self.core.power_state(instance)})
 
     def confirm_resize(self, context, instance, migration_id):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             if crosses_hosts(migration) and \
                     migration['source_compute'] != self.host:
@@ -122,7 +139,7 @@ class ResizeMixin:
                                    'compute_confirm_resize',
                                    host=self.host):
                     if crosses_hosts(migration):
-                        self._confirm_on_source(context, instance, migration)
+                        self._migrate.confirm_on_source(context, instance, migration)
                     else:
                         self._confirm(context, instance, migration)
                 if crosses_hosts(migration):
@@ -143,15 +160,15 @@ class ResizeMixin:
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.STOPPED if old_vm_state == vs.STOPPED else vs.ACTIVE,
             'task_state': None, 'system_metadata': sysmeta,
-            'power_state': self._power_state(instance)})
+            'power_state': self.core.power_state(instance)})
 
     def revert_resize(self, context, instance, migration_id):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             old_vm_state = (instance.system_metadata or {}).get(OLD_VM_STATE, vs.ACTIVE)
             try:
                 if crosses_hosts(migration):
-                    self._revert_on_destination(context, instance, migration)
+                    self._migrate.revert_on_destination(context, instance, migration)
                     return
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_revert_resize',
@@ -186,36 +203,30 @@ class ResizeMixin:
             self.host, *usage.requested_resources(migration['old_flavor']))
         self.conductor_db.migration_update(migration['id'], {'status': 'confirmed'})
 
-    def reconcile_resize_shelve(self, context, row):
-        """After a restart: finish or undo a resize or shelve the crash interrupted.
+    def reconcile_resize(self, context, row):
+        """After a restart: finish or undo a resize the crash interrupted.
 
-        Returns True when ``row`` was one of those (handled here).
+        Returns True when ``row`` was one (handled here).
         """
         task = row['task_state']
-        if task in RESIZE_TASKS or task == 'resize_reverting':
-            migration = self.conductor_db.migration_get_by_instance_and_status(
-                row['uuid'], ('pre-migrating', 'migrating', 'post-migrating', 'reverting'))
-            instance = instance_obj.Instance.from_db(row)
-            if migration is not None and crosses_hosts(migration):
-                self.reconcile_migration(context, instance, migration)
-                return True
-            old_vm_state = (row['system_metadata'] or {}).get(OLD_VM_STATE) or (
-                row['vm_state'] if row['vm_state'] != vs.RESIZED else vs.ACTIVE)
-            if migration is None or migration['status'] == 'pre-migrating':
-                if migration is not None:
-                    self.conductor_db.migration_update(migration['id'], {'status': 'error'})
-                self._finish_task(instance, None)
-            else:
-                done = 'reverted' if migration['status'] == 'reverting' else 'error'
-                self._undo_resize(context, instance, migration, old_vm_state, done)
+        if task not in RESIZE_TASKS and task != 'resize_reverting':
+            return False
+        migration = self.conductor_db.migration_get_by_instance_and_status(
+            row['uuid'], ('pre-migrating', 'migrating', 'post-migrating', 'reverting'))
+        instance = instance_obj.Instance.from_db(row)
+        if migration is not None and crosses_hosts(migration):
+            self._migrate.reconcile_migration(context, instance, migration)
             return True
-        if task in ('shelving', 'shelving_image_pending_upload', 'shelving_image_uploading'):
-            self.reconcile_shelve(context, row)
-            return True
-        if task == 'shelving_offloading':
-            self._shelve_offload(context, instance_obj.Instance.from_db(row))
-            return True
-        return False
+        old_vm_state = (row['system_metadata'] or {}).get(OLD_VM_STATE) or (
+            row['vm_state'] if row['vm_state'] != vs.RESIZED else vs.ACTIVE)
+        if migration is None or migration['status'] == 'pre-migrating':
+            if migration is not None:
+                self.conductor_db.migration_update(migration['id'], {'status': 'error'})
+            self.core.finish_task(instance, None)
+        else:
+            done = 'reverted' if migration['status'] == 'reverting' else 'error'
+            self._undo_resize(context, instance, migration, old_vm_state, done)
+        return True
 
     def poll_unconfirmed_resizes(self):
         """Confirm resizes left in VERIFY_RESIZE longer than [DEFAULT] resize_confirm_window."""

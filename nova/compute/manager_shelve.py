@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
-from nova.compute import actions, conductor_retry
+from nova.compute import actions, conductor_retry, manager_core
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -19,11 +19,28 @@ SHELVE_KEYS = ('shelved_at', 'shelved_image_id', 'shelved_host')
 SHELVE_TASKS = ('shelving', 'shelving_image_pending_upload', 'shelving_image_uploading')
 
 
-class ShelveMixin:
-    """Mixed into ComputeManager."""
+class ShelveManager:
+    """Shelve (a snapshot, the guest stopped), offload (the host freed) and unshelve."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, repair, images, volumes, image_api, volume_api):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self._repair = repair
+        # The shelve image is a snapshot; unshelve connects volumes as a build does.
+        self._images = images
+        self._volumes = volumes
+        self.image_api = image_api
+        self.volume_api = volume_api
+        # Conductor writes made again later (conductor_retry), set up on first use.
+        self._conductor_retries = None
 
     def shelve_instance(self, context, instance, image_id):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             previous = instance.vm_state
             uploaded = False
             try:
@@ -36,7 +53,7 @@ class ShelveMixin:
                                           retry_interval=5)
                     self.conductor_db.instance_update(instance.uuid,
                                                       {'task_state': 'shelving_image_uploading'})
-                    self._snapshot(context, instance, image_id)
+                    self._images.snapshot(context, instance, image_id)
                     uploaded = True
             except Exception as exc:  # noqa: BLE001 - rolled back, recorded.
                 if not uploaded:
@@ -67,17 +84,17 @@ class ShelveMixin:
                                                    details=details, host=self.host),
             lambda: self.conductor_db.instance_update(
                 instance.uuid, {'vm_state': vm_state, 'task_state': None,
-                                'power_state': self._power_state(instance)},
+                                'power_state': self.core.power_state(instance)},
                 expected_task_state=list(SHELVE_TASKS))])
 
     def _restore_guest(self, context, instance, previous):
         """Undo the shelve's power off; returns the vm_state the guest now matches."""
         wanted = {vs.ACTIVE: power_state.RUNNING, vs.PAUSED: power_state.PAUSED}.get(previous)
-        if wanted is None or self._power_state(instance) == wanted:
+        if wanted is None or self.core.power_state(instance) == wanted:
             return previous
         try:
             try:
-                bdi = self.block_device_info(context, instance)
+                bdi = self.core.block_device_info(context, instance)
             except Exception:  # noqa: BLE001 - the conductor may be what failed;
                 bdi = None     # the domain is still defined, it needs none.
             self.driver.power_on(context, instance, None, block_device_info=bdi)
@@ -89,17 +106,31 @@ class ShelveMixin:
         return previous
 
     def reconcile_shelve(self, context, row):
+        """After a restart: undo a shelve, or finish an offload, the crash interrupted.
+
+        Returns True when ``row`` was one of those (handled here).
+        """
+        task = row['task_state']
+        if task in SHELVE_TASKS:
+            self._roll_back_shelve(context, row)
+            return True
+        if task == 'shelving_offloading':
+            self._shelve_offload(context, instance_obj.Instance.from_db(row))
+            return True
+        return False
+
+    def _roll_back_shelve(self, context, row):
         """A shelve a restart interrupted before SHELVED: undone as a failed one is.
 
         The guest runs again if the server was running, the unfinished image
         is deleted, the task cleared; an event and a fault say so.
         """
-        self._drop_unfinished_images(row)
+        self._repair.drop_unfinished_images(row)
         vm_state = self._restore_guest(context, instance_obj.Instance.from_db(row),
                                        row['vm_state'])
-        self._note(row['uuid'], 'the shelve was rolled back; the server is back in %s'
-                   % vm_state)
-        self._set_after_repair(row, {'vm_state': vm_state})
+        self._repair.note(row['uuid'], 'the shelve was rolled back; the server is back in %s'
+                          % vm_state)
+        self._repair.set_after_repair(row, {'vm_state': vm_state})
 
     def _mark_shelved(self, instance, image_id, expected=None):
         row = self.conductor_db.instance_get(instance.uuid)
@@ -107,7 +138,7 @@ class ShelveMixin:
                        shelved_at=timeutils.utcnow().replace(microsecond=0).isoformat(),
                        shelved_image_id=image_id, shelved_host=self.host)
         values = {'vm_state': vs.SHELVED, 'task_state': None, 'system_metadata': sysmeta,
-                  'power_state': self._power_state(instance)}
+                  'power_state': self.core.power_state(instance)}
         if expected is None:
             row = self.conductor_db.instance_update(instance.uuid, values)
         else:
@@ -116,12 +147,17 @@ class ShelveMixin:
         instance.refresh_from(row)
 
     def _conductor_retry(self):
-        if getattr(self, '_conductor_retries', None) is None:
-            self._conductor_retries = conductor_retry.ConductorRetry(self._lock)
+        if self._conductor_retries is None:
+            self._conductor_retries = conductor_retry.ConductorRetry(self.core.lock)
         return self._conductor_retries
 
+    def stop_retries(self):
+        """The service stops: writes still waiting for the conductor are dropped."""
+        if self._conductor_retries is not None:
+            self._conductor_retries.stop()
+
     def shelve_offload_instance(self, context, instance):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             if instance.vm_state != vs.SHELVED:
                 # Volume-backed shelve offloads at once, as upstream.
                 self._mark_shelved(instance, None)
@@ -133,14 +169,14 @@ class ShelveMixin:
                                'compute_shelve_offload_instance', host=self.host):
                 self.conductor_db.instance_update(instance.uuid,
                                                   {'task_state': 'shelving_offloading'})
-                bdi = self.block_device_info(context, instance)
+                bdi = self.core.block_device_info(context, instance)
                 self.driver.destroy(context, instance, block_device_info=bdi,
                                     destroy_disks=True)
                 self._park_volumes(context, instance)
                 row = self.conductor_db.instance_get(instance.uuid)
                 # Released before the state says so: whoever sees SHELVED_OFFLOADED
                 # finds the room free.
-                self._release(row['flavor'])
+                self.core.release_claim(row['flavor'])
                 self.conductor_db.instance_update(instance.uuid, {
                     'vm_state': vs.SHELVED_OFFLOADED, 'task_state': None, 'host': None,
                     'node': None, 'power_state': power_state.SHUTDOWN})
@@ -149,14 +185,14 @@ class ShelveMixin:
         except Exception as exc:  # noqa: BLE001 - still SHELVED, recorded.
             LOG.exception('Shelve offload of %s failed', instance.uuid)
             actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
-            self._finish_task(instance, vs.SHELVED)
+            self.core.finish_task(instance, vs.SHELVED)
 
     def _park_volumes(self, context, instance):
         """Disconnect the volumes from this host but keep them reserved, as upstream:
         a new attachment without a connector replaces the connected one, so no
         other server can take a volume while this one is offloaded."""
         volume_context = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume' or not bdm['volume_id']:
                 continue
             parked = self.volume_api.attachment_create(volume_context, bdm['volume_id'],
@@ -170,14 +206,14 @@ class ShelveMixin:
                                                        'connection_info': None})
 
     def unshelve_instance(self, context, instance):
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             image_id = (instance.system_metadata or {}).get('shelved_image_id')
             try:
                 with actions.event(self.conductor_db, context, instance.uuid,
                                    'compute_unshelve_instance', host=self.host):
                     if instance.vm_state == vs.SHELVED:
                         self.driver.power_on(context, instance, None,
-                                             block_device_info=self.block_device_info(
+                                             block_device_info=self.core.block_device_info(
                                                  context, instance))
                     else:
                         self._spawn_unshelved(context, instance, image_id)
@@ -191,7 +227,7 @@ class ShelveMixin:
                        if k not in SHELVE_KEYS}
             self.conductor_db.instance_update(instance.uuid, {
                 'vm_state': vs.ACTIVE, 'task_state': None, 'system_metadata': sysmeta,
-                'power_state': self._power_state(instance),
+                'power_state': self.core.power_state(instance),
                 'launched_at': timeutils.utcnow().replace(microsecond=0)})
             if image_id:
                 self._delete_image(context, image_id)
@@ -203,30 +239,30 @@ class ShelveMixin:
             # The root disk comes from the shelve snapshot, not the original image.
             image_meta.id = image_id
             image_meta.disk_format = 'qcow2'
-        self.prepare_volumes(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        self._volumes.prepare_volumes(context, instance)
+        for bdm in self.core.bdms(instance.uuid):
             # Attached while offloaded: reserved, connected only now.
             if bdm['destination_type'] == 'volume' and bdm['attachment_id'] and \
                     not bdm['connection_info']:
-                self.connect_volume(context, instance, bdm)
-        bdi = self.block_device_info(context, instance)
-        self._record_devices(instance, image_meta, bdi)
-        bdi = self.block_device_info(context, instance)
+                self._volumes.connect_volume(context, instance, bdm)
+        bdi = self.core.block_device_info(context, instance)
+        self._volumes.record_devices(instance, image_meta, bdi)
+        bdi = self.core.block_device_info(context, instance)
         self.driver.spawn(context, instance, image_meta, injected_files=[],
                           admin_password=None, allocations=None, block_device_info=bdi)
-        self.complete_volumes(context, instance)
+        self._volumes.complete_volumes(context, instance)
 
     def _unshelve_failed(self, context, instance):
         if instance.vm_state == vs.SHELVED:
-            self._finish_task(instance, vs.SHELVED)
+            self.core.finish_task(instance, vs.SHELVED)
             return
         try:
             self.driver.destroy(context, instance, destroy_disks=True,
-                                block_device_info=self.block_device_info(context, instance))
+                                block_device_info=self.core.block_device_info(context, instance))
             self._park_volumes(context, instance)
         except Exception:  # noqa: BLE001
             LOG.exception('Cleanup after the failed unshelve of %s failed', instance.uuid)
-        self._release(instance.flavor.to_dict())
+        self.core.release_claim(instance.flavor.to_dict())
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.SHELVED_OFFLOADED, 'task_state': None, 'host': None, 'node': None,
             'power_state': power_state.SHUTDOWN})
@@ -261,6 +297,6 @@ class ShelveMixin:
                 continue
             self.conductor_db.action_start(ctx, row['uuid'], 'shelveOffload')
             inst = instance_obj.Instance.from_db(row)
-            with self._lock(inst.uuid):
+            with self.core.lock(inst.uuid):
                 self._shelve_offload(ctx, inst)
 

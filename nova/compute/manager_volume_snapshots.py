@@ -4,12 +4,21 @@ import json
 import logging
 
 from nova import exception
+from nova.compute import manager_core
 
 LOG = logging.getLogger(__name__)
 
 
-class VolumeSnapshotsMixin:
-    """Mixed into ComputeManager; needs self.driver, self.volume_api, self.conductor_db."""
+class VolumeSnapshotsManager:
+    """Assisted snapshots of the file volumes attached to a guest on this host."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, volume_api):
+        self.core = core
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.volume_api = volume_api
 
     def volume_snapshot_create(self, context, instance, volume_id, create_info):
         """Put a new overlay on top of the volume's active file; tell the volume service."""
@@ -30,7 +39,7 @@ class VolumeSnapshotsMixin:
                          done, failed):
         # As upstream, a failure is logged and reported to the volume service only:
         # the guest keeps the disk chain it had, and the server's state is untouched.
-        with self._lock(instance.uuid):
+        with self.core.lock(instance.uuid):
             try:
                 active = work()
             except exception.InstanceNotFound:
@@ -50,7 +59,7 @@ class VolumeSnapshotsMixin:
         """Point the mapping's connection_info at the file the guest now writes to,
         so a later reboot or rebuild of the domain keeps the same chain (upstream
         re-reads it from the volume service instead)."""
-        bdm = next((b for b in self.bdms(instance.uuid) if b['volume_id'] == volume_id), None)
+        bdm = next((b for b in self.core.bdms(instance.uuid) if b['volume_id'] == volume_id), None)
         if bdm is None or not active or not bdm['connection_info']:
             return
         info = json.loads(bdm['connection_info'])

@@ -7,31 +7,35 @@ import platform
 import oslo_messaging as messaging
 
 from nova import exception, failpoint
-from nova.compute import actions, block_device
+from nova.compute import actions, manager_core
 from nova.notifications import action as notify
+from nova.objects import image_meta as image_meta_obj
 
 LOG = logging.getLogger(__name__)
 
 
-class VolumesMixin:
-    """Mixed into ComputeManager; needs self.volume_api, self.conductor_db, self.driver."""
+class VolumesManager:
+    """An instance's volumes on this host: created, connected, attached, detached, named."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, volume_api):
+        self.core = core
+        self.conf = core.conf
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self.volume_api = volume_api
 
     def connector(self):
         return {'host': self.host, 'initiator': None, 'platform': platform.machine(),
                 'os_type': 'linux', 'multipath': False, 'do_local_attach': False}
 
-    def bdms(self, instance_uuid):
-        return self.conductor_db.bdm_get_by_instance(instance_uuid)
-
-    def block_device_info(self, context, instance):
-        return block_device.block_device_info(self.bdms(instance.uuid),
-                                              instance.root_device_name)
-
     def prepare_volumes(self, context, instance):
         """Create requested volumes, then connect every volume to this host."""
         context = self.volume_api.context_for(context, instance)
         timeout = self.conf.cinder.volume_wait_timeout
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
                 continue
             if not bdm['volume_id']:
@@ -86,7 +90,7 @@ class VolumesMixin:
         connects the new attachment. The guest is already gone.
         """
         vctx = self.volume_api.context_for(context, instance)
-        root = next(b for b in self.bdms(instance.uuid)
+        root = next(b for b in self.core.bdms(instance.uuid)
                     if b['destination_type'] == 'volume' and b['boot_index'] == 0)
         held = self.volume_api.attachment_create(vctx, root['volume_id'], instance.uuid)
         if root['attachment_id']:
@@ -105,13 +109,32 @@ class VolumesMixin:
 
     def complete_volumes(self, context, instance):
         context = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['attachment_id']:
                 self.volume_api.attachment_complete(context, bdm['attachment_id'])
 
+    def record_devices(self, instance, image_meta, bdi):
+        """Keep the device names the driver chose, so they survive reboots."""
+        names = self.driver.get_device_names(instance, image_meta, bdi)
+        if names.get('root_device_name'):
+            self.conductor_db.instance_update(instance.uuid,
+                                              {'root_device_name': names['root_device_name']})
+        by_key = dict(names.get('volumes') or {})
+        ephemerals = names.get('ephemerals') or {}
+        index = 0
+        for bdm in self.core.bdms(instance.uuid):
+            if bdm['destination_type'] != 'local' or bdm['source_type'] != 'blank':
+                continue
+            if bdm['guest_format'] == 'swap':
+                by_key[bdm['uuid']] = names.get('swap')
+            else:
+                by_key[bdm['uuid']] = ephemerals.get(index)
+                index += 1
+        self.record_device_names(instance, {k: v for k, v in by_key.items() if v})
+
     def record_device_names(self, instance, names):
         """Store the device names the driver gave each disk back into the BDMs."""
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             key = bdm['volume_id'] or bdm['uuid']
             name = names.get(key)
             if name and name != bdm['device_name']:
@@ -120,7 +143,7 @@ class VolumesMixin:
     def disconnect_volumes(self, context, instance, delete_volumes=False):
         """Detach every volume from this host; optionally delete those marked so."""
         context = self.volume_api.context_for(context, instance)
-        for bdm in self.bdms(instance.uuid):
+        for bdm in self.core.bdms(instance.uuid):
             if bdm['destination_type'] != 'volume':
                 continue
             if bdm['attachment_id']:
@@ -147,8 +170,8 @@ class VolumesMixin:
     @notify.instance_action('volume_attach', 'InstanceActionVolumePayload',
                             notify.volume_extras)
     def attach_volume(self, context, instance, bdm_uuid):
-        with self._lock(instance.uuid):
-            bdm = next((b for b in self.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
+        with self.core.lock(instance.uuid):
+            bdm = next((b for b in self.core.bdms(instance.uuid) if b['uuid'] == bdm_uuid), None)
             if bdm is None:
                 return
             vctx = self.volume_api.context_for(context, instance)
@@ -177,8 +200,8 @@ class VolumesMixin:
     @notify.instance_action('volume_detach', 'InstanceActionVolumePayload',
                             notify.volume_extras)
     def detach_volume(self, context, instance, volume_id):
-        with self._lock(instance.uuid):
-            bdm = next((b for b in self.bdms(instance.uuid) if b['volume_id'] == volume_id),
+        with self.core.lock(instance.uuid):
+            bdm = next((b for b in self.core.bdms(instance.uuid) if b['volume_id'] == volume_id),
                        None)
             if bdm is None:
                 return
@@ -208,13 +231,12 @@ class VolumesMixin:
         not attached yet too, and the new BDM's uuid is returned: two
         concurrent attaches to one server cannot get the same name.
         """
-        from nova.objects import image_meta as image_meta_obj
         image_meta = image_meta_obj.ImageMeta.from_instance(instance)
         if bdm is None:
             return self.driver.get_next_volume_device(instance, image_meta, bus=bus,
                                                       requested=requested)
-        with self._lock(instance.uuid):
-            pending = [b['device_name'] for b in self.bdms(instance.uuid) if b['device_name']]
+        with self.core.lock(instance.uuid):
+            pending = [b['device_name'] for b in self.core.bdms(instance.uuid) if b['device_name']]
             device = self.driver.get_next_volume_device(
                 instance, image_meta, bus=bus, requested=requested, in_use=pending)
             return self.conductor_db.bdm_create(dict(bdm, device_name=device))['uuid']

@@ -6,7 +6,7 @@ import oslo_messaging as messaging
 
 from nova import exception
 from nova.compute import conductor_db
-from nova.conductor import wire
+from nova.conductor import rpc_target, wire
 
 LOG = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ def _owner_of(row):
             'shelved_host': (row['system_metadata'] or {}).get('shelved_host')}
 
 
-class ComputeDBMixin:
+class ComputeDBConductor:
     """The conductor's RPC endpoint for it (1.2; 1.3 signed): rows travel through ``wire``.
 
     With host keys configured (``host_verifier`` set) a call counts only when
@@ -247,7 +247,11 @@ class ComputeDBMixin:
     the real caller, not for whichever host a message claims to be.
     """
 
-    host_verifier = None
+    target = rpc_target.TARGET
+
+    def __init__(self, host_scoped_db, host_verifier=None):
+        self.host_scoped_db = host_scoped_db
+        self.host_verifier = host_verifier
 
     # Lookups that miss and compare-and-swap losses are answers, not conductor errors.
     @messaging.expected_exceptions(exception.NovaException)

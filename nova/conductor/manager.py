@@ -1,14 +1,8 @@
-"""Conductor: picks and claims a host for each new instance, then casts to its compute."""
+"""Conductor: builds its operation families and serves them over RPC."""
 
-import logging
-
-import oslo_messaging as messaging
-
-from nova import exception, failpoint
-from nova import vm_states as vs
-from nova.compute import actions
 from nova.conductor import (
     compute_db,
+    manager_build,
     manager_live_migrate,
     manager_migrate,
     manager_shelve,
@@ -16,65 +10,32 @@ from nova.conductor import (
 )
 from nova.conductor import scheduler as scheduler_mod
 
-LOG = logging.getLogger(__name__)
 
+class ConductorManager:
+    """The conductor's parts, each handed the database, the scheduler and the compute RPC
+    API it uses. The RPC server serves ``endpoints`` (one object per family, all with
+    ``rpc_target.TARGET``); ``lost_builds.fail_lost_builds`` is the periodic task.
 
-class ConductorManager(reconcile.LostBuildsMixin, manager_shelve.ShelveMixin,
-                       manager_migrate.MigrateMixin, manager_live_migrate.LiveMigrateMixin,
-                       compute_db.ComputeDBMixin):
-    target = messaging.Target(version='1.5')
+    ``host_verifier`` checks the compute hosts' signatures (nova.conductor.host_auth);
+    None trusts them.
+    """
 
     def __init__(self, conf, db, compute_rpcapi, host_verifier=None):
         self.conf = conf
         self.db = db
         self.compute_rpcapi = compute_rpcapi
-        self.scheduler = scheduler_mod.Scheduler(conf, db)
-        self.host_scoped_db = compute_db.HostScopedDB(db, conf.default_availability_zone)
-        # Checks the compute hosts' signatures (nova.conductor.host_auth); None trusts them.
-        self.host_verifier = host_verifier
+        self.scheduler = scheduler = scheduler_mod.Scheduler(conf, db)
+        self.build = manager_build.BuildConductor(db, scheduler, compute_rpcapi)
+        self.shelve = manager_shelve.ShelveConductor(db, scheduler, compute_rpcapi)
+        self.migrate = manager_migrate.MigrateConductor(db, scheduler, compute_rpcapi)
+        self.live_migrate = manager_live_migrate.LiveMigrateConductor(db, scheduler,
+                                                                      compute_rpcapi)
+        self.host_db = compute_db.ComputeDBConductor(
+            compute_db.HostScopedDB(db, conf.default_availability_zone), host_verifier)
+        self.lost_builds = reconcile.LostBuildsConductor(conf, db)
+        # The families with RPC methods; each method name is on one of them only.
+        self.endpoints = [self.build, self.shelve, self.migrate, self.live_migrate,
+                          self.host_db]
 
-    def build_instances(self, context, instances, image, request_spec):
-        for instance in instances:
-            try:
-                self._schedule_one(context, instance, image, request_spec)
-            except Exception:  # noqa: BLE001 - one bad instance must not stop the rest.
-                LOG.exception('Scheduling %s failed', instance.uuid)
-
-    def _schedule_one(self, context, instance, image, request_spec):
-        flavor = instance.flavor.to_dict()
-        try:
-            with actions.event(self.db, context, instance.uuid,
-                               'conductor_schedule_and_build_instances'):
-                failpoint.hit('schedule.before_claim')
-                node = self.scheduler.select_and_claim(
-                    flavor, force_host=request_spec.get('force_host'),
-                    image_props=(image or {}).get('properties'),
-                    zone=request_spec.get('availability_zone'),
-                    group=request_spec.get('group'),
-                    same_host=request_spec.get('same_host') or (),
-                    different_host=request_spec.get('different_host') or ())
-        except exception.NoValidHost as exc:
-            self._set_error(instance, exc)
-            return
-        failpoint.hit('schedule.after_claim')
-        try:
-            # The server shows the zone of the host it landed on, as upstream.
-            row = self.db.instance_update(
-                instance.uuid, {'host': node['host'], 'node': node['hypervisor_hostname'],
-                                'availability_zone': self.scheduler.host_zone(node['host'])},
-                expected_task_state=[vs.SCHEDULING])
-        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
-            # Deleted while we scheduled: give the room back and stop.
-            self.scheduler.release(node['host'], flavor)
-            return
-        instance.refresh_from(row)
-        LOG.info('Instance %s scheduled to host %s', instance.uuid, node['host'])
-        self.compute_rpcapi.build_and_run_instance(context, instance, node['host'], image,
-                                                   request_spec)
-
-    def _set_error(self, instance, exc):
-        actions.record_fault(self.db, instance.uuid, exc)
-        try:
-            self.db.instance_update(instance.uuid, {'vm_state': vs.ERROR, 'task_state': None})
-        except exception.InstanceNotFound:
-            pass
+    def init_host(self):
+        self.lost_builds.fail_at_start()

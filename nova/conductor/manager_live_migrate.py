@@ -4,6 +4,7 @@ import logging
 
 from nova import exception
 from nova.compute import actions
+from nova.conductor import rpc_target
 
 LOG = logging.getLogger(__name__)
 
@@ -19,8 +20,15 @@ def _refusal(message):
     return exception.MigrationPreCheckError(reason=message)
 
 
-class LiveMigrateMixin:
-    """Mixed into ConductorManager."""
+class LiveMigrateConductor:
+    """Live migration: a destination claimed that both hosts accept, then the source's cast."""
+
+    target = rpc_target.TARGET
+
+    def __init__(self, db, scheduler, compute_rpcapi):
+        self.db = db
+        self.scheduler = scheduler
+        self.compute_rpcapi = compute_rpcapi
 
     def live_migrate_instance(self, context, instance, migration_id, host=None):
         """Claim a destination both hosts agree on and cast the migration to the source.

@@ -4,12 +4,20 @@ import logging
 
 from nova import exception
 from nova.compute import actions
+from nova.conductor import rpc_target
 
 LOG = logging.getLogger(__name__)
 
 
-class MigrateMixin:
-    """Mixed into ConductorManager."""
+class MigrateConductor:
+    """Cold migration and resize to another host: the destination picked and claimed."""
+
+    target = rpc_target.TARGET
+
+    def __init__(self, db, scheduler, compute_rpcapi):
+        self.db = db
+        self.scheduler = scheduler
+        self.compute_rpcapi = compute_rpcapi
 
     def migrate_server(self, context, instance, migration_id, request_spec):
         """Claim the new flavor on another host, then hand the move to the source host.

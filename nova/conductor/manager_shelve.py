@@ -5,12 +5,20 @@ import logging
 from nova import exception
 from nova import vm_states as vs
 from nova.compute import actions
+from nova.conductor import rpc_target
 
 LOG = logging.getLogger(__name__)
 
 
-class ShelveMixin:
-    """Mixed into ConductorManager."""
+class ShelveConductor:
+    """Unshelve of a shelved-offloaded server: a host claimed, then the cast to it."""
+
+    target = rpc_target.TARGET
+
+    def __init__(self, db, scheduler, compute_rpcapi):
+        self.db = db
+        self.scheduler = scheduler
+        self.compute_rpcapi = compute_rpcapi
 
     def unshelve_instance(self, context, instance, request_spec):
         flavor = instance.flavor.to_dict()

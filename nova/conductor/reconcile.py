@@ -14,10 +14,14 @@ MESSAGE = ('The build request was lost before a host was chosen (a conductor or 
            'all-in-one process stopped); the server was not built')
 
 
-class LostBuildsMixin:
-    """Mixed into ConductorManager: BUILD/scheduling rows nobody will schedule."""
+class LostBuildsConductor:
+    """BUILD/scheduling rows nobody will schedule: in ERROR with a fault."""
 
-    def init_host(self):
+    def __init__(self, conf, db):
+        self.conf = conf
+        self.db = db
+
+    def fail_at_start(self):
         # The in-process transport keeps no message across a restart: every
         # unscheduled server left at start-up is lost. A broker may still
         # hold the requests, so there only stale ones are.

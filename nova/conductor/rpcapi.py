@@ -6,6 +6,7 @@ import oslo_messaging as messaging
 
 from nova import exception, rpc
 from nova.conductor import host_auth, wire
+from nova.image import sysmeta
 
 LOG = logging.getLogger(__name__)
 
@@ -14,6 +15,8 @@ TOPIC = 'conductor'
 COMPUTE_DB_VERSION = '1.2'
 # The first version whose compute_db takes the host's signature.
 SIGNED_COMPUTE_DB_VERSION = '1.4'
+# The first version whose build_instances takes no image.
+BUILD_WITHOUT_IMAGE_VERSION = '1.6'
 
 
 class ConductorAPI:
@@ -39,13 +42,19 @@ class ConductorAPI:
     * 1.5 - live_migrate_instance (pick, claim and check a destination for a
             live migration, then cast live_migration to the source; a call
             answers the error of a refused attempt, for requests before 2.34).
+    * 1.6 - build_instances(instances, request_spec): no ``image``; the
+            conductor filters hosts on the image properties in the instances'
+            system metadata. A 1.6 conductor still takes a 1.0 message with
+            ``image`` (and does not read it).
 
     ``[upgrade_levels] conductor`` caps the version sent: a client pinned
     below 1.2 never sends compute_db (it raises RPCVersionPinned instead);
-    pinned to 1.2 it sends the calls unsigned, as a 1.2 conductor expects.
+    pinned to 1.2 it sends the calls unsigned, as a 1.2 conductor expects;
+    pinned below 1.6 it sends build_instances with the ``image`` (rebuilt from
+    the instances' system metadata) that older conductors schedule on.
     """
 
-    VERSION = '1.5'
+    VERSION = '1.6'
 
     def __init__(self, conf):
         self.pin = conf.upgrade_levels.conductor
@@ -53,7 +62,15 @@ class ConductorAPI:
         self._key_file = conf.conductor.host_key_file
         self._key = None
 
-    def build_instances(self, context, instances, image, request_spec):
+    def build_instances(self, context, instances, request_spec):
+        if self.client.can_send_version(BUILD_WITHOUT_IMAGE_VERSION):
+            cctxt = self.client.prepare(version=BUILD_WITHOUT_IMAGE_VERSION)
+            cctxt.cast(context, 'build_instances', instances=instances,
+                       request_spec=request_spec)
+            return
+        # A conductor before 1.6 needs the image, and filters hosts on its
+        # properties: those the instances were written with (one request, one image).
+        image = sysmeta.sysmeta_to_image(instances[0].system_metadata) if instances else {}
         cctxt = self.client.prepare(version='1.0')
         cctxt.cast(context, 'build_instances', instances=instances, image=image,
                    request_spec=request_spec)

@@ -33,28 +33,28 @@ def power_event(args):
     return POWER_EVENTS[args['action']]
 
 
-def rescue_extras(mgr, args):
+def rescue_extras(core, args):
     image = args.get('rescue_image') or {}
     return {'rescue_image_ref': image.get('id')}
 
 
-def snapshot_extras(mgr, args):
+def snapshot_extras(core, args):
     return {'snapshot_image_id': args['image_id']}
 
 
-def volume_extras(mgr, args):
+def volume_extras(core, args):
     if args.get('volume_id'):
         return {'volume_id': args['volume_id']}
-    bdm = next((b for b in mgr.bdms(args['instance'].uuid)
+    bdm = next((b for b in core.bdms(args['instance'].uuid)
                 if b['uuid'] == args.get('bdm_uuid')), None)
     return {'volume_id': bdm['volume_id'] if bdm else None}
 
 
-def _current(mgr, instance, deleted):
+def _current(core, instance, deleted):
     """The instance as it is now (a delete leaves a soft-deleted row)."""
     try:
         return instance_obj.Instance.from_db(
-            mgr.conductor_db.instance_get(instance.uuid, read_deleted=deleted))
+            core.conductor_db.instance_get(instance.uuid, read_deleted=deleted))
     except exception.InstanceNotFound:
         # Gone for good: report it as deleted, as upstream's delete.end does.
         now = timeutils.utcnow()
@@ -69,10 +69,13 @@ def _current(mgr, instance, deleted):
 
 
 def instance_action(event, kind='InstanceActionPayload', extras=None):
-    """Decorate a manager method ``(self, context, instance, ...)``.
+    """Decorate a method ``(self, context, instance, ...)`` of a compute manager family.
 
+    The family holds the manager's shared core as ``self.core``
+    (``nova.compute.manager_core``): the notifier comes from its conf and
+    host, the instance and its mappings are read through its conductor proxy.
     ``event`` is the upstream event name (or a function of the call's
-    arguments), ``kind`` the payload class and ``extras(manager, args)`` its
+    arguments), ``kind`` the payload class and ``extras(core, args)`` its
     own fields. A failure the method records as a fault (or raises) makes
     the last notification ``instance.<event>.error`` with the exception.
     """
@@ -81,13 +84,14 @@ def instance_action(event, kind='InstanceActionPayload', extras=None):
 
         @functools.wraps(fn)
         def wrapper(self, context, instance, *args, **kwargs):
-            notifier = notifier_mod.get(self.conf, self.host)
+            core = self.core
+            notifier = notifier_mod.get(core.conf, core.host)
             if not notifier.enabled:
                 return fn(self, context, instance, *args, **kwargs)
             call = signature.bind(self, context, instance, *args, **kwargs).arguments
             name = event(call) if callable(event) else event
-            extra = extras(self, call) if extras else {}
-            bdms = (lambda: self.bdms(instance.uuid)) if notifier.bdms_in_notifications \
+            extra = extras(core, call) if extras else {}
+            bdms = (lambda: core.bdms(instance.uuid)) if notifier.bdms_in_notifications \
                 else (lambda: None)
             notifier.instance_action(context, name, 'start', instance, kind, bdms=bdms(),
                                      **extra)
@@ -97,12 +101,12 @@ def instance_action(event, kind='InstanceActionPayload', extras=None):
                 result = fn(self, context, instance, *args, **kwargs)
             except Exception as exc:
                 notifier.instance_action(context, name, 'error',
-                                         _current(self, instance, name == 'delete'),
+                                         _current(core, instance, name == 'delete'),
                                          kind, fault=exc, bdms=bdms(), **extra)
                 raise
             finally:
                 _FAULT.reset(token)
-            now = _current(self, instance, name == 'delete')
+            now = _current(core, instance, name == 'delete')
             if box:
                 notifier.instance_action(context, name, 'error', now, kind, fault=box[0],
                                          bdms=bdms(), **extra)

@@ -118,7 +118,7 @@ def test_events_during_an_operation_are_left_to_it(aio):
 
 def test_an_event_during_an_operation_is_looked_at_again_after_it(aio):
     sid = _server(aio)
-    lock = aio.compute._lock(sid)
+    lock = aio.compute.core.lock(sid)
     with lock:   # as an operation on the instance would
         aio.conn.lookupByUUIDString(sid).destroy()
         time.sleep(0.5)
@@ -172,10 +172,10 @@ def test_periodic_sync_is_the_fallback(aio):
         aio.conn.lookupByUUIDString(sid).destroy()
         time.sleep(0.3)
         assert _get(aio, sid)['status'] == 'ACTIVE'
-        aio.compute.sync_power_states()
+        aio.compute.lifecycle.sync_power_states()
         assert _get(aio, sid)['status'] == 'SHUTOFF'
     finally:
-        listener = aio.compute.start_lifecycle_events()
+        listener = aio.compute.lifecycle.start_lifecycle_events()
         assert listener.connected.wait(10)
 
 
@@ -216,17 +216,17 @@ def test_running_deleted_guests_are_handled_and_foreign_ones_untouched(aio, tmp_
     _define(aio, conf.instance_name_template % 0x7ffffff1, lookalike, str(tmp_path))
     try:
         conf.set_override('running_deleted_instance_action', 'log')
-        assert sorted(compute.cleanup_running_deleted_instances()) == sorted(
+        assert sorted(compute.lifecycle.cleanup_running_deleted_instances()) == sorted(
             [deleted, unknown])
         assert aio.conn.lookupByUUIDString(deleted).isActive()
 
         conf.set_override('running_deleted_instance_action', 'shutdown')
-        compute.cleanup_running_deleted_instances()
+        compute.lifecycle.cleanup_running_deleted_instances()
         assert not aio.conn.lookupByUUIDString(deleted).isActive()
         assert not aio.conn.lookupByUUIDString(unknown).isActive()
 
         conf.set_override('running_deleted_instance_action', 'reap')
-        compute.cleanup_running_deleted_instances()
+        compute.lifecycle.cleanup_running_deleted_instances()
         assert not _exists(aio, deleted) and not _exists(aio, unknown)
         assert not os.path.exists(unknown_dir)
         for uuid in (foreign, lookalike):

@@ -177,15 +177,15 @@ def test_running_deleted_guest_is_shut_down_then_reaped_and_foreign_untouched(cl
     dom.create()
     try:
         conf.set_override('running_deleted_instance_action', 'shutdown')
-        assert compute.cleanup_running_deleted_instances() == [sid]
+        assert compute.lifecycle.cleanup_running_deleted_instances() == [sid]
         assert not cloud.conn.lookupByUUIDString(sid).isActive()
         assert os.path.isdir(inst_dir)
 
         conf.set_override('running_deleted_instance_action', 'reap')
-        assert compute.cleanup_running_deleted_instances() == [sid]
+        assert compute.lifecycle.cleanup_running_deleted_instances() == [sid]
         assert not _exists(cloud.conn, sid) and not os.path.exists(inst_dir)
         assert cloud.conn.lookupByUUIDString(foreign).isActive()
-        assert compute.cleanup_running_deleted_instances() == []
+        assert compute.lifecycle.cleanup_running_deleted_instances() == []
     finally:
         conf.clear_override('running_deleted_instance_action')
         dom.destroy()

@@ -136,7 +136,7 @@ def test_a_restart_of_the_source_during_a_move_rolls_it_back(aio, server):
     aio.db.instance_update(server, {'task_state': 'migrating'})
     [source] = [svc for svc in aio.aio.services
                 if getattr(svc, 'host', None) == 'testhost' and svc.binary == 'nova-compute']
-    assert source.manager.reconcile_instances(startup=True) >= 1
+    assert source.manager.reconcile.reconcile_instances(startup=True) >= 1
     assert aio.db.migration_get(mig['id'])['status'] == 'error'
     body = show(aio, server)
     assert body['status'] == 'ACTIVE' and body['OS-EXT-STS:task_state'] is None

@@ -151,9 +151,9 @@ def test_one_hosts_cleanup_leaves_the_other_hosts_guests(aio, servers):
     for svc in aio.aio.services[1:]:
         assert svc.manager.conf.running_deleted_instance_action == 'reap'
         # Both see every domain on the shared libvirtd; none counts as an orphan.
-        assert svc.manager.cleanup_running_deleted_instances() == []
-        svc.manager.reconcile_periodic()
-        svc.manager.sync_power_states()
+        assert svc.manager.lifecycle.cleanup_running_deleted_instances() == []
+        svc.manager.reconcile.reconcile_periodic()
+        svc.manager.lifecycle.sync_power_states()
     for host, sid in sids.items():
         assert host_of(aio, sid) == host
         driver = _driver(aio, host)
@@ -170,10 +170,11 @@ def test_orphans_on_the_extra_host_are_reaped_by_it_alone(aio, servers):
     aio.db.instance_hard_delete(unknown)
     servers.clear()
     primary, extra = (svc.manager for svc in aio.aio.services[1:3])
-    assert primary.cleanup_running_deleted_instances() == []
+    assert primary.lifecycle.cleanup_running_deleted_instances() == []
     for instance in instances:
         assert _driver(aio, 'testhost2').get_info(instance).state == 1
-    assert sorted(extra.cleanup_running_deleted_instances()) == sorted([deleted, unknown])
+    assert sorted(extra.lifecycle.cleanup_running_deleted_instances()) == sorted(
+        [deleted, unknown])
     for instance in instances:
         with pytest.raises(exception.InstanceNotFound):
             _driver(aio, 'testhost2').get_info(instance)

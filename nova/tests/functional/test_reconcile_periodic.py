@@ -57,7 +57,7 @@ def _wait(predicate, timeout=15):
 
 def test_lost_rescue_cast_is_rolled_back_but_not_while_an_operation_runs(aio):
     sid = _server(aio)
-    lock = aio.compute._lock(sid)
+    lock = aio.compute.core.lock(sid)
     with lock:
         _lost(aio, sid, 'rescue', {'task_state': 'rescuing'})
         # Stale for a few periods, but an operation holds the instance here.
@@ -147,9 +147,9 @@ def test_an_unreachable_volume_service_does_not_hold_up_the_run(aio):
     aio.conf.set_override('endpoint_override', 'http://127.0.0.1:9', group='cinder')
     try:
         started = time.monotonic()
-        aio.compute.reconcile_instances(startup=True)
+        aio.compute.reconcile.reconcile_instances(startup=True)
         assert time.monotonic() - started < 10
-        assert aio.compute._volumes_unreachable
+        assert aio.compute.reconcile._volumes_unreachable
     finally:
         aio.conf.set_override('endpoint_override', endpoint, group='cinder')
     for sid in sids:

@@ -63,9 +63,9 @@ def _boot_two_and_check(api, image_url, tmp_path, logs):
     text = ''.join(open(path).read() for path in logs)
     for server_id, global_id, local_id in ids:
         mine = [ln for ln in text.splitlines() if server_id in ln]
-        for logger, message in (('nova.conductor.manager', 'scheduled to host'),
-                                ('nova.compute.manager', 'Building instance'),
-                                ('nova.compute.manager', 'built and running')):
+        for logger, message in (('nova.conductor.manager_build', 'scheduled to host'),
+                                ('nova.compute.manager_build', 'Building instance'),
+                                ('nova.compute.manager_build', 'built and running')):
             found = [ln for ln in mine if logger in ln and message in ln]
             assert found, 'no %s line %r for %s' % (logger, message, server_id)
             for line in found:

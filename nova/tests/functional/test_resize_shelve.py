@@ -322,12 +322,12 @@ def test_periodic_auto_confirm_and_offload(aio, server):
     mgr = aio.aio.services[1].manager
     assert act(aio, server, {'resize': {'flavorRef': 'r96'}})[0] == 202
     aio.wait_for_status(server, ['VERIFY_RESIZE'])
-    mgr.poll_unconfirmed_resizes()   # window 0: off
+    mgr.resize.poll_unconfirmed_resizes()   # window 0: off
     assert show(aio, server)['status'] == 'VERIFY_RESIZE'
     aio.conf.set_override('resize_confirm_window', 1)
     time.sleep(2.1)
     try:
-        mgr.poll_unconfirmed_resizes()
+        mgr.resize.poll_unconfirmed_resizes()
     finally:
         aio.conf.clear_override('resize_confirm_window')
     aio.wait_for_status(server, ['ACTIVE'])
@@ -337,7 +337,7 @@ def test_periodic_auto_confirm_and_offload(aio, server):
     aio.conf.set_override('shelved_offload_time', 1)
     time.sleep(2.1)
     try:
-        mgr.offload_shelved_instances()
+        mgr.shelve.offload_shelved_instances()
     finally:
         aio.conf.set_override('shelved_offload_time', -1)
     aio.wait_for_status(server, ['SHELVED_OFFLOADED'])

@@ -22,7 +22,7 @@ def aio(tmp_path_factory):
     assert status == 200, body
     mgr = running.aio.services[1].manager
     # Tries again quickly: the test waits seconds, not minutes.
-    mgr._conductor_retry().delays = (0.3,) * 10
+    mgr.shelve._conductor_retry().delays = (0.3,) * 10
     yield running
     running.stop()
 
@@ -156,13 +156,13 @@ def test_restart_in_the_middle_of_a_shelve_rolls_it_back(aio, server):
     # The task first: the power-off event must not find a server to stop.
     row = aio.db.instance_update(server, {'task_state': 'shelving_image_uploading'})
     mgr.driver.power_off(instance_obj.Instance.from_db(row))
-    assert mgr._power_state(instance_obj.Instance.from_db(row)) == 4   # shut down
+    assert mgr.core.power_state(instance_obj.Instance.from_db(row)) == 4   # shut down
     status, _h, image = aio.request('POST', '/v2/images', {
         'name': 'shelf-shelved', 'disk_format': 'qcow2', 'container_format': 'bare',
         'image_type': 'snapshot', 'instance_uuid': server}, url=aio.image_url)
     assert status == 201 and image['status'] == 'queued', image
     # The restart reconciliation's entry point for interrupted resizes and shelves.
-    assert mgr.reconcile_resize_shelve(nova_context.get_admin_context(), row) is True
+    assert mgr.shelve.reconcile_shelve(nova_context.get_admin_context(), row) is True
     shown = settled(aio, server)
     assert shown['status'] == 'ACTIVE' and shown['OS-EXT-STS:power_state'] == 1, shown
     assert shelve_images(aio) == []

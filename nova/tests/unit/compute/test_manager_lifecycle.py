@@ -4,10 +4,10 @@ import datetime
 import time
 
 import pytest
-from oslo_concurrency import lockutils
 
 from nova import power_state as ps
 from nova import vm_states as vs
+from nova.compute import manager_core
 from nova.compute import manager_lifecycle as ml
 
 NOW = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc)
@@ -94,14 +94,12 @@ class _Rows:
         return dict(self.row)
 
 
-class _Manager(ml.LifecycleMixin):
-    def __init__(self, row):
-        self.host, self.conductor_db = 'h1', _Rows(row)
-        self._semaphores = lockutils.Semaphores()
-        self.synced = []
+class _Lifecycle(ml.LifecycleManager):
+    """The event handling on a real core; the sync itself only recorded."""
 
-    def _lock(self, uuid):
-        return lockutils.internal_lock(uuid, semaphores=self._semaphores)
+    def __init__(self, row):
+        super().__init__(manager_core.ManagerCore(None, _Rows(row), None, 'h1'))
+        self.synced = []
 
     def _sync_one(self, row, event_power_state):
         self.synced.append(event_power_state)
@@ -116,8 +114,8 @@ def _wait_for(check, timeout=3.0):
 
 def test_events_during_an_operation_share_one_later_look(monkeypatch):
     monkeypatch.setattr(ml, 'EVENT_RETRY_DELAY', 0.05)
-    mgr = _Manager({'uuid': 'u1', 'host': 'h1'})
-    with mgr._lock('u1'):        # an operation holds the instance
+    mgr = _Lifecycle({'uuid': 'u1', 'host': 'h1'})
+    with mgr.core.lock('u1'):        # an operation holds the instance
         for state in (ps.SHUTDOWN, ps.NOSTATE, ps.RUNNING):
             mgr.handle_lifecycle_event('u1', state)
         # Nothing read while it runs, and one look pending for all three.
@@ -130,7 +128,7 @@ def test_events_during_an_operation_share_one_later_look(monkeypatch):
 
 
 def test_an_event_for_another_hosts_instance_is_read_and_dropped(monkeypatch):
-    mgr = _Manager({'uuid': 'u2', 'host': 'other'})
+    mgr = _Lifecycle({'uuid': 'u2', 'host': 'other'})
     mgr.handle_lifecycle_event('u2', ps.SHUTDOWN)
     assert mgr.conductor_db.reads == 1 and mgr.synced == []
     assert getattr(mgr, '_event_retries', None) is None

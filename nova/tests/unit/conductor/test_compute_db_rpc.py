@@ -12,6 +12,7 @@ from nova import exception, rpc, wiring
 from nova.compute import rpcapi as compute_rpcapi
 from nova.conductor import manager
 from nova.conductor import rpcapi as conductor_rpcapi
+from nova.objects import instance as instance_obj
 
 
 def _conf(**pins):
@@ -27,7 +28,7 @@ def _conf(**pins):
 def conductor(db):
     conf = _conf()
     mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf))
-    server = rpc.get_server(conf, conductor_rpcapi.TOPIC, 'conductor-1', [mgr])
+    server = rpc.get_server(conf, conductor_rpcapi.TOPIC, 'conductor-1', mgr.endpoints)
     server.start()
     yield conf
     server.stop()
@@ -104,7 +105,8 @@ def test_a_compute_client_pinned_to_1_1_sends_1_0_messages_but_not_resize():
         ctx = nova_context.get_admin_context()
         with pytest.raises(messaging.RPCVersionCapError):
             client.prep_resize(ctx, None, 'h1', 1)
-        client.build_and_run_instance(ctx, None, 'h1', {}, {})
+        client.build_and_run_instance(ctx, instance_obj.Instance(system_metadata={}), 'h1',
+                                      {})
         assert endpoint.arrived.wait(5)
         assert endpoint.seen == ['build_and_run_instance']
     finally:

@@ -41,7 +41,7 @@ def keys(tmp_path):
 def _start_conductor(db, conf):
     mgr = manager.ConductorManager(conf, db, compute_rpcapi.ComputeAPI(conf),
                                    host_verifier=host_auth.verifier_from_conf(conf))
-    server = rpc.get_server(conf, conductor_rpcapi.TOPIC, 'conductor-1', [mgr])
+    server = rpc.get_server(conf, conductor_rpcapi.TOPIC, 'conductor-1', mgr.endpoints)
     server.start()
     return server
 

@@ -48,4 +48,4 @@ def test_with_a_broker_only_stale_requests_are_lost(db):
     conductor.init_host()
     assert db.instance_get(fresh)['vm_state'] == 'building'
     assert db.instance_get(stale)['vm_state'] == 'error'
-    assert conductor.fail_lost_builds() == 0
+    assert conductor.lost_builds.fail_lost_builds() == 0

@@ -1,0 +1,148 @@
+"""Compute manager: build an instance on this host and delete it (guest, volumes, claim)."""
+
+import logging
+
+from oslo_utils import timeutils
+
+from nova import exception, failpoint, power_state
+from nova import vm_states as vs
+from nova.compute import actions, manager_core, personality
+from nova.notifications import action as notify
+from nova.objects import image_meta as image_meta_obj
+from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
+
+
+class BuildManager:
+    """Builds (volumes, device names, spawn) and deletes, each under the instance lock."""
+
+    target = manager_core.RPC_TARGET
+
+    def __init__(self, core, volumes, resize, network_api=None):
+        self.core = core
+        self.conductor_db = core.conductor_db
+        self.driver = core.driver
+        self.host = core.host
+        self._volumes = volumes
+        # Deleting a server in VERIFY_RESIZE confirms the resize first.
+        self._resize = resize
+        # The network service, once there is one: ports allocated before the
+        # spawn and deallocated on delete. None: servers boot without networks.
+        self.network_api = network_api
+
+    @notify.instance_action('create', 'InstanceCreatePayload')
+    def build_and_run_instance(self, context, instance, request_spec, admin_password=None,
+                               image=None):
+        """Build and start ``instance`` (claimed here by the conductor).
+
+        ``image``: sent by senders before RPC 1.6 and not read; the image
+        metadata comes from the instance's system metadata.
+        """
+        with self.core.lock(instance.uuid):
+            self._build(context, instance, admin_password,
+                        injected_files=(request_spec or {}).get('injected_files'))
+
+    def _build(self, context, instance, admin_password, injected_files=None):
+        try:
+            row = self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                                    expected_task_state=[vs.SCHEDULING])
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            # Deleted meanwhile: the delete path releases the claim.
+            LOG.info('Instance %s went away before the build started', instance.uuid)
+            return
+        instance.refresh_from(row)
+        LOG.info('Building instance %s', instance.uuid)
+        try:
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_build_and_run_instance', host=self.host):
+                # Compare-and-swap: a delete arriving meanwhile wins.
+                self.conductor_db.instance_update(instance.uuid,
+                                                  {'task_state': vs.BLOCK_DEVICE_MAPPING},
+                                                  expected_task_state=[vs.SPAWNING])
+                self._volumes.prepare_volumes(context, instance)
+                self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
+                                                  expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
+                image_meta = image_meta_obj.ImageMeta.from_instance(instance)
+                bdi = self.core.block_device_info(context, instance)
+                # Names first (a conflict fails before any disk exists); spawn
+                # computes the same mapping.
+                self._volumes.record_devices(instance, image_meta, bdi)
+                self.driver.spawn(context, instance, image_meta,
+                                  injected_files=personality.decoded(injected_files),
+                                  admin_password=admin_password, allocations=None,
+                                  block_device_info=bdi)
+                failpoint.hit('build.after_spawn')
+                self._volumes.complete_volumes(context, instance)
+        except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
+            if not self._deleted_meanwhile(instance):
+                LOG.exception('Build of %s failed', instance.uuid)
+            self._build_failed(context, instance, exc)
+            return
+        now = timeutils.utcnow().replace(microsecond=0)
+        try:
+            self.conductor_db.instance_update(instance.uuid, {
+                'vm_state': vs.ACTIVE, 'task_state': None, 'launched_at': now,
+                'power_state': self.driver.get_info(instance).state},
+                expected_task_state=[vs.SPAWNING])
+            LOG.info('Instance %s built and running', instance.uuid)
+        except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
+            # Deleted while spawning; the delete path cleans up the guest.
+            LOG.info('Instance %s was deleted during spawn', instance.uuid)
+
+    def _deleted_meanwhile(self, instance):
+        """True when this instance itself is gone or being deleted."""
+        try:
+            return self.conductor_db.instance_get(instance.uuid)['task_state'] == vs.DELETING
+        except exception.InstanceNotFound:
+            return True
+
+    def _build_failed(self, context, instance, exc):
+        if self._deleted_meanwhile(instance):
+            # Deleted during the build: the delete path cleans up; not a failure.
+            LOG.info('Instance %s was deleted during its build', instance.uuid)
+            self.driver.destroy(context, instance, destroy_disks=True)
+            return
+        actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+        try:
+            self.driver.destroy(context, instance, destroy_disks=True,
+                                block_device_info=self.core.block_device_info(context, instance))
+        except Exception:  # noqa: BLE001
+            LOG.exception('Cleanup after failed build of %s failed', instance.uuid)
+        try:
+            # Leave the volumes available for the user, not stuck attaching.
+            self._volumes.disconnect_volumes(context, instance)
+        except Exception:  # noqa: BLE001
+            LOG.exception('Volume cleanup after failed build of %s failed', instance.uuid)
+        # The claim stays with the instance until it is deleted, like upstream
+        # keeps an ERROR instance on its host; delete releases it exactly once.
+        try:
+            self.conductor_db.instance_update(instance.uuid, {'vm_state': vs.ERROR,
+                                                              'task_state': None,
+                                                              'power_state': power_state.NOSTATE})
+        except exception.InstanceNotFound:
+            pass
+
+    # -- delete --------------------------------------------------------------
+    @notify.instance_action('delete')
+    def terminate_instance(self, context, instance):
+        with self.core.lock(instance.uuid):
+            try:
+                row = self.conductor_db.instance_get(instance.uuid)
+            except exception.InstanceNotFound:
+                return
+            with actions.event(self.conductor_db, context, instance.uuid,
+                               'compute_terminate_instance',
+                               host=self.host):
+                self.terminate(context, row)
+
+    def terminate(self, context, row):
+        """Remove the guest, its volumes and the row of an instance being deleted."""
+        instance = instance_obj.Instance.from_db(row)
+        self._resize.drop_resize_on_delete(context, row)
+        self.driver.destroy(context, instance, destroy_disks=True,
+                            block_device_info=self.core.block_device_info(context, instance))
+        failpoint.hit('delete.after_destroy')
+        self._volumes.disconnect_volumes(context, instance, delete_volumes=True)
+        self.conductor_db.instance_destroy(row['uuid'])
+        self.core.release_claim(row['flavor'])
