@@ -384,6 +384,10 @@ class NetworkNotFound(NotFound):
     code = 400
 
 
+class NetworkNotFoundForInstance(NetworkNotFound):
+    msg_fmt = "Network could not be found for instance %(instance_id)s."
+
+
 class NetworkRequiresSubnet(Invalid):
     msg_fmt = "Network %(network_uuid)s requires a subnet in order to boot instances on."
 

@@ -104,7 +104,7 @@ class NetworkRequestValidator:
             raise exception.PortNotUsable(
                 'Port %s not usable for the server: it belongs to another project.'
                 % port_id)
-        if port.get('device_id') and port['device_id'] != instance_uuid:
+        if port.get('device_id'):
             raise exception.PortInUse(port_id=port_id)
         if (port.get('ip_allocation') not in _IPLESS_ALLOCATIONS
                 and not port.get('fixed_ips')):
