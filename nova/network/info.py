@@ -26,9 +26,8 @@ class NetworkInfoBuilder:
     def build(self, context, instance, port_ids=None, preserved=(), tags=None):
         """The network info of ``instance`` from Neutron, now.
 
-        Port order: ``port_ids`` first (allocation order), then the order of
-        the current cache, then any other port whose device_id is the
-        server. ``preserved`` adds ports the user brought to those the
+        Port order: the current cache's, then ``port_ids`` (allocation
+        order), then any other port whose device_id is the server. ``preserved`` adds ports the user brought to those the
         current cache marks ``preserve_on_delete``; ``tags`` ({port id: tag})
         adds to the tags the cache holds.
         """
@@ -36,7 +35,7 @@ class NetworkInfoBuilder:
         cached = net_lookups.instance_field(instance, 'network_info') or []
         ports = self._client.list(context, 'ports', admin=True, device_id=uuid,
                                   tenant_id=net_lookups.instance_field(instance, 'project_id'))
-        order = list(dict.fromkeys(list(port_ids or ()) + [v['id'] for v in cached]))
+        order = list(dict.fromkeys([v['id'] for v in cached] + list(port_ids or ())))
         rank = {port_id: i for i, port_id in enumerate(order)}
         ports.sort(key=lambda p: rank.get(p['id'], len(rank)))
         preserved = set(preserved) | model.preserved_port_ids(cached)
