@@ -119,6 +119,14 @@ def _catalog(user, project):
 def env():
     _require_neutron()
     ks = kf.Keystone()
+    ks.project_ids = []
+    make_project = ks.project
+
+    def project(base):
+        made = make_project(base)
+        ks.project_ids.append(made['id'])
+        return made
+    ks.project = project
     admin = Admin()
     try:
         pa, pb, pc = ks.project('neta'), ks.project('netb'), ks.project('netc')
@@ -142,12 +150,17 @@ def env():
                                           'dns_nameservers': ['10.211.7.3']})
         e.empty = admin.make('networks', {'name': 'net-empty', 'tenant_id': pa['id']})
         e.bob_net = admin.make('networks', {'name': 'net-b', 'tenant_id': pb['id']})
-        admin.make('subnets', {'network_id': e.bob_net['id'], 'ip_version': 4,
-                               'cidr': '10.211.8.0/24', 'tenant_id': pb['id']})
+        e.bob_subnet = admin.make('subnets', {'network_id': e.bob_net['id'], 'ip_version': 4,
+                                              'cidr': '10.211.8.0/24', 'tenant_id': pb['id']})
         e.api = network_neutron.NetworkAPI(make_conf())
         yield e
     finally:
         admin.cleanup()
+        # Neutron made each project's default security group on its first call.
+        for project_id in ks.project_ids:
+            for group in admin.call('GET', '/security-groups?tenant_id=%s' % project_id,
+                                    ok=(200,))['security_groups']:
+                admin.call('DELETE', '/security-groups/%s' % group['id'], ok=(204, 404, 409))
         ks.cleanup()
 
 
@@ -365,18 +378,21 @@ def test_user_token_and_admin(env):
 def test_interface_attach_and_detach(env):
     inst = server(env, env.pb, hostname='vm-b')
     nw_info = env.api.ports.allocate_for_instance(env.bob, inst, None, bind_host_id=HOST)
-    assert len(nw_info) == 1
     inst['network_info'] = nw_info
-    nw_info, vif = env.api.ports.allocate_port_for_instance(
-        env.bob, inst, network_id=env.bob_net['id'], tag='hot', bind_host_id=HOST)
-    assert len(nw_info) == 2 and vif['id'] == nw_info[1]['id'] and model.tag(vif) == 'hot'
-    inst['network_info'] = nw_info
-    nw_info = env.api.ports.deallocate_port_for_instance(env.bob, inst, vif['id'])
-    assert [v['id'] for v in nw_info] == [inst['network_info'][0]['id']]
-    with pytest.raises(exception.PortNotFound):
-        env.api.networks.show_port(env.bob, vif['id'])
-    inst['network_info'] = nw_info
-    env.api.ports.deallocate_for_instance(env.bob, inst)
+    try:
+        assert len(nw_info) == 1
+        nw_info, vif = env.api.ports.allocate_port_for_instance(
+            env.bob, inst, network_id=env.bob_net['id'], tag='hot', bind_host_id=HOST)
+        inst['network_info'] = nw_info
+        assert [v['id'] for v in nw_info][1] == vif['id'] and model.tag(vif) == 'hot'
+        assert env.admin.call('GET', '/ports/%s' % vif['id'])['port']['binding:host_id'] == HOST
+        nw_info = env.api.ports.deallocate_port_for_instance(env.bob, inst, vif['id'])
+        assert [v['id'] for v in nw_info] == [inst['network_info'][0]['id']]
+        with pytest.raises(exception.PortNotFound):
+            env.api.networks.show_port(env.bob, vif['id'])
+        inst['network_info'] = nw_info
+    finally:
+        env.api.ports.deallocate_for_instance(env.bob, inst)
     assert env.admin.ports(device_id=inst['uuid']) == []
 
 
@@ -459,3 +475,51 @@ def test_bindings_move_with_the_server(env):
         env.api.bindings.delete_port_binding(env.bob, port_id, 'no-such-chassis')
     finally:
         env.api.ports.deallocate_for_instance(env.bob, inst)
+
+
+def test_floating_ips(env):
+    public = ENV.get('NOVA_NEUTRON_PUBLIC_NETWORK_NAME')
+    if not public:
+        pytest.skip('neutron.env names no public network')
+    fips = env.api.floating_ips
+    assert public in fips.pools(env.bob)
+    with pytest.raises(exception.FloatingIpPoolNotFound):
+        fips.allocate(env.bob, 'no-such-pool')
+    with pytest.raises(exception.FloatingIpNotFound):
+        fips.get(env.bob, str(uuid.uuid4()))
+    router = env.admin.make('routers', {'name': 'r-b', 'tenant_id': env.pb['id'],
+                                        'external_gateway_info': {
+                                            'network_id': ENV['NOVA_NEUTRON_PUBLIC_NETWORK_ID']}})
+    env.admin.call('PUT', '/routers/%s/add_router_interface' % router['id'],
+                   {'subnet_id': env.bob_subnet['id']})
+    env.admin.undo.append('/routers/%s/%s:interfaces' % (router['id'], env.bob_subnet['id']))
+    inst = server(env, env.pb, hostname='vm-fip')
+    inst['network_info'] = env.api.ports.allocate_for_instance(env.bob, inst, None,
+                                                               bind_host_id=HOST)
+    fip = fips.allocate(env.bob, public)
+    try:
+        fixed = model.fixed_ips(inst['network_info'][0])[0]['address']
+        with pytest.raises(exception.FixedIpNotFoundForAddress):
+            fips.associate(env.bob, inst, fip['floating_ip_address'], '10.211.8.254')
+        assert fips.associate(env.bob, inst, fip['floating_ip_address'], fixed) is None
+        view = floating_view(fips.get_by_address(env.bob, fip['floating_ip_address']))
+        assert view == {'id': fip['id'], 'ip': fip['floating_ip_address'], 'pool': public,
+                        'fixed_ip': fixed, 'instance_id': inst['uuid']}
+        assert [f['id'] for f in fips.list(env.bob)] == [fip['id']]
+        nw_info = env.api.info.build(env.bob, inst)
+        assert model.addresses(nw_info)['net-b'][-1] == {
+            'version': 4, 'addr': fip['floating_ip_address'], 'OS-EXT-IPS:type': 'floating',
+            'OS-EXT-IPS-MAC:mac_addr': nw_info[0]['address']}
+        fips.disassociate(env.bob, fip['floating_ip_address'])
+        with pytest.raises(exception.FloatingIpNotAssociated):
+            fips.disassociate(env.bob, fip['floating_ip_address'])
+    finally:
+        fips.release(env.bob, fip['id'])
+        env.api.ports.deallocate_for_instance(env.bob, inst)
+    with pytest.raises(exception.FloatingIpNotFoundForAddress):
+        fips.get_by_address(env.bob, fip['floating_ip_address'])
+
+
+def floating_view(fip):
+    from nova.network import floating_ips
+    return floating_ips.to_nova_view(fip)

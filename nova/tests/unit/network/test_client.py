@@ -172,3 +172,49 @@ def test_extension_list_is_cached_for_the_interval(stub):
     assert [s[1] for s in stub.seen].count('/v2.0/extensions') == 2
     # Read with the service's credentials, whoever asks.
     assert stub.seen[-1][3] == 'service-token'
+
+
+def _api(url):
+    from nova.network import neutron
+    client, conf = make_client(url)
+    return neutron.NetworkAPI(conf, neutron=client)
+
+
+@pytest.mark.parametrize('extension,dry_run', [(False, None), (True, 409)])
+def test_get_me_a_network_refused_before_the_202(stub, extension, dry_run):
+    # The project has no network, and Neutron cannot make one.
+    stub.routes['/v2.0/networks'] = (200, {'networks': []})
+    stub.routes['/v2.0/extensions'] = (200, {'extensions': [
+        {'alias': 'auto-allocated-topology'}] if extension else []})
+    stub.routes['/v2.0/auto-allocated-topology/p1'] = (dry_run, {'NeutronError': {
+        'type': 'AutoAllocationFailure', 'message': 'No default router:external network.',
+        'detail': ''}})
+    api = _api(stub.url)
+    with pytest.raises(exception.UnableToAutoAllocateNetwork) as caught:
+        api.validation.validate_networks(CTX, 'auto', 1)
+    assert caught.value.code == 400
+    assert caught.value.format_message() == (
+        'Unable to automatically allocate a network for project p1')
+    assert (('GET', '/v2.0/auto-allocated-topology/p1', 'fields=dry-run', 'user-token')
+            in stub.seen) == extension
+
+
+def test_no_network_at_all_means_no_nic_and_no_quota_check(stub):
+    stub.routes['/v2.0/networks'] = (200, {'networks': []})
+    assert _api(stub.url).validation.validate_networks(CTX, None, 4) == 4
+    assert not [s for s in stub.seen if s[1].startswith('/v2.0/quotas')]
+
+
+def test_over_the_port_quota_is_a_403(stub):
+    # A Neutron that let usage pass the limit (its limit lowered by force).
+    net = '0f8e3a52-2d2b-4a51-9c0e-7d4f6b1a2c3d'
+    stub.routes['/v2.0/networks'] = (200, {'networks': [{'id': net, 'subnets': ['s1']}]})
+    stub.routes['/v2.0/quotas/p1'] = (200, {'quota': {'port': 2}})
+    stub.routes['/v2.0/ports'] = (200, {'ports': [{'id': 'a'}, {'id': 'b'}, {'id': 'c'}]})
+    with pytest.raises(exception.PortLimitExceeded) as caught:
+        _api(stub.url).validation.validate_networks(CTX, [{'uuid': net}], 1)
+    assert caught.value.code == 403
+    assert caught.value.format_message() == (
+        'The number of defined ports: 3 is over the limit: 2')
+    stub.routes['/v2.0/quotas/p1'] = (200, {'quota': {'port': -1}})
+    assert _api(stub.url).validation.validate_networks(CTX, [{'uuid': net}], 7) == 7
