@@ -27,9 +27,10 @@ class NetworkInfoBuilder:
         """The network info of ``instance`` from Neutron, now.
 
         Port order: the current cache's, then ``port_ids`` (allocation
-        order), then any other port whose device_id is the server. ``preserved`` adds ports the user brought to those the
-        current cache marks ``preserve_on_delete``; ``tags`` ({port id: tag})
-        adds to the tags the cache holds.
+        order), then any other port whose device_id is the server.
+        ``preserved`` adds ports the user brought to those the current cache
+        marks ``preserve_on_delete``; ``tags`` ({port id: tag}) adds to the
+        tags the cache holds.
         """
         uuid = net_lookups.instance_field(instance, 'uuid')
         cached = net_lookups.instance_field(instance, 'network_info') or []
