@@ -6,6 +6,8 @@ from nova import exception
 from nova.network import model, os_vif_util
 
 PORT = '6f70b4c2-12a3-4b6e-9d1f-0e6a7c2b9d11'
+NET = '9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d'
+SERVER = '0b9f8e7d-6c5b-4a39-8281-7f6e5d4c3b2a'
 OVN_DETAILS = {'port_filter': True, 'connectivity': 'l2', 'ovs_create_tap': True,
                'bridge_name': 'br-int', 'datapath_type': 'netdev',
                'bound_drivers': {'0': 'ovn'}}
@@ -16,7 +18,7 @@ def _vif(type='ovs', details=None, **kw):  # noqa: A002
                        ips=[model.fixed_ip('10.0.0.5', floating_ips=['172.24.4.9'])],
                        routes=[model.route('169.254.169.254/32', '10.0.0.2')],
                        dhcp_server='10.0.0.2')
-    net = model.network(id='9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d', bridge='br-int', label='private', subnets=[sub], mtu=1442)
+    net = model.network(id=NET, bridge='br-int', label='private', subnets=[sub], mtu=1442)
     values = dict(address='fa:16:3e:00:00:01', network=net, type=type,
                   details=OVN_DETAILS if details is None else details,
                   devname=model.devname(PORT), ovs_interfaceid=PORT, active=False,
@@ -35,7 +37,7 @@ def test_ml2_ovn_binding_becomes_an_ovs_vif_that_creates_its_tap():
     assert (profile.interface_id, profile.datapath_type) == (PORT, 'netdev')
     assert profile.create_port and profile.create_tap
     net = obj.network
-    assert (net.id, net.bridge, net.label, net.mtu) == ('9d1c2b3a-4e5f-4a6b-8c7d-0e1f2a3b4c5d', 'br-int', 'private', 1442)
+    assert (net.id, net.bridge, net.label, net.mtu) == (NET, 'br-int', 'private', 1442)
     sub = net.subnets.objects[0]
     assert (str(sub.cidr), [str(d) for d in sub.dns], str(sub.gateway),
             str(sub.dhcp_server)) == ('10.0.0.0/24', ['10.0.0.3'], '10.0.0.1', '10.0.0.2')
@@ -76,6 +78,6 @@ def test_types_os_vif_does_not_plug_and_failed_bindings():
 
 
 def test_instance_info():
-    info = os_vif_util.nova_to_osvif_instance({'uuid': '0b9f8e7d-6c5b-4a39-8281-7f6e5d4c3b2a', 'name': 'instance-00000001',
+    info = os_vif_util.nova_to_osvif_instance({'uuid': SERVER, 'name': 'instance-00000001',
                                                'project_id': 'p1'})
-    assert (info.uuid, info.name, info.project_id) == ('0b9f8e7d-6c5b-4a39-8281-7f6e5d4c3b2a', 'instance-00000001', 'p1')
+    assert (info.uuid, info.name, info.project_id) == (SERVER, 'instance-00000001', 'p1')
