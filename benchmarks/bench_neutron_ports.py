@@ -58,11 +58,13 @@ def main():
                 times[name].append(time.perf_counter() - started)
         print(json.dumps({name: _summary(v) for name, v in times.items()}, indent=2))
     finally:
-        admin.cleanup()
-        for group in admin.call('GET', '/security-groups?tenant_id=%s' % project['id'])[
-                'security_groups']:
-            admin.call('DELETE', '/security-groups/%s' % group['id'], ok=(204, 404, 409))
-        ks.cleanup()
+        try:
+            admin.cleanup()
+            for group in admin.call('GET', '/security-groups?tenant_id=%s' % project['id'])[
+                    'security_groups']:
+                admin.call('DELETE', '/security-groups/%s' % group['id'], ok=(204, 404, 409))
+        finally:
+            ks.cleanup()
 
 
 if __name__ == '__main__':

@@ -82,14 +82,23 @@ class Admin:
         return self.call('GET', '/ports?' + query)['ports']
 
     def cleanup(self):
-        for path in reversed(self.undo):
-            if path.startswith('/routers/') and path.endswith(':interfaces'):
-                router, subnet = path[len('/routers/'):-len(':interfaces')].split('/')
-                self.call('PUT', '/routers/%s/remove_router_interface' % router,
-                          {'subnet_id': subnet}, ok=(200, 404))
-                continue
-            self.call('DELETE', path, ok=(204, 404, 409))
-        self.undo = []
+        """Undo in reverse order; a failure does not stop the rest."""
+        undo, self.undo = self.undo, []
+        failures = []
+        for path in reversed(undo):
+            try:
+                self._undo_one(path)
+            except Exception as exc:  # noqa: BLE001 - keep deleting the rest
+                failures.append('%s: %s' % (path, exc))
+        assert not failures, failures
+
+    def _undo_one(self, path):
+        if path.startswith('/routers/') and path.endswith(':interfaces'):
+            router, subnet = path[len('/routers/'):-len(':interfaces')].split('/')
+            self.call('PUT', '/routers/%s/remove_router_interface' % router,
+                      {'subnet_id': subnet}, ok=(200, 404))
+            return
+        self.call('DELETE', path, ok=(204, 404, 409))
 
 
 def make_conf(**neutron):
@@ -155,13 +164,17 @@ def env():
         e.api = network_neutron.NetworkAPI(make_conf())
         yield e
     finally:
-        admin.cleanup()
-        # Neutron made each project's default security group on its first call.
-        for project_id in ks.project_ids:
-            for group in admin.call('GET', '/security-groups?tenant_id=%s' % project_id,
-                                    ok=(200,))['security_groups']:
-                admin.call('DELETE', '/security-groups/%s' % group['id'], ok=(204, 404, 409))
-        ks.cleanup()
+        try:
+            admin.cleanup()
+            # Neutron made each project's default security group on its first call.
+            for project_id in ks.project_ids:
+                for group in admin.call('GET', '/security-groups?tenant_id=%s' % project_id,
+                                        ok=(200,))['security_groups']:
+                    admin.call('DELETE', '/security-groups/%s' % group['id'],
+                               ok=(204, 404, 409))
+        finally:
+            # Even with Neutron gone, the throwaway projects and users go.
+            ks.cleanup()
 
 
 def server(env, project, hostname='vm-a', **fields):
