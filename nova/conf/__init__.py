@@ -16,6 +16,8 @@ _MODULES = (
     'database',
     'glance',
     'cinder',
+    'neutron',
+    'network',
     'libvirt',
     'rpc',
     'aio',
@@ -44,7 +46,7 @@ def register_all(conf):
 # Groups whose keystoneauth options (session, auth, adapter) are registered
 # only when something uses them: loading them imports keystoneauth1 (about
 # 1.4 MB), which the all-in-one's default mode does without.
-CLIENT_GROUPS = ('glance', 'cinder')
+CLIENT_GROUPS = ('glance', 'cinder', 'neutron')
 _client_lock = threading.Lock()
 
 

@@ -19,6 +19,8 @@ CREATE_FORCED_HOST = PREFIX % 'create:forced_host'
 UPDATE = PREFIX % 'update'
 DELETE = PREFIX % 'delete'
 EXTENDED_ATTRIBUTES = 'os_compute_api:os-extended-server-attributes'
+# Attaching a server to a router:external network that is not shared.
+NETWORK_ATTACH_EXTERNAL = 'network:attach_external_network'
 # Registered here; it also gates extra_specs in flavor bodies.
 FLAVOR_EXTRA_SPECS_INDEX = 'os_compute_api:os-flavor-extra-specs:index'
 
@@ -48,6 +50,13 @@ rules = [
     _rule(CREATE_IMAGE_PROPS_OVERRIDE, base.PROJECT_MEMBER_OR_ADMIN,
           'Create a server with image_props_override (microversion 2.105)',
           'POST', '/servers'),
+    policy.DocumentedRuleDefault(
+        name=NETWORK_ATTACH_EXTERNAL, check_str=base.ADMIN,
+        description='Attach a server to an external network (one with router:external '
+                    'that is not shared), at create or as an interface',
+        operations=[{'method': 'POST', 'path': '/servers'},
+                    {'method': 'POST', 'path': '/servers/{server_id}/os-interface'}],
+        scope_types=['project']),
     _rule(CREATE_FORCED_HOST, base.ADMIN, 'Create a server on a named host',
           'POST', '/servers'),
     _rule(UPDATE, base.PROJECT_MEMBER_OR_ADMIN, 'Update a server', 'PUT',

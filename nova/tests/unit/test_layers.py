@@ -44,6 +44,8 @@ RULES = [
      'the conductor never drives a hypervisor'),
     ('db/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt'),
      'the database layer is the bottom'),
+    ('network/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt', 'nova.db'),
+     'the API, the conductor, the compute host and the driver call the network package'),
 ]
 
 
