@@ -14,6 +14,10 @@
 #   system: qemu+unix:///system?socket=$ROOT/sysrun/libvirt-sock
 # ($ROOT/sysrun holds a symlink to the system socket; inside the namespace the
 # directory is covered by a bind mount of the system daemon's /run/libvirt.)
+# With NOVA_LIBVIRT_PEER_NETNS=NAME the daemon (and so every QEMU it starts, and the
+# taps QEMU opens) also runs in the network namespace /run/netns/NAME: tools/neutron.sh
+# uses that for the hypervisor namespace that holds br-int. Clients still reach it
+# through its unix socket from any namespace.
 #
 # Usage: start-libvirtd-peer.sh [start|stop|uri|system-uri]
 set -eu
@@ -95,8 +99,15 @@ remote_websocket_port_max = 7999
 EOF
 
 LOG=$ROOT/log/libvirtd-foreground.log
+NETNS=${NOVA_LIBVIRT_PEER_NETNS:-}
+IN_NETNS=""
+if [ -n "$NETNS" ]; then
+    [ -e "/run/netns/$NETNS" ] || { echo "no network namespace $NETNS" >&2; exit 1; }
+    IN_NETNS="nsenter --net=/run/netns/$NETNS"
+fi
 # The namespace keeps its bind mounts private; virtlogd and libvirtd share it.
-setsid nohup unshare -m --propagation private sh -c '
+# shellcheck disable=SC2086
+setsid nohup $IN_NETNS unshare -m --propagation private sh -c '
     set -e
     R=$1
     mount --bind /run/libvirt "$R/sysrun"

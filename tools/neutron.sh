@@ -1,0 +1,551 @@
+#!/usr/bin/env bash
+# Run a real Neutron 29 (ML2/OVN, OVS userspace datapath) and a hypervisor namespace for tests.
+#
+#   tools/neutron.sh [start]   install (once), start OVS/OVN, Neutron, the metadata agent, the
+#                              relays and the hypervisor's libvirtd; create the public network
+#   tools/neutron.sh restart   stop, then start
+#   tools/neutron.sh stop      stop everything, delete the namespaces (databases are kept)
+#   tools/neutron.sh status    one line per part: running or not
+#   tools/neutron.sh reset     stop, drop the database and the OVS/OVN state
+#
+# Needs tools/keystone.sh's Keystone (Neutron authenticates against it and is registered in
+# its catalog as the "network" service) and MariaDB on its unix socket (Neutron 29 does not
+# run on PostgreSQL). Idempotent: "start" on a running stack only re-checks it. Everything
+# lives under NOVA_COMPAT_DIR (default /var/lib/nova-compat): neutron-venv, neutron/ (state,
+# configuration, logs) and neutron.env (every address, socket, id and secret that a nova
+# configuration and the tests need; see also neutron/nova-neutron.conf and
+# neutron/tempest-neutron.conf).
+#
+# Topology. The root network namespace carries nothing but loopback, so every address and
+# every guest lives in namespaces this script creates:
+#
+#   root namespace (loopback only)          hypervisor namespace HV_NS (nova-hv)
+#   ------------------------------          ------------------------------------------
+#   Keystone, Glance, nova-api,             ovs-vswitchd (datapath_type=netdev):
+#   nova-compute, the metadata API    relay   br-int (taps of the guests), br-ex
+#   127.0.0.1:METADATA_PORT  <=============  127.0.0.1:METADATA_PORT (metadata agent's
+#   Neutron API 127.0.0.1:9696                 upstream; the agent and its haproxy run here,
+#   maintenance worker                         one ovnmeta-<net> namespace per network)
+#   ovsdb-server (unix sockets):   unix      ovn-controller (chassis NOVA_NEUTRON_HOST)
+#     Open_vSwitch, OVN NB, OVN SB  <=======> libvirtd + QEMU (mount namespace of its own,
+#   ovn-northd                                 reached through its unix socket)
+#                                                 | br-ex <-> veth pub-ex/pub-gw
+#                                           public namespace PUB_NS (nova-pub)
+#   Keystone, nova-api, ...          relay   172.24.4.1/24 on pub-gw: the "public" network's
+#   127.0.0.1:PORT           <=============  gateway; floating IPs answer here. tempest runs
+#                                            here (nsenter --net), its API calls go to
+#                                            127.0.0.1:PORT, relayed to the root namespace
+#
+# Unix sockets work across network namespaces; TCP on one namespace's loopback does not, so
+# tools/netns_relay.py carries the few TCP ports across, each from a loopback to a loopback.
+# QEMU opens its tap in its own network namespace, so the libvirtd that starts the guests
+# runs in HV_NS (tools/start-libvirtd-peer.sh with NOVA_LIBVIRT_PEER_NETNS); nova-compute
+# reaches it through its unix socket. Neutron binds ports with ovs_create_tap = true, the
+# upstream default (the option is deprecated for removal, so os-vif creating the tap is
+# where upstream goes): os-vif adds the OVS port over the ovsdb unix socket from any
+# namespace, and creates the tap (and sets MTUs, deletes devices) in its privsep daemon,
+# which nova-compute starts in HV_NS through [vif_plug_ovs_privileged] helper_command =
+# nsenter --net=/run/netns/HV_NS privsep-helper. The domain XML is then Nova's
+# <interface type='ethernet'> with <target dev='tap...' managed='no'/> and, because the
+# userspace datapath drops TCP with partial checksums, <driver name='qemu'><host
+# csum='off'/></driver>. Neutron's notifier (root namespace) calls the compute API
+# directly, with a Keystone token of the neutron service user.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=tools/close-fds.sh
+. tools/close-fds.sh
+REPO=$PWD
+
+COMPAT_DIR=${NOVA_COMPAT_DIR:-/var/lib/nova-compat}
+S=$COMPAT_DIR/neutron
+VENV=$COMPAT_DIR/neutron-venv
+ENV_FILE=$COMPAT_DIR/neutron.env
+NEUTRON_VERSION=${NOVA_COMPAT_NEUTRON_VERSION:-29.0.0}
+OS_VIF_VERSION=5.3.0
+HV_NS=${NOVA_NEUTRON_HV_NETNS:-nova-hv}
+PUB_NS=${NOVA_NEUTRON_PUBLIC_NETNS:-nova-pub}
+# What nova-compute's [DEFAULT] host must be: ML2/OVN binds a port only to a chassis of
+# that hostname.
+CHASSIS_HOST=${NOVA_NEUTRON_HOST:-$(hostname)}
+HOST=127.0.0.1
+PORT=${NOVA_COMPAT_NEUTRON_PORT:-9696}
+URL=http://$HOST:$PORT
+METADATA_PORT=${NOVA_NEUTRON_METADATA_PORT:-8775}
+PUBLIC_CIDR=${NOVA_NEUTRON_PUBLIC_CIDR:-172.24.4.0/24}
+PUBLIC_GW=${NOVA_NEUTRON_PUBLIC_GATEWAY:-172.24.4.1}
+# The TCP ports of the root namespace that the public namespace sees on its loopback:
+# identity, compute, metadata, volume, image (embedded and real Glance), network, the
+# console proxies.
+PUBLIC_PORTS=${NOVA_NEUTRON_PUBLIC_PORTS:-5000 8774 8775 8776 9292 9393 9696 6080 6082 6083}
+KEYSTONE_URL=${NOVA_TEST_KEYSTONE_URL:-http://127.0.0.1:5000/v3}
+PASSWORD=${NOVA_COMPAT_PASSWORD:-compat-test-secret}
+DB_NAME=${NOVA_COMPAT_NEUTRON_DB:-neutron_compat}
+MYSQL_SOCKET=${NOVA_COMPAT_MYSQL_SOCKET:-/var/run/mysqld/mysqld.sock}
+VHOST=nova-compat-neutron
+LIBVIRT_ROOT=$S/libvirt
+LIBVIRT_URI="qemu+unix:///system?socket=$LIBVIRT_ROOT/run/libvirt-sock"
+LIBVIRT_UUID=3f0c9b1e-8d2a-4c7e-b5a1-6e2d9f4c8a07
+RUN=$S/run
+LOG=$S/log
+ETC=$S/etc
+export OVS_RUNDIR=$RUN OVS_LOGDIR=$LOG OVS_DBDIR=$S/ovs OVN_RUNDIR=$RUN OVN_LOGDIR=$LOG
+OVSDB=unix:$RUN/db.sock
+NB=unix:$RUN/ovnnb_db.sock
+SB=unix:$RUN/ovnsb_db.sock
+vsctl() { ovs-vsctl --db="$OVSDB" --timeout=20 "$@"; }
+in_hv() { nsenter --net=/run/netns/"$HV_NS" "$@"; }
+in_pub() { nsenter --net=/run/netns/"$PUB_NS" "$@"; }
+
+T_STEP=$SECONDS
+step() { echo "neutron: $* ($((SECONDS - T_STEP)) s)"; T_STEP=$SECONDS; }
+die() { echo "neutron: $*" >&2; exit 1; }
+alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# --------------------------------------------------------------------------- install
+install() {
+  local need="" cmd pkg
+  for cmd in ovs-vswitchd:openvswitch-switch ovn-northd:ovn-central \
+      ovn-controller:ovn-host haproxy:haproxy ethtool:ethtool dnsmasq:dnsmasq-base \
+      syslinux:syslinux mcopy:mtools mkfs.fat:dosfstools; do
+    command -v "${cmd%%:*}" >/dev/null || need="$need ${cmd#*:}"
+  done
+  [ -e /usr/lib/syslinux/mbr/mbr.bin ] || need="$need syslinux-common"
+  python3 -c 'import ensurepip' 2>/dev/null || need="$need python3-venv"
+  if [ -n "$need" ]; then
+    # policy-rc.d on these machines keeps the packages' init scripts from starting
+    # anything: every daemon below is started by this script, with its own state.
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need \
+      >"$COMPAT_DIR/neutron-apt.log" 2>&1 || { tail -n 20 "$COMPAT_DIR/neutron-apt.log" >&2; exit 1; }
+    step "installed$need"
+  fi
+  if [ -x "$VENV/bin/neutron-db-manage" ] && [ -x "$VENV/bin/gunicorn" ] \
+      && "$VENV/bin/python" -c "import importlib.metadata as m, sys; \
+sys.exit(m.version('neutron') != '$NEUTRON_VERSION' or m.version('os-vif') != '$OS_VIF_VERSION')" \
+      2>/dev/null; then
+    return
+  fi
+  mkdir -p "$COMPAT_DIR"
+  [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q -U pip wheel 2>&1 | grep -v '^WARNING: Location' || true
+  # os-vif: the tests plug ports with the library nova-compute uses.
+  "$VENV/bin/pip" install -q "neutron==$NEUTRON_VERSION" "os-vif==$OS_VIF_VERSION" PyMySQL \
+    gunicorn 2>&1 | grep -v '^WARNING: Location' || true
+  "$VENV/bin/python" -c "import neutron, vif_plug_ovs, pymysql" \
+    || die "the Neutron virtualenv $VENV is incomplete"
+  step "installed Neutron $NEUTRON_VERSION and os-vif $OS_VIF_VERSION into $VENV"
+}
+
+# ------------------------------------------------------------------------ namespaces
+ensure_netns() {
+  [ -e "/run/netns/$1" ] || ip netns add "$1"
+  ip -n "$1" link set lo up
+}
+
+# --------------------------------------------------------------------------- OVS/OVN
+daemon() {
+  # A C daemon that detaches by itself; none of our descriptors go with it, and its
+  # start-up chatter goes to its log directory.
+  (close_inherited_fds && "$@" 2>>"$LOG/daemons.err")
+}
+
+start_ovs_ovn() {
+  mkdir -p "$RUN" "$LOG" "$S/ovs" "$S/ovn"
+  ensure_netns "$HV_NS"
+  ensure_netns "$PUB_NS"
+  [ -f "$S/ovs/conf.db" ] \
+    || ovsdb-tool create "$S/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+  alive "$RUN/ovsdb-server.pid" || daemon ovsdb-server "$S/ovs/conf.db" \
+    --remote=punix:"$RUN/db.sock" --remote=db:Open_vSwitch,Open_vSwitch,manager_options \
+    --pidfile="$RUN/ovsdb-server.pid" --log-file="$LOG/ovsdb-server.log" \
+    --unixctl="$RUN/ovsdb-server.ctl" --detach
+  vsctl --no-wait init
+  alive "$RUN/ovs-vswitchd.pid" || daemon in_hv ovs-vswitchd "$OVSDB" \
+    --pidfile="$RUN/ovs-vswitchd.pid" --log-file="$LOG/ovs-vswitchd.log" \
+    --unixctl="$RUN/ovs-vswitchd.ctl" --detach
+  local db
+  for db in nb sb; do
+    [ -f "$S/ovn/ovn${db}_db.db" ] \
+      || ovsdb-tool create "$S/ovn/ovn${db}_db.db" "/usr/share/ovn/ovn-$db.ovsschema"
+  done
+  alive "$RUN/ovnnb_db.pid" || daemon ovsdb-server "$S/ovn/ovnnb_db.db" \
+    --remote=punix:"$RUN/ovnnb_db.sock" --remote=db:OVN_Northbound,NB_Global,connections \
+    --pidfile="$RUN/ovnnb_db.pid" --log-file="$LOG/ovsdb-nb.log" \
+    --unixctl="$RUN/ovnnb_db.ctl" --detach
+  alive "$RUN/ovnsb_db.pid" || daemon ovsdb-server "$S/ovn/ovnsb_db.db" \
+    --remote=punix:"$RUN/ovnsb_db.sock" --remote=db:OVN_Southbound,SB_Global,connections \
+    --pidfile="$RUN/ovnsb_db.pid" --log-file="$LOG/ovsdb-sb.log" \
+    --unixctl="$RUN/ovnsb_db.ctl" --detach
+  ovn-nbctl --db="$NB" --no-wait init
+  alive "$RUN/ovn-northd.pid" || daemon ovn-northd --ovnnb-db="$NB" --ovnsb-db="$SB" \
+    --pidfile="$RUN/ovn-northd.pid" --log-file="$LOG/ovn-northd.log" \
+    --unixctl="$RUN/ovn-northd.ctl" --detach
+  # The chassis: one gateway-capable chassis whose hostname nova-compute's host must match.
+  # Geneve needs an encapsulation address even with one chassis; nothing is tunnelled.
+  vsctl set Open_vSwitch . external_ids:system-id="$CHASSIS_HOST" \
+    external_ids:hostname="$CHASSIS_HOST" external_ids:ovn-remote="$SB" \
+    external_ids:ovn-encap-type=geneve external_ids:ovn-encap-ip=127.0.0.1 \
+    external_ids:ovn-bridge-datapath-type=netdev \
+    external_ids:ovn-bridge-mappings=public:br-ex \
+    external_ids:ovn-cms-options=enable-chassis-as-gw
+  # ovn-controller 23.03 has no --unixctl: it uses $OVN_RUNDIR/ovn-controller.PID.ctl.
+  alive "$RUN/ovn-controller.pid" || daemon in_hv ovn-controller "$OVSDB" \
+    --pidfile="$RUN/ovn-controller.pid" --log-file="$LOG/ovn-controller.log" --detach
+  vsctl --may-exist add-br br-ex -- set Bridge br-ex datapath_type=netdev
+  if ! ip -n "$PUB_NS" link show pub-gw >/dev/null 2>&1; then
+    ip -n "$HV_NS" link add pub-ex type veth peer name pub-gw netns "$PUB_NS"
+    # Userspace datapath: no checksum offload on either end (else TCP is dropped).
+    in_hv ethtool -K pub-ex tx off >/dev/null
+    in_pub ethtool -K pub-gw tx off >/dev/null
+    ip -n "$HV_NS" link set pub-ex up
+    ip -n "$PUB_NS" addr add "$PUBLIC_GW/${PUBLIC_CIDR#*/}" dev pub-gw
+    ip -n "$PUB_NS" link set pub-gw up
+    # A device re-created under an old port's name is never reopened by the netdev
+    # datapath: remove the port and add it back in two transactions.
+    vsctl --if-exists del-port br-ex pub-ex
+  fi
+  vsctl --may-exist add-port br-ex pub-ex
+  for _ in $(seq 50); do
+    vsctl br-exists br-int && break
+    sleep 0.1
+  done
+  vsctl br-exists br-int || die "ovn-controller did not create br-int; see $LOG/ovn-controller.log"
+  step "OVS and OVN up (chassis $CHASSIS_HOST, br-int in $HV_NS, $PUBLIC_GW in $PUB_NS)"
+}
+
+# -------------------------------------------------------------------------- Neutron
+write_conf() {
+  mkdir -p "$ETC" "$S/state" "$S/agent" "$S/locks" "$S/bin"
+  [ -s "$S/metadata-secret" ] || head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' \
+    > "$S/metadata-secret"
+  cp "$VENV/etc/neutron/api-paste.ini" "$ETC/api-paste.ini"
+  local authtoken
+  authtoken="auth_url = $KEYSTONE_URL
+auth_type = password
+username = neutron
+password = $PASSWORD
+project_name = service
+user_domain_name = Default
+project_domain_name = Default
+region_name = RegionOne"
+  cat > "$ETC/neutron.conf" <<EOF
+# Written by tools/neutron.sh; rewritten at each start.
+[DEFAULT]
+core_plugin = ml2
+service_plugins = ovn-router,auto_allocate
+auth_strategy = keystone
+bind_host = $HOST
+bind_port = $PORT
+host = $CHASSIS_HOST
+state_path = $S/state
+api_paste_config = $ETC/api-paste.ini
+transport_url = rabbit://guest:guest@127.0.0.1:5672/$VHOST
+rpc_workers = 0
+rpc_state_report_workers = 0
+api_workers = 1
+# Port status changes reach nova's os-server-external-events within a second.
+send_events_interval = 1
+# With the default (openstacklocal) ports never show the dns_name nova sets.
+dns_domain = compat.test.
+log_file = $LOG/neutron-server.log
+use_stderr = false
+
+[database]
+connection = mysql+pymysql://root@localhost/$DB_NAME?unix_socket=$MYSQL_SOCKET&charset=utf8mb4
+max_pool_size = 10
+max_overflow = 20
+
+[keystone_authtoken]
+www_authenticate_uri = $KEYSTONE_URL
+$authtoken
+service_token_roles_required = true
+
+[nova]
+# network-vif-plugged and friends go to the catalog's compute endpoint with a token of
+# the neutron service user (admin and service roles in the service project).
+$authtoken
+endpoint_type = public
+
+[oslo_concurrency]
+lock_path = $S/locks
+
+[oslo_messaging_notifications]
+driver = noop
+
+[agent]
+root_helper = sudo
+EOF
+  cat > "$ETC/ml2_conf.ini" <<EOF
+# Written by tools/neutron.sh; rewritten at each start.
+[ml2]
+mechanism_drivers = ovn
+type_drivers = local,flat,vlan,geneve
+tenant_network_types = geneve
+extension_drivers = port_security,dns
+
+[ml2_type_geneve]
+vni_ranges = 1:65536
+max_header_size = 38
+
+[ml2_type_flat]
+flat_networks = public
+
+[ovn]
+ovn_nb_connection = $NB
+ovn_sb_connection = $SB
+ovn_metadata_enabled = true
+# Handed to guests by DHCP; empty would hand them this machine's resolvers. Nothing
+# answers on the public gateway: guests simply have no name service.
+dns_servers = $PUBLIC_GW
+# os-vif creates the taps (the upstream default; see the header of tools/neutron.sh).
+ovs_create_tap = true
+EOF
+  cat > "$ETC/metadata_agent.ini" <<EOF
+# Written by tools/neutron.sh; rewritten at each start. The agent runs in $HV_NS, where
+# 127.0.0.1:$METADATA_PORT is relayed to the same port of the root namespace.
+[DEFAULT]
+nova_metadata_host = 127.0.0.1
+nova_metadata_port = $METADATA_PORT
+metadata_proxy_shared_secret = $(cat "$S/metadata-secret")
+state_path = $S/agent
+metadata_proxy_socket = $RUN/metadata_proxy
+log_file = $LOG/metadata-agent.log
+use_stderr = false
+
+[ovs]
+ovsdb_connection = $OVSDB
+
+[ovn]
+ovn_sb_connection = $SB
+
+[agent]
+root_helper = sudo
+EOF
+  # No sudo on these machines: the agent and oslo.privsep run "sudo CMD" as root.
+  printf '#!/bin/sh\n# tools/neutron.sh: the metadata agent runs as root already.\nexec "$@"\n' \
+    > "$S/bin/sudo"
+  chmod 0755 "$S/bin/sudo"
+  mkdir -p "$S/tempest-bin"
+  # tempest pings guests with the host's ping (iputils is not installed; busybox's works).
+  ln -sfn "$(command -v busybox)" "$S/tempest-bin/ping"
+}
+
+setup_db() {
+  local stamp="$S/db-migrated"
+  mysql --socket="$MYSQL_SOCKET" -u root -e \
+    "CREATE DATABASE IF NOT EXISTS $DB_NAME CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$NEUTRON_VERSION $DB_NAME" ]; then
+    "$VENV/bin/neutron-db-manage" --config-file "$ETC/neutron.conf" \
+      --config-file "$ETC/ml2_conf.ini" upgrade heads >"$LOG/db-manage.log" 2>&1 \
+      || { tail -n 20 "$LOG/db-manage.log" >&2; exit 1; }
+    echo "$NEUTRON_VERSION $DB_NAME" > "$stamp"
+    step "database $DB_NAME migrated"
+  fi
+  if [ ! -e "$S/vhost-created" ]; then
+    rabbitmqctl -q add_vhost "$VHOST" >/dev/null 2>&1 || true
+    rabbitmqctl -q set_permissions -p "$VHOST" guest '.*' '.*' '.*' >/dev/null
+    touch "$S/vhost-created"
+  fi
+}
+
+api_answers() { curl -fsS -o /dev/null --max-time 3 "$URL/" 2>/dev/null; }
+
+start_api() {
+  alive "$RUN/neutron-api.pid" && api_answers && return
+  # Neutron parses sys.argv with oslo.config: every gunicorn setting goes in the file it
+  # reads from its working directory. ASGI_WORKERS tells the OVN hash ring how many API
+  # workers there are (outside uWSGI/mod_wsgi it cannot tell).
+  cat > "$S/gunicorn.conf.py" <<EOF
+"""gunicorn settings for the test Neutron API (written by tools/neutron.sh)."""
+wsgi_app = 'neutron.wsgi.api:application'
+bind = '$HOST:$PORT'
+workers = 1
+threads = 8
+timeout = 120
+# The API process ignores SIGTERM: gunicorn kills it once this has passed.
+graceful_timeout = 3
+daemon = True
+pidfile = '$RUN/neutron-api.pid'
+accesslog = '$LOG/neutron-access.log'
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+errorlog = '$LOG/gunicorn.log'
+capture_output = True
+control_socket_disable = True
+raw_env = ['OS_NEUTRON_CONFIG_DIR=$ETC', 'OS_NEUTRON_CONFIG_FILES=neutron.conf;ml2_conf.ini',
+           'ASGI_WORKERS=1']
+EOF
+  (cd "$S" && close_inherited_fds && exec "$VENV/bin/gunicorn")
+}
+
+# A Python daemon in a session (and process group) of its own, pid in $1.
+spawn() {
+  local pidfile=$1 logfile=$2
+  shift 2
+  (close_inherited_fds && exec setsid "$@" >"$logfile" 2>&1 </dev/null) &
+  echo $! > "$pidfile"
+}
+
+start_workers() {
+  alive "$RUN/maintenance.pid" || spawn "$RUN/maintenance.pid" "$LOG/maintenance.out" \
+    "$VENV/bin/neutron-ovn-maintenance-worker" --config-file "$ETC/neutron.conf" \
+    --config-file "$ETC/ml2_conf.ini" --log-file "$LOG/maintenance.log"
+  # nsenter, not "ip netns exec": the latter's private mount namespace would hide the
+  # ovnmeta-* namespaces the agent creates from everyone else.
+  alive "$RUN/metadata-agent.pid" || spawn "$RUN/metadata-agent.pid" \
+    "$LOG/metadata-agent.out" env PATH="$S/bin:$VENV/bin:$PATH" \
+    nsenter --net=/run/netns/"$HV_NS" "$VENV/bin/neutron-ovn-metadata-agent" \
+    --config-file "$ETC/metadata_agent.ini"
+  if ! alive "$RUN/relay.pid"; then
+    local rules="$HV_NS@127.0.0.1:$METADATA_PORT=127.0.0.1:$METADATA_PORT" p
+    for p in $PUBLIC_PORTS; do rules="$rules $PUB_NS@127.0.0.1:$p=127.0.0.1:$p"; done
+    # shellcheck disable=SC2086
+    spawn "$RUN/relay.pid" "$LOG/relay.log" python3 "$REPO/tools/netns_relay.py" $rules
+  fi
+}
+
+start_libvirtd() {
+  NOVA_LIBVIRT_PEER_ROOT=$LIBVIRT_ROOT NOVA_LIBVIRT_PEER_NETNS=$HV_NS \
+    NOVA_LIBVIRT_PEER_UUID=$LIBVIRT_UUID tools/start-libvirtd-peer.sh start \
+    >"$LOG/libvirtd-start.log" 2>&1
+}
+
+wait_api() {
+  for _ in $(seq 120); do
+    api_answers && return 0
+    alive "$RUN/neutron-api.pid" || break
+    sleep 0.5
+  done
+  tail -n 30 "$LOG/gunicorn.log" "$LOG/neutron-server.log" >&2 || true
+  die "the Neutron API does not answer on $URL; see $LOG/"
+}
+
+setup_py() {
+  NOVA_COMPAT_DIR=$COMPAT_DIR NOVA_COMPAT_PASSWORD=$PASSWORD \
+    NOVA_COMPAT_KEYSTONE_URL=$KEYSTONE_URL NOVA_NEUTRON_URL=$URL \
+    NOVA_NEUTRON_STATE=$S NOVA_NEUTRON_HOST=$CHASSIS_HOST NOVA_NEUTRON_HV_NETNS=$HV_NS \
+    NOVA_NEUTRON_PUBLIC_NETNS=$PUB_NS NOVA_NEUTRON_PUBLIC_CIDR=$PUBLIC_CIDR \
+    NOVA_NEUTRON_PUBLIC_GATEWAY=$PUBLIC_GW NOVA_NEUTRON_METADATA_PORT=$METADATA_PORT \
+    NOVA_NEUTRON_LIBVIRT_URI=$LIBVIRT_URI NOVA_NEUTRON_OVSDB=$OVSDB \
+    NOVA_NEUTRON_OVN_NB=$NB NOVA_NEUTRON_OVN_SB=$SB NOVA_NEUTRON_VENV=$VENV \
+    NOVA_NEUTRON_PUBLIC_PORTS=$PUBLIC_PORTS \
+    python3 "$REPO/tools/neutron_setup.py" "$@"
+}
+
+start() {
+  curl -fsS -o /dev/null --max-time 5 "$KEYSTONE_URL" \
+    || die "Keystone does not answer at $KEYSTONE_URL; run tools/keystone.sh first"
+  [ -S "$MYSQL_SOCKET" ] || die "no MariaDB socket at $MYSQL_SOCKET"
+  [ "$(id -u)" = 0 ] || die "needs root (network namespaces, OVS, libvirtd)"
+  install
+  start_ovs_ovn
+  write_conf
+  setup_db
+  setup_py keystone
+  step "registered in Keystone (user neutron, network endpoint $URL)"
+  start_api
+  start_workers
+  start_libvirtd &
+  local libvirt_job=$!
+  wait_api
+  step "Neutron API answers on $URL"
+  setup_py resources
+  step "public network, default subnet pool and agents ready"
+  wait "$libvirt_job" || { cat "$LOG/libvirtd-start.log" >&2; die "libvirtd in $HV_NS did not start"; }
+  step "libvirtd in $HV_NS answers on $LIBVIRT_URI"
+  echo "neutron: ready at $URL; settings in $ENV_FILE"
+}
+
+# ---------------------------------------------------------------------------- stop
+descendants() {
+  # Every process whose parent chain leads to $1 (privsep helpers, haproxy before it
+  # detaches), found through /proc, so each can be stopped by its id.
+  local parent=$1 pid ppid
+  for stat in /proc/[0-9]*/stat; do
+    pid=${stat#/proc/}; pid=${pid%/stat}
+    ppid=$(awk '{print $4}' "$stat" 2>/dev/null) || continue
+    if [ "$ppid" = "$parent" ]; then
+      echo "$pid"
+      descendants "$pid"
+    fi
+  done
+}
+
+stop_pid() {
+  local pidfile=$1 name=$2 pid pids
+  alive "$pidfile" || { rm -f "$pidfile"; return 0; }
+  pid=$(cat "$pidfile")
+  pids="$pid $(descendants "$pid" | tr '\n' ' ')"
+  # shellcheck disable=SC2086
+  kill $pids 2>/dev/null || true
+  for _ in $(seq 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  # shellcheck disable=SC2086
+  kill -9 $pids 2>/dev/null || true
+  rm -f "$pidfile"
+  echo "neutron: stopped $name (pid $pid)"
+}
+
+stop() {
+  if [ -S "$LIBVIRT_ROOT/run/libvirt-sock" ]; then
+    local dom
+    for dom in $(virsh -c "$LIBVIRT_URI" list --all --name 2>/dev/null); do
+      virsh -c "$LIBVIRT_URI" destroy "$dom" >/dev/null 2>&1 || true
+      virsh -c "$LIBVIRT_URI" undefine --nvram "$dom" >/dev/null 2>&1 \
+        || virsh -c "$LIBVIRT_URI" undefine "$dom" >/dev/null 2>&1 || true
+    done
+    NOVA_LIBVIRT_PEER_ROOT=$LIBVIRT_ROOT tools/start-libvirtd-peer.sh stop >/dev/null 2>&1 || true
+  fi
+  [ -f "$ENV_FILE" ] && setup_py deregister 2>/dev/null || true
+  stop_pid "$RUN/relay.pid" relay
+  stop_pid "$RUN/metadata-agent.pid" "metadata agent"
+  local pidfile
+  for pidfile in "$S"/agent/external/pids/*.pid; do
+    [ -e "$pidfile" ] && stop_pid "$pidfile" haproxy
+  done
+  stop_pid "$RUN/maintenance.pid" "maintenance worker"
+  stop_pid "$RUN/neutron-api.pid" "Neutron API"
+  for name in ovn-controller ovn-northd ovs-vswitchd ovnsb_db ovnnb_db ovsdb-server; do
+    stop_pid "$RUN/$name.pid" "$name"
+  done
+  local ns
+  for ns in $(ls /run/netns 2>/dev/null | grep '^ovnmeta-' || true) "$PUB_NS" "$HV_NS"; do
+    [ -e "/run/netns/$ns" ] && ip netns delete "$ns" && echo "neutron: deleted namespace $ns"
+  done
+  rm -f "$ENV_FILE"
+}
+
+status() {
+  local rc=0 name
+  for name in ovsdb-server ovs-vswitchd ovnnb_db ovnsb_db ovn-northd ovn-controller \
+      neutron-api maintenance metadata-agent relay; do
+    if alive "$RUN/$name.pid"; then
+      echo "neutron: $name running (pid $(cat "$RUN/$name.pid"))"
+    else
+      echo "neutron: $name not running"; rc=1
+    fi
+  done
+  if virsh -c "$LIBVIRT_URI" version >/dev/null 2>&1; then
+    echo "neutron: libvirtd in $HV_NS answers on $LIBVIRT_URI"
+  else
+    echo "neutron: libvirtd in $HV_NS not answering"; rc=1
+  fi
+  api_answers && echo "neutron: API answers on $URL" || { echo "neutron: API not answering"; rc=1; }
+  return $rc
+}
+
+reset() {
+  stop
+  mysql --socket="$MYSQL_SOCKET" -u root -e "DROP DATABASE IF EXISTS $DB_NAME" || true
+  [ -e "$S/vhost-created" ] && { rabbitmqctl -q delete_vhost "$VHOST" >/dev/null 2>&1 || true; }
+  rm -rf "$S"
+  echo "neutron: state removed (the venv is kept)"
+}
+
+case "${1:-start}" in
+  start) start ;;
+  restart) stop; start ;;
+  stop) stop ;;
+  status) status ;;
+  reset) reset ;;
+  *) echo "usage: $0 [start|restart|stop|status|reset]" >&2; exit 2 ;;
+esac
