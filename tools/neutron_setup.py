@@ -228,7 +228,7 @@ metadata_listen_port = %(NOVA_NEUTRON_METADATA_PORT)s
 
 TEMPEST_CONF = """\
 # tempest.conf sections for the test Neutron of tools/neutron.sh. Run tempest inside the
-# public namespace %(NOVA_NEUTRON_PUBLIC_NETNS)s (nsenter --net=/run/netns/%(NOVA_NEUTRON_PUBLIC_NETNS)s) with
+# public namespace (nsenter --net=/run/netns/%(NOVA_NEUTRON_PUBLIC_NETNS)s) with
 # %(NOVA_NEUTRON_TEMPEST_PATH)s first in PATH (ping); the API ports are relayed there.
 [service_available]
 neutron = true

@@ -1,0 +1,377 @@
+"""The real Neutron test environment end to end, without nova's networking code.
+
+Needs tools/keystone.sh and tools/neutron.sh (skips, saying so, without them). Through
+Neutron's API as a throwaway Keystone user: a network from the default subnet pool, a
+router to the public network, security group rules; a port bound to the hypervisor chassis
+and plugged with os-vif (tap created in the hypervisor namespace by its privsep daemon);
+the SSH guest (nova/tests/fixtures/sshguest.py) defined with Nova-style interface XML on
+the hypervisor namespace's libvirtd. Stand-ins for nova's os-server-external-events and
+metadata API answer on the root namespace's loopback, where those APIs live: Neutron's
+notifier must deliver network-vif-plugged with a real Keystone token, and the OVN
+metadata agent (through the relay into the hypervisor namespace) must sign its requests.
+The guest gets its address from OVN's DHCP and its key from the metadata path, and is
+reached by SSH on a floating IP from the public namespace. Everything is removed and
+checked gone. Each phase's time is printed (pytest -s).
+"""
+
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+
+import pytest
+
+from nova.tests.fixtures import kernelguest, sshguest
+from nova.tests.functional import keystone, neutron_env
+
+pytestmark = [pytest.mark.libvirtd]
+
+COMPUTE_PORT = 8774      # the catalog's compute endpoint: where Neutron sends events
+NETWORK = {'service_type': 'network', 'interface': 'public'}
+IDENTITY = {'service_type': 'identity', 'interface': 'public'}
+
+
+class _Recorder(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port, handler):
+        self.requests = []
+        self.answers = {}
+        super().__init__(('127.0.0.1', port), handler)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def _answer(self, status, body, ctype='application/json; charset=UTF-8'):
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header('Content-Type', ctype)
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class EventsHandler(_Handler):
+    """nova-api's POST /v2.1/os-server-external-events, answering as it does."""
+
+    def do_POST(self):
+        length = int(self.headers.get('Content-Length', 0))
+        body = json.loads(self.rfile.read(length) or b'{}')
+        self.server.requests.append((time.monotonic(), self.path, dict(self.headers), body))
+        events = [dict(event, code=200, status=event.get('status', 'completed'))
+                  for event in body.get('events', [])]
+        self._answer(200, {'events': events})
+
+
+class MetadataHandler(_Handler):
+    """nova-api-metadata behind Neutron's proxy: EC2 paths, signed instance ids only."""
+
+    def do_GET(self):
+        self.server.requests.append((time.monotonic(), self.path, dict(self.headers)))
+        instance = self.headers.get('X-Instance-ID', '')
+        signature = self.headers.get('X-Instance-ID-Signature', '')
+        expected = hmac.new(self.server.secret.encode(), instance.encode(),
+                            hashlib.sha256).hexdigest()
+        if not instance or not hmac.compare_digest(signature, expected):
+            return self._answer(403, 'bad signature', 'text/plain; charset=UTF-8')
+        answer = self.server.answers.get((instance, self.path))
+        if answer is None:
+            return self._answer(404, 'not found', 'text/plain; charset=UTF-8')
+        self._answer(200, answer, 'text/plain; charset=UTF-8')
+
+
+def _serve(port, handler, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            server = _Recorder(port, handler)
+            break
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                pytest.skip('127.0.0.1:%d stays busy (%s): the stand-in must listen where '
+                            'the real API would' % (port, exc))
+            time.sleep(1)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _wait(what, predicate, timeout, interval=0.2):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
+        time.sleep(interval)
+
+
+class Phases:
+    """Wall-clock time of each phase, printed at the end."""
+
+    def __init__(self):
+        self.figures = []
+        self._start = time.monotonic()
+
+    def done(self, name):
+        now = time.monotonic()
+        self.figures.append((name, now - self._start))
+        self._start = now
+
+    def report(self):
+        return ', '.join('%s %.2f s' % item for item in self.figures)
+
+
+DOMAIN_XML = """<domain type='qemu'>
+  <name>%(name)s</name>
+  <uuid>%(uuid)s</uuid>
+  <memory unit='MiB'>256</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type><boot dev='hd'/></os>
+  <features><acpi/><apic/></features>
+  <clock offset='utc'/>
+  <on_poweroff>destroy</on_poweroff>
+  <on_reboot>restart</on_reboot>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='none'/>
+      <source file='%(disk)s'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
+    <interface type='ethernet'>
+      <mac address='%(mac)s'/>
+      <model type='virtio'/>
+      <driver name='qemu'><host csum='off'/></driver>
+      <mtu size='%(mtu)d'/>
+      <target dev='%(tap)s' managed='no'/>
+    </interface>
+    <serial type='file'><source path='%(console)s'/><target port='0'/></serial>
+  </devices>
+</domain>
+"""
+
+
+@pytest.fixture
+def env():
+    keystone.require_keystone()
+    values = neutron_env.require_neutron()
+    try:
+        sshguest.check_cache()
+    except kernelguest.KernelUnavailable as exc:
+        pytest.skip(str(exc))
+    return values
+
+
+def _console(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return ''
+
+
+def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
+    import libvirt
+    import paramiko
+
+    phases = Phases()
+    admin = keystone.admin_session()
+    creds = keystone.make_credentials(admin, prefix='nova-neutron-env')
+    user = creds.session()
+    hv_ns, pub_ns = env['NOVA_NEUTRON_HV_NETNS'], env['NOVA_NEUTRON_PUBLIC_NETNS']
+    events = _serve(COMPUTE_PORT, EventsHandler)
+    metadata = _serve(int(env['NOVA_NEUTRON_METADATA_PORT']), MetadataHandler)
+    metadata.secret = env['NOVA_NEUTRON_METADATA_SECRET']
+    disk = str(tmp_path / 'disk.img')
+    shutil.copyfile(sshguest.cached_disk_image(), disk)
+    key = paramiko.ECDSAKey.generate()
+    instance_uuid = str(uuid.uuid4())
+    tap = None
+    created = {}
+    conn = None
+    dom = None
+    phases.done('setup (user, stand-ins, image)')
+
+    def net(method, path, **kwargs):
+        session = kwargs.pop('session', user)
+        return session.request('/v2.0' + path, method, endpoint_filter=NETWORK,
+                               **kwargs).json() if method != 'DELETE' else \
+            session.request('/v2.0' + path, method, endpoint_filter=NETWORK,
+                            raise_exc=False, **kwargs)
+
+    try:
+        # --- Neutron resources, as a project member would make them.
+        network = net('POST', '/networks', json={'network': {'name': 'env-net'}})['network']
+        created['network'] = network['id']
+        subnet = net('POST', '/subnets', json={'subnet': {
+            'network_id': network['id'], 'ip_version': 4, 'prefixlen': 28,
+            'subnetpool_id': env['NOVA_NEUTRON_SUBNETPOOL_ID'], 'name': 'env-subnet'}})['subnet']
+        router = net('POST', '/routers', json={'router': {
+            'name': 'env-router', 'external_gateway_info': {
+                'network_id': env['NOVA_NEUTRON_PUBLIC_NETWORK_ID']}}})['router']
+        created['router'] = router['id']
+        net('PUT', '/routers/%s/add_router_interface' % router['id'],
+            json={'subnet_id': subnet['id']})
+        created['router_interface'] = subnet['id']
+        groups = net('GET', '/security-groups?project_id=%s&name=default'
+                     % creds.project_id)['security_groups']
+        for rule in ({'protocol': 'icmp'}, {'protocol': 'tcp', 'port_range_min': 22,
+                                              'port_range_max': 22}):
+            net('POST', '/security-group-rules', json={'security_group_rule': dict(
+                rule, direction='ingress', ethertype='IPv4',
+                security_group_id=groups[0]['id'])})
+        phases.done('network, subnet from the default pool, router, rules')
+
+        # --- The port, bound to the chassis the way nova-compute binds it.
+        port = net('POST', '/ports', json={'port': {
+            'network_id': network['id'], 'device_id': instance_uuid,
+            'admin_state_up': True}})['port']
+        created['port'] = port['id']
+        port = net('PUT', '/ports/' + port['id'], session=admin, json={'port': {
+            'binding:host_id': env['NOVA_NEUTRON_HOST'], 'device_owner': 'compute:nova'}})['port']
+        details = port['binding:vif_details']
+        assert port['binding:vif_type'] == 'ovs', port
+        assert details['datapath_type'] == 'netdev'
+        assert details['bridge_name'] == 'br-int'
+        assert details['ovs_create_tap'] is True
+        fixed_ip = port['fixed_ips'][0]['ip_address']
+        mtu = network['mtu']
+        tap = ('tap' + port['id'])[:14]
+        phases.done('port created and bound')
+
+        spec = dict(port_id=port['id'], mac=port['mac_address'], tap=tap,
+                    network_id=network['id'], mtu=mtu, instance_uuid=instance_uuid,
+                    project_id=creds.project_id, vif_details=details)
+        neutron_env.osvif(env, 'plug', **spec)
+        assert tap in neutron_env.ip(hv_ns, '-o', 'link', 'show', 'dev', tap)
+        assert tap not in neutron_env.ip_root_links()
+        assert neutron_env.vsctl(env, 'get', 'Interface', tap,
+                                 'external_ids:iface-id').strip().strip('"') == port['id']
+        phases.done('os-vif plug (tap in %s)' % hv_ns)
+
+        metadata.answers.update({
+            (instance_uuid, '/latest/meta-data/instance-id'): instance_uuid,
+            (instance_uuid, '/latest/meta-data/hostname'): 'env-guest.compat.test',
+            (instance_uuid, '/latest/meta-data/public-keys/0/openssh-key'):
+                '%s %s nova-test' % (key.get_name(), key.get_base64()),
+        })
+        console = str(tmp_path / 'console.log')
+        conn = libvirt.open(env['NOVA_NEUTRON_LIBVIRT_URI'])
+        dom = conn.defineXML(DOMAIN_XML % {
+            'name': 'neutron-env-' + instance_uuid[:8], 'uuid': instance_uuid, 'disk': disk,
+            'mac': port['mac_address'], 'mtu': mtu, 'tap': tap, 'console': console})
+        dom.create()
+        phases.done('domain defined and started')
+
+        plugged = _wait('network-vif-plugged', lambda: [
+            (when, headers) for when, path, headers, body in events.requests
+            if {'name': 'network-vif-plugged', 'server_uuid': instance_uuid,
+                'tag': port['id'], 'status': 'completed'}.items()
+            <= next(iter(body['events']), {}).items()], 60)
+        when, headers = plugged[0]
+        assert events.requests[0][1] == '/v2.1/os-server-external-events'
+        # A real token of the neutron service user, as nova-api would validate it.
+        token = admin.get('/auth/tokens', endpoint_filter=IDENTITY,
+                          headers={'X-Subject-Token': headers['X-Auth-Token']}).json()['token']
+        assert token['user']['name'] == env['NOVA_NEUTRON_SERVICE_USER']
+        assert 'service' in {role['name'] for role in token['roles']}
+        assert net('GET', '/ports/' + port['id'])['port']['status'] == 'ACTIVE'
+        phases.done('network-vif-plugged received, port ACTIVE')
+
+        _wait('a DHCP lease for %s' % fixed_ip,
+              lambda: 'eth0 bound %s/' % fixed_ip in _console(console), 120)
+        phases.done('guest has its DHCP lease')
+        _wait('the key read through the metadata proxy', lambda: [
+            r for r in metadata.requests if r[1].endswith('/openssh-key')], 60)
+        for _when, _path, headers in metadata.requests:
+            assert headers['X-Instance-ID'] == instance_uuid
+            assert headers['X-Tenant-ID'] == creds.project_id
+            assert headers['X-Forwarded-For'] == fixed_ip
+        phases.done('metadata read (signed, via the relay)')
+
+        fip = net('POST', '/floatingips', json={'floatingip': {
+            'floating_network_id': env['NOVA_NEUTRON_PUBLIC_NETWORK_ID'],
+            'port_id': port['id']}})['floatingip']
+        created['floatingip'] = fip['id']
+        address = fip['floating_ip_address']
+
+        def ssh():
+            try:
+                sock = neutron_env.connect(pub_ns, address, 22, timeout=3)
+            except OSError:
+                return None
+            client = paramiko.SSHClient()
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+            try:
+                client.connect(address, 22, username='root', pkey=key, sock=sock,
+                               look_for_keys=False, allow_agent=False, timeout=10,
+                               banner_timeout=10, auth_timeout=10)
+            except (paramiko.SSHException, OSError):
+                client.close()
+                return None
+            return client
+        client = _wait('SSH to %s from %s' % (address, pub_ns), ssh, 90, interval=0.5)
+        phases.done('floating IP %s answers SSH' % address)
+        try:
+            def run(command):
+                _in, out, _err = client.exec_command(command, timeout=30)
+                return out.read().decode()
+            assert run('hostname').strip() == 'env-guest'
+            assert fixed_ip in run('ip -4 -o addr')
+            assert 'mtu %d' % mtu in run('ip link show eth0')
+            assert 'vda' in run('lsblk -lb --nodeps')
+            assert run('sudo sh -c "echo ok"').strip() == 'ok'
+        finally:
+            client.close()
+        # tempest runs in the public namespace: the APIs it calls answer there.
+        status, _body = neutron_env.http_get(pub_ns, '127.0.0.1', 5000, '/v3')
+        assert status == 200
+        phases.done('commands over SSH, Keystone through the public relay')
+    finally:
+        # --- Teardown, then nothing may be left.
+        if dom is not None:
+            try:
+                dom.destroy()
+            except libvirt.libvirtError:
+                pass
+            dom.undefine()
+        if tap is not None:
+            neutron_env.osvif(env, 'unplug', **spec)
+        if 'floatingip' in created:
+            net('DELETE', '/floatingips/' + created['floatingip'])
+        if 'port' in created:
+            net('DELETE', '/ports/' + created['port'], session=admin)
+        if 'router_interface' in created:
+            net('PUT', '/routers/%s/remove_router_interface' % created['router'],
+                json={'subnet_id': created['router_interface']})
+        if 'router' in created:
+            net('DELETE', '/routers/' + created['router'])
+        if 'network' in created:
+            net('DELETE', '/networks/' + created['network'])
+        phases.done('teardown')
+        metadata.shutdown()
+    try:
+        assert instance_uuid not in [d.UUIDString() for d in conn.listAllDomains()]
+        conn.close()
+        assert tap not in neutron_env.ip(hv_ns, '-o', 'link')
+        assert tap not in neutron_env.vsctl(env, 'list-ports', 'br-int')
+        ports = admin.get('/v2.0/ports?project_id=' + creds.project_id,
+                          endpoint_filter=NETWORK).json()['ports']
+        assert ports == []
+        _wait('the metadata namespace of %s to go' % network['id'],
+              lambda: not os.path.exists('/run/netns/ovnmeta-' + network['id']), 30)
+        _wait('network-vif-deleted', lambda: [
+            body for _w, _p, _h, body in events.requests
+            if any(e['name'] == 'network-vif-deleted' for e in body['events'])], 30)
+    finally:
+        events.shutdown()
+        keystone.delete_credentials(admin, creds)
+    print('\nneutron env phases: ' + phases.report())
