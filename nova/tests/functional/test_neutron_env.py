@@ -153,7 +153,7 @@ DOMAIN_XML = """<domain type='qemu'>
       <mtu size='%(mtu)d'/>
       <target dev='%(tap)s' managed='no'/>
     </interface>
-    <serial type='file'><source path='%(console)s'/><target port='0'/></serial>
+    <serial type='file'><source path='%(console)s' append='on'/><target port='0'/></serial>
   </devices>
 </domain>
 """
@@ -329,12 +329,31 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
             assert 'mtu %d' % mtu in run('ip link show eth0')
             assert 'vda' in run('lsblk -lb --nodeps')
             assert run('sudo sh -c "echo ok"').strip() == 'ok'
+            # tempest's snapshot scenarios write here and read it back later.
+            run('sudo sh -c "echo %s > /tmp/stamp; sync"' % instance_uuid)
         finally:
             client.close()
+        phases.done('commands over SSH')
+
+        # A soft reboot as nova's libvirt driver does it: ACPI power button, wait for the
+        # guest to power off, start it again; the tap (os-vif's) stays plugged.
+        dom.shutdown()
+        _wait('the guest to power off', lambda: not dom.isActive(), 60)
+        boots = _console(console).count(sshguest.READY_MARKER)
+        dom.create()
+        _wait('the guest to boot again', lambda: _console(console).count(
+            sshguest.READY_MARKER) > boots, 120)
+        client = _wait('SSH after the reboot', ssh, 60, interval=0.5)
+        try:
+            _in, out, _err = client.exec_command('cat /tmp/stamp', timeout=30)
+            assert out.read().decode().strip() == instance_uuid
+        finally:
+            client.close()
+        phases.done('ACPI shutdown, start, SSH again, /tmp kept')
         # tempest runs in the public namespace: the APIs it calls answer there.
         status, _body = neutron_env.http_get(pub_ns, '127.0.0.1', 5000, '/v3')
         assert status == 200
-        phases.done('commands over SSH, Keystone through the public relay')
+        phases.done('Keystone through the public relay')
     finally:
         # --- Teardown, then nothing may be left.
         if dom is not None:
