@@ -37,7 +37,10 @@
 #                                            127.0.0.1:PORT, relayed to the root namespace
 #
 # Unix sockets work across network namespaces; TCP on one namespace's loopback does not, so
-# tools/netns_relay.py carries the few TCP ports across, each from a loopback to a loopback.
+# tools/netns_relay.py carries the few TCP ports across, each from a loopback to a loopback:
+# the metadata port into HV_NS, the API ports into PUB_NS, and the guests' graphics ports
+# (DISPLAY_PORTS, the hypervisor libvirtd's VNC/SPICE range) from HV_NS back to the root
+# namespace, where nova's console proxies connect.
 # QEMU opens its tap in its own network namespace, so the libvirtd that starts the guests
 # runs in HV_NS (tools/start-libvirtd-peer.sh with NOVA_LIBVIRT_PEER_NETNS); nova-compute
 # reaches it through its unix socket. Neutron binds ports with ovs_create_tap = true, the
@@ -77,6 +80,10 @@ PUBLIC_GW=${NOVA_NEUTRON_PUBLIC_GATEWAY:-172.24.4.1}
 # identity, compute, metadata, volume, image (embedded and real Glance), network, the
 # console proxies.
 PUBLIC_PORTS=${NOVA_NEUTRON_PUBLIC_PORTS:-5000 8774 8775 8776 9292 9393 9696 6080 6082 6083}
+# The graphics (VNC, SPICE) ports of guests on the hypervisor's libvirtd, relayed from the
+# root namespace's loopback, where the console proxies connect.
+DISPLAY_PORTS=${NOVA_NEUTRON_DISPLAY_PORTS:-7100:7149}
+WEBSOCKET_PORTS=7150:7199
 KEYSTONE_URL=${NOVA_TEST_KEYSTONE_URL:-http://127.0.0.1:5000/v3}
 PASSWORD=${NOVA_COMPAT_PASSWORD:-compat-test-secret}
 DB_NAME=${NOVA_COMPAT_NEUTRON_DB:-neutron_compat}
@@ -399,6 +406,9 @@ start_workers() {
   if ! alive "$RUN/relay.pid"; then
     local rules="$HV_NS@127.0.0.1:$METADATA_PORT=127.0.0.1:$METADATA_PORT" p
     for p in $PUBLIC_PORTS; do rules="$rules $PUB_NS@127.0.0.1:$p=127.0.0.1:$p"; done
+    for p in $(seq "${DISPLAY_PORTS%%:*}" "${DISPLAY_PORTS##*:}"); do
+      rules="$rules 127.0.0.1:$p=$HV_NS@127.0.0.1:$p"
+    done
     # shellcheck disable=SC2086
     spawn "$RUN/relay.pid" "$LOG/relay.log" python3 "$REPO/tools/netns_relay.py" $rules
   fi
@@ -406,14 +416,16 @@ start_workers() {
 
 start_libvirtd() {
   NOVA_LIBVIRT_PEER_ROOT=$LIBVIRT_ROOT NOVA_LIBVIRT_PEER_NETNS=$HV_NS \
-    NOVA_LIBVIRT_PEER_UUID=$LIBVIRT_UUID tools/start-libvirtd-peer.sh start \
+    NOVA_LIBVIRT_PEER_UUID=$LIBVIRT_UUID NOVA_LIBVIRT_PEER_DISPLAY_PORTS=$DISPLAY_PORTS \
+    NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS=$WEBSOCKET_PORTS tools/start-libvirtd-peer.sh start \
     >"$LOG/libvirtd-start.log" 2>&1
 }
 
 wait_api() {
   for _ in $(seq 120); do
     api_answers && return 0
-    alive "$RUN/neutron-api.pid" || break
+    # gunicorn writes its pid file once it has daemonized: only a written one counts.
+    [ -s "$RUN/neutron-api.pid" ] && ! alive "$RUN/neutron-api.pid" && break
     sleep 0.5
   done
   tail -n 30 "$LOG/gunicorn.log" "$LOG/neutron-server.log" >&2 || true
@@ -428,7 +440,7 @@ setup_py() {
     NOVA_NEUTRON_PUBLIC_GATEWAY=$PUBLIC_GW NOVA_NEUTRON_METADATA_PORT=$METADATA_PORT \
     NOVA_NEUTRON_LIBVIRT_URI=$LIBVIRT_URI NOVA_NEUTRON_OVSDB=$OVSDB \
     NOVA_NEUTRON_OVN_NB=$NB NOVA_NEUTRON_OVN_SB=$SB NOVA_NEUTRON_VENV=$VENV \
-    NOVA_NEUTRON_PUBLIC_PORTS=$PUBLIC_PORTS \
+    NOVA_NEUTRON_PUBLIC_PORTS=$PUBLIC_PORTS NOVA_NEUTRON_DISPLAY_PORTS=$DISPLAY_PORTS \
     python3 "$REPO/tools/neutron_setup.py" "$@"
 }
 
@@ -441,12 +453,13 @@ start() {
   start_ovs_ovn
   write_conf
   setup_db
-  setup_py keystone
-  step "registered in Keystone (user neutron, network endpoint $URL)"
+  # The slow starters first; the Keystone registration overlaps their start-up.
   start_api
   start_workers
   start_libvirtd &
   local libvirt_job=$!
+  setup_py keystone
+  step "registered in Keystone (user neutron, network endpoint $URL)"
   wait_api
   step "Neutron API answers on $URL"
   setup_py resources
@@ -459,30 +472,37 @@ start() {
 # ---------------------------------------------------------------------------- stop
 descendants() {
   # Every process whose parent chain leads to $1 (privsep helpers, haproxy before it
-  # detaches), found through /proc, so each can be stopped by its id.
-  local parent=$1 pid ppid
-  for stat in /proc/[0-9]*/stat; do
-    pid=${stat#/proc/}; pid=${pid%/stat}
-    ppid=$(awk '{print $4}' "$stat" 2>/dev/null) || continue
-    if [ "$ppid" = "$parent" ]; then
-      echo "$pid"
-      descendants "$pid"
-    fi
-  done
+  # detaches), so each can be stopped by its id.
+  ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 }
+    END { for (pid in parent) { p = pid
+            while ((p in parent) && p != root && p > 1) p = parent[p]
+            if (p == root && pid != root) print pid } }'
 }
 
-stop_pid() {
-  local pidfile=$1 name=$2 pid pids
-  alive "$pidfile" || { rm -f "$pidfile"; return 0; }
-  pid=$(cat "$pidfile")
-  pids="$pid $(descendants "$pid" | tr '\n' ' ')"
+# Stop the daemons of the given pid files together: SIGTERM to each and its descendants,
+# up to 3 s for them to go, then SIGKILL (the Neutron API ignores SIGTERM, and a graceful
+# oslo.service shutdown buys tests nothing).
+stop_pids() {
+  local pidfile pid pids="" names=""
+  for pidfile in "$@"; do
+    if alive "$pidfile"; then
+      pid=$(cat "$pidfile")
+      pids="$pids $pid $(descendants "$pid" | tr '\n' ' ')"
+      names="$names $(basename "$pidfile" .pid)"
+    fi
+    rm -f "$pidfile"
+  done
+  [ -n "$pids" ] || return 0
   # shellcheck disable=SC2086
   kill $pids 2>/dev/null || true
-  for _ in $(seq 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  for _ in $(seq 30); do
+    # shellcheck disable=SC2086
+    kill -0 $pids 2>/dev/null || break
+    sleep 0.1
+  done
   # shellcheck disable=SC2086
   kill -9 $pids 2>/dev/null || true
-  rm -f "$pidfile"
-  echo "neutron: stopped $name (pid $pid)"
+  echo "neutron: stopped$names"
 }
 
 stop() {
@@ -493,20 +513,12 @@ stop() {
       virsh -c "$LIBVIRT_URI" undefine --nvram "$dom" >/dev/null 2>&1 \
         || virsh -c "$LIBVIRT_URI" undefine "$dom" >/dev/null 2>&1 || true
     done
-    NOVA_LIBVIRT_PEER_ROOT=$LIBVIRT_ROOT tools/start-libvirtd-peer.sh stop >/dev/null 2>&1 || true
+    stop_pids "$LIBVIRT_ROOT/virtlogd.pid" "$LIBVIRT_ROOT/libvirtd.pid"
   fi
   [ -f "$ENV_FILE" ] && setup_py deregister 2>/dev/null || true
-  stop_pid "$RUN/relay.pid" relay
-  stop_pid "$RUN/metadata-agent.pid" "metadata agent"
-  local pidfile
-  for pidfile in "$S"/agent/external/pids/*.pid; do
-    [ -e "$pidfile" ] && stop_pid "$pidfile" haproxy
-  done
-  stop_pid "$RUN/maintenance.pid" "maintenance worker"
-  stop_pid "$RUN/neutron-api.pid" "Neutron API"
-  for name in ovn-controller ovn-northd ovs-vswitchd ovnsb_db ovnnb_db ovsdb-server; do
-    stop_pid "$RUN/$name.pid" "$name"
-  done
+  stop_pids "$RUN/relay.pid" "$RUN/metadata-agent.pid" "$RUN/maintenance.pid" \
+    "$RUN/neutron-api.pid" "$S"/agent/external/pids/*.pid
+  stop_pids "$RUN"/{ovn-controller,ovn-northd,ovs-vswitchd,ovnsb_db,ovnnb_db,ovsdb-server}.pid
   local ns
   for ns in $(ls /run/netns 2>/dev/null | grep '^ovnmeta-' || true) "$PUB_NS" "$HV_NS"; do
     [ -e "/run/netns/$ns" ] && ip netns delete "$ns" && echo "neutron: deleted namespace $ns"

@@ -86,16 +86,20 @@ sed -i '/^host_uuid[[:space:]]*=/d' "$ROOT/etc/libvirtd.conf"
 echo "host_uuid = \"$HOST_UUID\"" >> "$ROOT/etc/libvirtd.conf"
 QCONF=$ROOT/etc/qemu.conf
 sed -i '/^[[:space:]]*\(user\|group\|cgroup_controllers\|migration_port_min\|migration_port_max\|remote_display_port_min\|remote_display_port_max\|remote_websocket_port_min\|remote_websocket_port_max\)[[:space:]]*=/d' "$QCONF"
-cat >> "$QCONF" <<'EOF'
+# NOVA_LIBVIRT_PEER_DISPLAY_PORTS / _WEBSOCKET_PORTS (MIN:MAX) move the graphics ports,
+# e.g. so that a relay can carry a namespaced daemon's range to the root namespace.
+DISPLAY_PORTS=${NOVA_LIBVIRT_PEER_DISPLAY_PORTS:-6900:6999}
+WEBSOCKET_PORTS=${NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS:-7900:7999}
+cat >> "$QCONF" <<EOF
 user = "root"
 group = "root"
 cgroup_controllers = [ ]
 migration_port_min = 49300
 migration_port_max = 49363
-remote_display_port_min = 6900
-remote_display_port_max = 6999
-remote_websocket_port_min = 7900
-remote_websocket_port_max = 7999
+remote_display_port_min = ${DISPLAY_PORTS%%:*}
+remote_display_port_max = ${DISPLAY_PORTS##*:}
+remote_websocket_port_min = ${WEBSOCKET_PORTS%%:*}
+remote_websocket_port_max = ${WEBSOCKET_PORTS##*:}
 EOF
 
 LOG=$ROOT/log/libvirtd-foreground.log
