@@ -16,6 +16,12 @@ tools/fetch-test-kernel.sh || echo "warning: no test kernel; kernel guest tests 
 if [ "${NOVA_TEST_COMPAT:-1}" != 0 ]; then
   tools/keystone.sh start
   tools/glance.sh start
+  # A real Neutron 29 (ML2/OVN) with its hypervisor and public network namespaces, for
+  # the functional tests that need one and for tempest with networking (about 2 minutes
+  # the first time, 15-40 s when installed); NOVA_TEST_NEUTRON=0 skips it.
+  if [ "${NOVA_TEST_NEUTRON:-1}" != 0 ]; then
+    tools/neutron.sh start
+  fi
 fi
 .venv/bin/python -m pytest -q -n "${NOVA_TEST_FUNCTIONAL_WORKERS:-2}" --dist loadfile \
   nova/tests/functional "$@"

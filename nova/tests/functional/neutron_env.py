@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-ENV_FILE = os.environ.get('NOVA_NEUTRON_ENV', '/var/lib/nova-compat/neutron.env')
+ENV_FILE = os.environ.get('NOVA_TEST_NEUTRON_ENV', '/var/lib/nova-compat/neutron.env')
 CLONE_NEWNET = 0x40000000
 OSVIF_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'osvif_plug.py')
 

@@ -29,7 +29,7 @@ import pytest
 from nova.tests.fixtures import kernelguest, sshguest
 from nova.tests.functional import keystone, neutron_env
 
-pytestmark = [pytest.mark.libvirtd]
+pytestmark = [pytest.mark.libvirtd, pytest.mark.neutron]
 
 COMPUTE_PORT = 8774      # the catalog's compute endpoint: where Neutron sends events
 NETWORK = {'service_type': 'network', 'interface': 'public'}
