@@ -8,8 +8,7 @@ import subprocess
 
 import pytest
 
-from nova.tests.fixtures import kernelguest
-from nova.tests.fixtures import sshguest
+from nova.tests.fixtures import kernelguest, sshguest
 
 
 @pytest.fixture(scope='module')
