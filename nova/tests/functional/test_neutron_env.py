@@ -130,6 +130,17 @@ class Phases:
         return ', '.join('%s %.2f s' % item for item in self.figures)
 
 
+# Nova's interface for an os-vif-created tap (type ethernet, managed='no'), with the
+# checksum offload the userspace datapath needs turned off.
+INTERFACE_XML = """    <interface type='ethernet'>
+      <mac address='%(mac)s'/>
+      <model type='virtio'/>
+      <driver name='qemu'><host csum='off'/></driver>
+      <mtu size='%(mtu)d'/>
+      <target dev='%(tap)s' managed='no'/>
+    </interface>
+"""
+
 DOMAIN_XML = """<domain type='qemu'>
   <name>%(name)s</name>
   <uuid>%(uuid)s</uuid>
@@ -146,14 +157,10 @@ DOMAIN_XML = """<domain type='qemu'>
       <source file='%(disk)s'/>
       <target dev='vda' bus='virtio'/>
     </disk>
-    <interface type='ethernet'>
-      <mac address='%(mac)s'/>
-      <model type='virtio'/>
-      <driver name='qemu'><host csum='off'/></driver>
-      <mtu size='%(mtu)d'/>
-      <target dev='%(tap)s' managed='no'/>
-    </interface>
-    <serial type='file'><source path='%(console)s' append='on'/><target port='0'/></serial>
+%(interface)s    <serial type='file'>
+      <source path='%(console)s' append='on'/>
+      <target port='0'/>
+    </serial>
   </devices>
 </domain>
 """
@@ -207,6 +214,12 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
             session.request('/v2.0' + path, method, endpoint_filter=NETWORK,
                             raise_exc=False, **kwargs)
 
+    def bind(port):
+        # What nova-compute's update does: host, owner (the admin client).
+        return net('PUT', '/ports/' + port['id'], session=admin, json={'port': {
+            'binding:host_id': env['NOVA_NEUTRON_HOST'],
+            'device_owner': 'compute:nova'}})['port']
+
     try:
         # --- Neutron resources, as a project member would make them.
         network = net('POST', '/networks', json={'network': {'name': 'env-net'}})['network']
@@ -235,8 +248,7 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
             'network_id': network['id'], 'device_id': instance_uuid,
             'admin_state_up': True}})['port']
         created['port'] = port['id']
-        port = net('PUT', '/ports/' + port['id'], session=admin, json={'port': {
-            'binding:host_id': env['NOVA_NEUTRON_HOST'], 'device_owner': 'compute:nova'}})['port']
+        port = bind(port)
         details = port['binding:vif_details']
         assert port['binding:vif_type'] == 'ovs', port
         assert details['datapath_type'] == 'netdev'
@@ -267,7 +279,8 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
         conn = libvirt.open(env['NOVA_NEUTRON_LIBVIRT_URI'])
         dom = conn.defineXML(DOMAIN_XML % {
             'name': 'neutron-env-' + instance_uuid[:8], 'uuid': instance_uuid, 'disk': disk,
-            'mac': port['mac_address'], 'mtu': mtu, 'tap': tap, 'console': console})
+            'console': console, 'interface': INTERFACE_XML % {
+                'mac': port['mac_address'], 'mtu': mtu, 'tap': tap}})
         dom.create()
         phases.done('domain defined and started')
 
@@ -350,6 +363,39 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
         finally:
             client.close()
         phases.done('ACPI shutdown, start, SSH again, /tmp kept')
+
+        # A NIC hot-plugged into the running guest, as tempest's network_basic_ops does:
+        # a second network without a router. The guest takes a lease on eth1 and keeps
+        # its default route on eth0 (SSH on the floating IP still works).
+        network2 = net('POST', '/networks', json={'network': {'name': 'env-net2'}})['network']
+        created['network2'] = network2['id']
+        net('POST', '/subnets', json={'subnet': {
+            'network_id': network2['id'], 'ip_version': 4, 'prefixlen': 28,
+            'subnetpool_id': env['NOVA_NEUTRON_SUBNETPOOL_ID'], 'name': 'env-subnet2'}})
+        port2 = bind(net('POST', '/ports', json={'port': {
+            'network_id': network2['id'], 'device_id': instance_uuid}})['port'])
+        created['port2'] = port2['id']
+        tap2 = ('tap' + port2['id'])[:14]
+        spec2 = dict(spec, port_id=port2['id'], mac=port2['mac_address'], tap=tap2,
+                     network_id=network2['id'], mtu=network2['mtu'])
+        neutron_env.osvif(env, 'plug', **spec2)
+        created['tap2'] = spec2
+        fixed_ip2 = port2['fixed_ips'][0]['ip_address']
+        dom.attachDeviceFlags(INTERFACE_XML % {
+            'mac': port2['mac_address'], 'mtu': network2['mtu'], 'tap': tap2},
+            libvirt.VIR_DOMAIN_AFFECT_LIVE)
+        _wait('a lease on the hot-plugged NIC', lambda: 'eth1 bound %s/' % fixed_ip2
+              in _console(console), 90)
+        client = _wait('SSH with two NICs', ssh, 60, interval=0.5)
+        try:
+            _in, out, _err = client.exec_command('ip -4 -o addr; ip route', timeout=30)
+            text = out.read().decode()
+        finally:
+            client.close()
+        assert fixed_ip2 in text and 'default via' in text
+        assert [line for line in text.splitlines()
+                if line.startswith('default') and 'dev eth0' in line], text
+        phases.done('NIC hot-plugged, lease on eth1, SSH still on eth0')
         # tempest runs in the public namespace: the APIs it calls answer there.
         status, _body = neutron_env.http_get(pub_ns, '127.0.0.1', 5000, '/v3')
         assert status == 200
@@ -364,6 +410,12 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
             dom.undefine()
         if tap is not None:
             neutron_env.osvif(env, 'unplug', **spec)
+        if 'tap2' in created:
+            neutron_env.osvif(env, 'unplug', **created['tap2'])
+        if 'port2' in created:
+            net('DELETE', '/ports/' + created['port2'], session=admin)
+        if 'network2' in created:
+            net('DELETE', '/networks/' + created['network2'])
         if 'floatingip' in created:
             net('DELETE', '/floatingips/' + created['floatingip'])
         if 'port' in created:
@@ -380,8 +432,9 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
     try:
         assert instance_uuid not in [d.UUIDString() for d in conn.listAllDomains()]
         conn.close()
-        assert tap not in neutron_env.ip(hv_ns, '-o', 'link')
-        assert tap not in neutron_env.vsctl(env, 'list-ports', 'br-int')
+        for name in (tap, created.get('tap2', {}).get('tap', tap)):
+            assert name not in neutron_env.ip(hv_ns, '-o', 'link')
+            assert name not in neutron_env.vsctl(env, 'list-ports', 'br-int')
         ports = admin.get('/v2.0/ports?project_id=' + creds.project_id,
                           endpoint_filter=NETWORK).json()['ports']
         assert ports == []
