@@ -89,9 +89,15 @@ PASSWORD=${NOVA_COMPAT_PASSWORD:-compat-test-secret}
 DB_NAME=${NOVA_COMPAT_NEUTRON_DB:-neutron_compat}
 MYSQL_SOCKET=${NOVA_COMPAT_MYSQL_SOCKET:-/var/run/mysqld/mysqld.sock}
 VHOST=nova-compat-neutron
-LIBVIRT_ROOT=$S/libvirt
-LIBVIRT_URI="qemu+unix:///system?socket=$LIBVIRT_ROOT/run/libvirt-sock"
-LIBVIRT_UUID=3f0c9b1e-8d2a-4c7e-b5a1-6e2d9f4c8a07
+# Chassis (hypervisors): 1, or 2 for the two-compute-host topologies (aio's second host,
+# the split services, tempest's multi-node tests). The second has its own namespace
+# HV_NS2 with its own ovsdb, ovs-vswitchd, ovn-controller, metadata agent and libvirtd,
+# and reaches the first over geneve on an underlay veth (UNDERLAY_NET.1 and .2, the
+# TEST-NET-1 documentation range, only inside the two namespaces).
+CHASSIS_COUNT=${NOVA_NEUTRON_CHASSIS:-2}
+HV_NS2=${NOVA_NEUTRON_HV_NETNS_2:-${HV_NS}2}
+CHASSIS_HOST2=${NOVA_NEUTRON_HOST_2:-$CHASSIS_HOST-2}
+UNDERLAY_NET=192.0.2
 RUN=$S/run
 LOG=$S/log
 ETC=$S/etc
@@ -102,6 +108,29 @@ SB=unix:$RUN/ovnsb_db.sock
 vsctl() { ovs-vsctl --db="$OVSDB" --timeout=20 "$@"; }
 in_hv() { nsenter --net=/run/netns/"$HV_NS" "$@"; }
 in_pub() { nsenter --net=/run/netns/"$PUB_NS" "$@"; }
+
+# chassis N: the C_* settings of hypervisor N (1 keeps the unsuffixed names).
+chassis() {
+  if [ "$1" = 1 ]; then
+    C_NS=$HV_NS C_HOST=$CHASSIS_HOST C_SFX="" C_DISPLAY=$DISPLAY_PORTS C_WEBSOCKET=7150:7199
+    C_UUID=3f0c9b1e-8d2a-4c7e-b5a1-6e2d9f4c8a07
+  else
+    C_NS=$HV_NS2 C_HOST=$CHASSIS_HOST2 C_SFX=-2 C_DISPLAY=7200:7249 C_WEBSOCKET=7250:7299
+    C_UUID=3f0c9b1e-8d2a-4c7e-b5a1-6e2d9f4c8a08
+  fi
+  C_DB=unix:$RUN/db$C_SFX.sock
+  # ovs-vswitchd makes its bridges' management sockets (br-int.mgmt, which ovn-controller
+  # connects to) in OVS_RUNDIR: one directory per chassis.
+  C_RUNDIR=$RUN
+  [ "$1" = 1 ] || C_RUNDIR=$RUN/chassis$C_SFX
+  C_LIBVIRT_ROOT=$S/libvirt$C_SFX
+  C_LIBVIRT_URI="qemu+unix:///system?socket=$C_LIBVIRT_ROOT/run/libvirt-sock"
+  C_ENCAP=127.0.0.1
+  [ "$CHASSIS_COUNT" = 1 ] || C_ENCAP=$UNDERLAY_NET.$1
+}
+cvsctl() { ovs-vsctl --db="$C_DB" --timeout=20 "$@"; }
+chassis 1
+LIBVIRT_URI=$C_LIBVIRT_URI
 
 T_STEP=$SECONDS
 step() { echo "neutron: $* ($((SECONDS - T_STEP)) s)"; T_STEP=$SECONDS; }
@@ -157,21 +186,66 @@ daemon() {
   (close_inherited_fds && "$@" 2>>"$LOG/daemons.err")
 }
 
+start_chassis() {
+  chassis "$1"
+  ensure_netns "$C_NS"
+  [ -f "$S/ovs/conf$C_SFX.db" ] \
+    || ovsdb-tool create "$S/ovs/conf$C_SFX.db" /usr/share/openvswitch/vswitch.ovsschema
+  alive "$RUN/ovsdb-server$C_SFX.pid" || daemon ovsdb-server "$S/ovs/conf$C_SFX.db" \
+    --remote=punix:"$RUN/db$C_SFX.sock" --remote=db:Open_vSwitch,Open_vSwitch,manager_options \
+    --pidfile="$RUN/ovsdb-server$C_SFX.pid" --log-file="$LOG/ovsdb-server$C_SFX.log" \
+    --unixctl="$RUN/ovsdb-server$C_SFX.ctl" --detach
+  cvsctl --no-wait init
+  mkdir -p "$C_RUNDIR"
+  alive "$RUN/ovs-vswitchd$C_SFX.pid" || OVS_RUNDIR=$C_RUNDIR daemon \
+    nsenter --net=/run/netns/"$C_NS" ovs-vswitchd "$C_DB" --pidfile="$RUN/ovs-vswitchd$C_SFX.pid" \
+    --log-file="$LOG/ovs-vswitchd$C_SFX.log" --unixctl="$RUN/ovs-vswitchd$C_SFX.ctl" --detach
+  # The chassis, under the hostname nova-compute's host must have. The first is the
+  # gateway (routers' external ports, floating IPs' NAT) and holds the public bridge.
+  local gateway=()
+  [ "$1" = 1 ] && gateway=(external_ids:ovn-bridge-mappings=public:br-ex
+                           external_ids:ovn-cms-options=enable-chassis-as-gw)
+  cvsctl set Open_vSwitch . external_ids:system-id="$C_HOST" \
+    external_ids:hostname="$C_HOST" external_ids:ovn-remote="$SB" \
+    external_ids:ovn-encap-type=geneve external_ids:ovn-encap-ip="$C_ENCAP" \
+    external_ids:ovn-bridge-datapath-type=netdev "${gateway[@]}"
+  # ovn-controller 23.03 has no --unixctl: it uses $OVN_RUNDIR/ovn-controller.PID.ctl.
+  alive "$RUN/ovn-controller$C_SFX.pid" || OVS_RUNDIR=$C_RUNDIR daemon \
+    nsenter --net=/run/netns/"$C_NS" ovn-controller "$C_DB" --pidfile="$RUN/ovn-controller$C_SFX.pid" \
+    --log-file="$LOG/ovn-controller$C_SFX.log" --detach
+}
+
+# Re-add a system port whose device was (re)created: the netdev datapath never reopens a
+# device under an old port's name, and one transaction (or --may-exist) is not enough.
+readd_port() {
+  cvsctl --if-exists del-port "$1" "$2"
+  cvsctl add-port "$1" "$2"
+}
+
+# Geneve between the two chassis: a veth ul1/ul2 in br-ul of each, the tunnel address on
+# br-ul's internal port, where OVS's userspace tunnelling looks for its route.
+start_underlay() {
+  local i fresh=0
+  if ! ip -n "$HV_NS" link show ul1 >/dev/null 2>&1; then
+    ip -n "$HV_NS" link add ul1 type veth peer name ul2 netns "$HV_NS2"
+    fresh=1
+  fi
+  for i in 1 2; do
+    chassis "$i"
+    nsenter --net=/run/netns/"$C_NS" ethtool -K "ul$i" tx off >/dev/null
+    ip -n "$C_NS" link set "ul$i" up
+    cvsctl --may-exist add-br br-ul -- set Bridge br-ul datapath_type=netdev
+    if [ "$fresh" = 1 ]; then readd_port br-ul "ul$i"; else cvsctl --may-exist add-port br-ul "ul$i"; fi
+    for _ in $(seq 50); do ip -n "$C_NS" link show br-ul >/dev/null 2>&1 && break; sleep 0.1; done
+    ip -n "$C_NS" addr replace "$C_ENCAP/24" dev br-ul
+    ip -n "$C_NS" link set br-ul up
+  done
+}
+
 start_ovs_ovn() {
   mkdir -p "$RUN" "$LOG" "$S/ovs" "$S/ovn"
-  ensure_netns "$HV_NS"
   ensure_netns "$PUB_NS"
-  [ -f "$S/ovs/conf.db" ] \
-    || ovsdb-tool create "$S/ovs/conf.db" /usr/share/openvswitch/vswitch.ovsschema
-  alive "$RUN/ovsdb-server.pid" || daemon ovsdb-server "$S/ovs/conf.db" \
-    --remote=punix:"$RUN/db.sock" --remote=db:Open_vSwitch,Open_vSwitch,manager_options \
-    --pidfile="$RUN/ovsdb-server.pid" --log-file="$LOG/ovsdb-server.log" \
-    --unixctl="$RUN/ovsdb-server.ctl" --detach
-  vsctl --no-wait init
-  alive "$RUN/ovs-vswitchd.pid" || daemon in_hv ovs-vswitchd "$OVSDB" \
-    --pidfile="$RUN/ovs-vswitchd.pid" --log-file="$LOG/ovs-vswitchd.log" \
-    --unixctl="$RUN/ovs-vswitchd.ctl" --detach
-  local db
+  local db i
   for db in nb sb; do
     [ -f "$S/ovn/ovn${db}_db.db" ] \
       || ovsdb-tool create "$S/ovn/ovn${db}_db.db" "/usr/share/ovn/ovn-$db.ovsschema"
@@ -188,17 +262,9 @@ start_ovs_ovn() {
   alive "$RUN/ovn-northd.pid" || daemon ovn-northd --ovnnb-db="$NB" --ovnsb-db="$SB" \
     --pidfile="$RUN/ovn-northd.pid" --log-file="$LOG/ovn-northd.log" \
     --unixctl="$RUN/ovn-northd.ctl" --detach
-  # The chassis: one gateway-capable chassis whose hostname nova-compute's host must match.
-  # Geneve needs an encapsulation address even with one chassis; nothing is tunnelled.
-  vsctl set Open_vSwitch . external_ids:system-id="$CHASSIS_HOST" \
-    external_ids:hostname="$CHASSIS_HOST" external_ids:ovn-remote="$SB" \
-    external_ids:ovn-encap-type=geneve external_ids:ovn-encap-ip=127.0.0.1 \
-    external_ids:ovn-bridge-datapath-type=netdev \
-    external_ids:ovn-bridge-mappings=public:br-ex \
-    external_ids:ovn-cms-options=enable-chassis-as-gw
-  # ovn-controller 23.03 has no --unixctl: it uses $OVN_RUNDIR/ovn-controller.PID.ctl.
-  alive "$RUN/ovn-controller.pid" || daemon in_hv ovn-controller "$OVSDB" \
-    --pidfile="$RUN/ovn-controller.pid" --log-file="$LOG/ovn-controller.log" --detach
+  for i in $(seq "$CHASSIS_COUNT"); do start_chassis "$i"; done
+  [ "$CHASSIS_COUNT" = 1 ] || start_underlay
+  chassis 1
   vsctl --may-exist add-br br-ex -- set Bridge br-ex datapath_type=netdev
   if ! ip -n "$PUB_NS" link show pub-gw >/dev/null 2>&1; then
     ip -n "$HV_NS" link add pub-ex type veth peer name pub-gw netns "$PUB_NS"
@@ -208,22 +274,26 @@ start_ovs_ovn() {
     ip -n "$HV_NS" link set pub-ex up
     ip -n "$PUB_NS" addr add "$PUBLIC_GW/${PUBLIC_CIDR#*/}" dev pub-gw
     ip -n "$PUB_NS" link set pub-gw up
-    # A device re-created under an old port's name is never reopened by the netdev
-    # datapath: remove the port and add it back in two transactions.
-    vsctl --if-exists del-port br-ex pub-ex
+    readd_port br-ex pub-ex
   fi
   vsctl --may-exist add-port br-ex pub-ex
-  for _ in $(seq 50); do
-    vsctl br-exists br-int && break
-    sleep 0.1
+  for i in $(seq "$CHASSIS_COUNT"); do
+    chassis "$i"
+    for _ in $(seq 50); do
+      cvsctl br-exists br-int && break
+      sleep 0.1
+    done
+    cvsctl br-exists br-int \
+      || die "ovn-controller did not create br-int; see $LOG/ovn-controller$C_SFX.log"
   done
-  vsctl br-exists br-int || die "ovn-controller did not create br-int; see $LOG/ovn-controller.log"
-  step "OVS and OVN up (chassis $CHASSIS_HOST, br-int in $HV_NS, $PUBLIC_GW in $PUB_NS)"
+  local hosts=$CHASSIS_HOST
+  [ "$CHASSIS_COUNT" = 1 ] || hosts="$CHASSIS_HOST in $HV_NS, $CHASSIS_HOST2 in $HV_NS2"
+  step "OVS and OVN up (chassis $hosts; $PUBLIC_GW in $PUB_NS)"
 }
 
 # -------------------------------------------------------------------------- Neutron
 write_conf() {
-  mkdir -p "$ETC" "$S/state" "$S/agent" "$S/locks" "$S/bin"
+  mkdir -p "$ETC" "$S/state" "$S/locks" "$S/bin"
   [ -s "$S/metadata-secret" ] || head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' \
     > "$S/metadata-secret"
   cp "$VENV/etc/neutron/api-paste.ini" "$ETC/api-paste.ini"
@@ -308,20 +378,24 @@ dns_servers = $PUBLIC_GW
 # os-vif creates the taps (the upstream default; see the header of tools/neutron.sh).
 ovs_create_tap = true
 EOF
-  cat > "$ETC/metadata_agent.ini" <<EOF
-# Written by tools/neutron.sh; rewritten at each start. The agent runs in $HV_NS, where
+  local i
+  for i in $(seq "$CHASSIS_COUNT"); do
+    chassis "$i"
+    mkdir -p "$S/agent$C_SFX" "$S/netns$C_SFX"
+    cat > "$ETC/metadata_agent$C_SFX.ini" <<EOF
+# Written by tools/neutron.sh; rewritten at each start. The agent runs in $C_NS, where
 # 127.0.0.1:$METADATA_PORT is relayed to the same port of the root namespace.
 [DEFAULT]
 nova_metadata_host = 127.0.0.1
 nova_metadata_port = $METADATA_PORT
 metadata_proxy_shared_secret = $(cat "$S/metadata-secret")
-state_path = $S/agent
-metadata_proxy_socket = $RUN/metadata_proxy
-log_file = $LOG/metadata-agent.log
+state_path = $S/agent$C_SFX
+metadata_proxy_socket = $RUN/metadata_proxy$C_SFX
+log_file = $LOG/metadata-agent$C_SFX.log
 use_stderr = false
 
 [ovs]
-ovsdb_connection = $OVSDB
+ovsdb_connection = $C_DB
 
 [ovn]
 ovn_sb_connection = $SB
@@ -329,6 +403,7 @@ ovn_sb_connection = $SB
 [agent]
 root_helper = sudo
 EOF
+  done
   # No sudo on these machines: the agent and oslo.privsep run "sudo CMD" as root.
   printf '#!/bin/sh\n# tools/neutron.sh: the metadata agent runs as root already.\nexec "$@"\n' \
     > "$S/bin/sudo"
@@ -398,16 +473,29 @@ start_workers() {
     "$VENV/bin/neutron-ovn-maintenance-worker" --config-file "$ETC/neutron.conf" \
     --config-file "$ETC/ml2_conf.ini" --log-file "$LOG/maintenance.log"
   # nsenter, not "ip netns exec": the latter's private mount namespace would hide the
-  # ovnmeta-* namespaces the agent creates from everyone else.
-  alive "$RUN/metadata-agent.pid" || spawn "$RUN/metadata-agent.pid" \
-    "$LOG/metadata-agent.out" env PATH="$S/bin:$VENV/bin:$PATH" \
-    nsenter --net=/run/netns/"$HV_NS" "$VENV/bin/neutron-ovn-metadata-agent" \
-    --config-file "$ETC/metadata_agent.ini"
+  # ovnmeta-* namespaces the agent creates from everyone else. Both agents name them
+  # after the network, so the second chassis' agent gets a /run/netns of its own (in a
+  # mount namespace of its own).
+  local i
+  for i in $(seq "$CHASSIS_COUNT"); do
+    chassis "$i"
+    alive "$RUN/metadata-agent$C_SFX.pid" && continue
+    local private=()
+    [ "$i" = 1 ] || private=(unshare -m --propagation private sh -c \
+      'mount --bind "$0" /run/netns && exec "$@"' "$S/netns$C_SFX")
+    spawn "$RUN/metadata-agent$C_SFX.pid" "$LOG/metadata-agent$C_SFX.out" \
+      env PATH="$S/bin:$VENV/bin:$PATH" nsenter --net=/run/netns/"$C_NS" "${private[@]}" \
+      "$VENV/bin/neutron-ovn-metadata-agent" --config-file "$ETC/metadata_agent$C_SFX.ini"
+  done
   if ! alive "$RUN/relay.pid"; then
-    local rules="$HV_NS@127.0.0.1:$METADATA_PORT=127.0.0.1:$METADATA_PORT" p
+    local rules="" p
     for p in $PUBLIC_PORTS; do rules="$rules $PUB_NS@127.0.0.1:$p=127.0.0.1:$p"; done
-    for p in $(seq "${DISPLAY_PORTS%%:*}" "${DISPLAY_PORTS##*:}"); do
-      rules="$rules 127.0.0.1:$p=$HV_NS@127.0.0.1:$p"
+    for i in $(seq "$CHASSIS_COUNT"); do
+      chassis "$i"
+      rules="$rules $C_NS@127.0.0.1:$METADATA_PORT=127.0.0.1:$METADATA_PORT"
+      for p in $(seq "${C_DISPLAY%%:*}" "${C_DISPLAY##*:}"); do
+        rules="$rules 127.0.0.1:$p=$C_NS@127.0.0.1:$p"
+      done
     done
     # shellcheck disable=SC2086
     spawn "$RUN/relay.pid" "$LOG/relay.log" python3 "$REPO/tools/netns_relay.py" $rules
@@ -415,10 +503,11 @@ start_workers() {
 }
 
 start_libvirtd() {
-  NOVA_LIBVIRT_PEER_ROOT=$LIBVIRT_ROOT NOVA_LIBVIRT_PEER_NETNS=$HV_NS \
-    NOVA_LIBVIRT_PEER_UUID=$LIBVIRT_UUID NOVA_LIBVIRT_PEER_DISPLAY_PORTS=$DISPLAY_PORTS \
-    NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS=$WEBSOCKET_PORTS tools/start-libvirtd-peer.sh start \
-    >"$LOG/libvirtd-start.log" 2>&1
+  chassis "$1"
+  NOVA_LIBVIRT_PEER_ROOT=$C_LIBVIRT_ROOT NOVA_LIBVIRT_PEER_NETNS=$C_NS \
+    NOVA_LIBVIRT_PEER_UUID=$C_UUID NOVA_LIBVIRT_PEER_DISPLAY_PORTS=$C_DISPLAY \
+    NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS=$C_WEBSOCKET tools/start-libvirtd-peer.sh start \
+    >"$LOG/libvirtd-start$C_SFX.log" 2>&1
 }
 
 wait_api() {
@@ -441,6 +530,10 @@ setup_py() {
     NOVA_NEUTRON_LIBVIRT_URI=$LIBVIRT_URI NOVA_NEUTRON_OVSDB=$OVSDB \
     NOVA_NEUTRON_OVN_NB=$NB NOVA_NEUTRON_OVN_SB=$SB NOVA_NEUTRON_VENV=$VENV \
     NOVA_NEUTRON_PUBLIC_PORTS=$PUBLIC_PORTS NOVA_NEUTRON_DISPLAY_PORTS=$DISPLAY_PORTS \
+    NOVA_NEUTRON_CHASSIS=$CHASSIS_COUNT NOVA_NEUTRON_HOST_2=$CHASSIS_HOST2 \
+    NOVA_NEUTRON_HV_NETNS_2=$HV_NS2 NOVA_NEUTRON_UNDERLAY_NET=$UNDERLAY_NET \
+    NOVA_NEUTRON_LIBVIRT_URI_2="qemu+unix:///system?socket=$S/libvirt-2/run/libvirt-sock" \
+    NOVA_NEUTRON_OVSDB_2=unix:$RUN/db-2.sock NOVA_NEUTRON_DISPLAY_PORTS_2=7200:7249 \
     python3 "$REPO/tools/neutron_setup.py" "$@"
 }
 
@@ -456,16 +549,22 @@ start() {
   # The slow starters first; the Keystone registration overlaps their start-up.
   start_api
   start_workers
-  start_libvirtd &
-  local libvirt_job=$!
+  local libvirt_jobs="" i
+  for i in $(seq "$CHASSIS_COUNT"); do
+    start_libvirtd "$i" &
+    libvirt_jobs="$libvirt_jobs $!"
+  done
   setup_py keystone
   step "registered in Keystone (user neutron, network endpoint $URL)"
   wait_api
   step "Neutron API answers on $URL"
   setup_py resources
   step "public network, default subnet pool and agents ready"
-  wait "$libvirt_job" || { cat "$LOG/libvirtd-start.log" >&2; die "libvirtd in $HV_NS did not start"; }
-  step "libvirtd in $HV_NS answers on $LIBVIRT_URI"
+  local job
+  for job in $libvirt_jobs; do
+    wait "$job" || { cat "$LOG"/libvirtd-start*.log >&2; die "a hypervisor's libvirtd did not start"; }
+  done
+  step "libvirtd of each hypervisor answers ($LIBVIRT_URI, ...)"
   echo "neutron: ready at $URL; settings in $ENV_FILE"
 }
 
@@ -506,41 +605,48 @@ stop_pids() {
 }
 
 stop() {
-  if [ -S "$LIBVIRT_ROOT/run/libvirt-sock" ]; then
-    local dom
-    for dom in $(virsh -c "$LIBVIRT_URI" list --all --name 2>/dev/null); do
-      virsh -c "$LIBVIRT_URI" destroy "$dom" >/dev/null 2>&1 || true
-      virsh -c "$LIBVIRT_URI" undefine --nvram "$dom" >/dev/null 2>&1 \
-        || virsh -c "$LIBVIRT_URI" undefine "$dom" >/dev/null 2>&1 || true
+  local i dom ns
+  for i in 1 2; do
+    chassis "$i"
+    [ -S "$C_LIBVIRT_ROOT/run/libvirt-sock" ] || continue
+    for dom in $(virsh -c "$C_LIBVIRT_URI" list --all --name 2>/dev/null); do
+      virsh -c "$C_LIBVIRT_URI" destroy "$dom" >/dev/null 2>&1 || true
+      virsh -c "$C_LIBVIRT_URI" undefine --nvram "$dom" >/dev/null 2>&1 \
+        || virsh -c "$C_LIBVIRT_URI" undefine "$dom" >/dev/null 2>&1 || true
     done
-    stop_pids "$LIBVIRT_ROOT/virtlogd.pid" "$LIBVIRT_ROOT/libvirtd.pid"
-  fi
+    stop_pids "$C_LIBVIRT_ROOT/virtlogd.pid" "$C_LIBVIRT_ROOT/libvirtd.pid"
+  done
   [ -f "$ENV_FILE" ] && setup_py deregister 2>/dev/null || true
-  stop_pids "$RUN/relay.pid" "$RUN/metadata-agent.pid" "$RUN/maintenance.pid" \
-    "$RUN/neutron-api.pid" "$S"/agent/external/pids/*.pid
-  stop_pids "$RUN"/{ovn-controller,ovn-northd,ovs-vswitchd,ovnsb_db,ovnnb_db,ovsdb-server}.pid
-  local ns
-  for ns in $(ls /run/netns 2>/dev/null | grep '^ovnmeta-' || true) "$PUB_NS" "$HV_NS"; do
+  stop_pids "$RUN/relay.pid" "$RUN"/metadata-agent*.pid "$RUN/maintenance.pid" \
+    "$RUN/neutron-api.pid" "$S"/agent*/external/pids/*.pid
+  stop_pids "$RUN"/ovn-controller*.pid "$RUN/ovn-northd.pid" "$RUN"/ovs-vswitchd*.pid \
+    "$RUN/ovnsb_db.pid" "$RUN/ovnnb_db.pid" "$RUN"/ovsdb-server*.pid
+  for ns in $(ls /run/netns 2>/dev/null | grep '^ovnmeta-' || true) "$PUB_NS" "$HV_NS" \
+      "$HV_NS2"; do
     [ -e "/run/netns/$ns" ] && ip netns delete "$ns" && echo "neutron: deleted namespace $ns"
   done
   rm -f "$ENV_FILE"
 }
 
 status() {
-  local rc=0 name
-  for name in ovsdb-server ovs-vswitchd ovnnb_db ovnsb_db ovn-northd ovn-controller \
-      neutron-api maintenance metadata-agent relay; do
-    if alive "$RUN/$name.pid"; then
-      echo "neutron: $name running (pid $(cat "$RUN/$name.pid"))"
+  local rc=0 name pidfile i
+  for pidfile in "$RUN"/*.pid; do
+    [ -e "$pidfile" ] || continue
+    name=$(basename "$pidfile" .pid)
+    if alive "$pidfile"; then
+      echo "neutron: $name running (pid $(cat "$pidfile"))"
     else
       echo "neutron: $name not running"; rc=1
     fi
   done
-  if virsh -c "$LIBVIRT_URI" version >/dev/null 2>&1; then
-    echo "neutron: libvirtd in $HV_NS answers on $LIBVIRT_URI"
-  else
-    echo "neutron: libvirtd in $HV_NS not answering"; rc=1
-  fi
+  for i in $(seq "$CHASSIS_COUNT"); do
+    chassis "$i"
+    if virsh -c "$C_LIBVIRT_URI" version >/dev/null 2>&1; then
+      echo "neutron: libvirtd in $C_NS answers on $C_LIBVIRT_URI"
+    else
+      echo "neutron: libvirtd in $C_NS not answering"; rc=1
+    fi
+  done
   api_answers && echo "neutron: API answers on $URL" || { echo "neutron: API not answering"; rc=1; }
   return $rc
 }

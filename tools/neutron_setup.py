@@ -125,19 +125,29 @@ def ensure_resources(net):
     return public, subnet, pool
 
 
-def wait_for_agents(net, host, timeout=60):
-    """Both agents of the chassis alive: ovn-controller (gateway) and the metadata agent."""
-    wanted = {'OVN Controller Gateway agent', 'OVN Metadata agent'}
+def wait_for_agents(net, hosts, timeout=60):
+    """Each chassis' agents alive: ovn-controller (the first is the gateway) and the
+    metadata agent."""
+    wanted = {(host, 'OVN Metadata agent') for host in hosts}
+    wanted.add((hosts[0], 'OVN Controller Gateway agent'))
+    wanted.update((host, 'OVN Controller agent') for host in hosts[1:])
     deadline = time.monotonic() + timeout
     while True:
         agents = net.call('GET', '/agents')['agents']
-        alive = {a['agent_type'] for a in agents if a['host'] == host and a['alive']}
+        alive = {(a['host'], a['agent_type']) for a in agents if a['alive']}
         if wanted <= alive:
             return
         if time.monotonic() > deadline:
-            raise SystemExit('neutron: agents of chassis %s not alive after %d s: %s (see %s)'
-                             % (host, timeout, sorted(alive), os.path.join(STATE, 'log')))
+            raise SystemExit('neutron: agents not alive after %d s: %s (see %s)'
+                             % (timeout, sorted(wanted - alive), os.path.join(STATE, 'log')))
         time.sleep(0.5)
+
+
+def chassis_hosts():
+    hosts = [ENV['NOVA_NEUTRON_HOST']]
+    if ENV.get('NOVA_NEUTRON_CHASSIS', '1') == '2':
+        hosts.append(ENV['NOVA_NEUTRON_HOST_2'])
+    return hosts
 
 
 def write_env(public, subnet, pool, extensions):
@@ -175,13 +185,37 @@ def write_env(public, subnet, pool, extensions):
         'NOVA_NEUTRON_TEMPEST_CONF': os.path.join(STATE, 'tempest-neutron.conf'),
         'NOVA_NEUTRON_LOG_DIR': os.path.join(STATE, 'log'),
     }
+    two = ENV.get('NOVA_NEUTRON_CHASSIS', '1') == '2'
+    values['NOVA_NEUTRON_CHASSIS'] = '2' if two else '1'
+    values['NOVA_NEUTRON_HOSTS'] = ' '.join(chassis_hosts())
+    underlay = ENV.get('NOVA_NEUTRON_UNDERLAY_NET', '192.0.2')
+    values['NOVA_NEUTRON_MIGRATION_ADDRESS'] = underlay + '.1' if two else '127.0.0.1'
+    if two:
+        hv2 = ENV['NOVA_NEUTRON_HV_NETNS_2']
+        values.update({
+            'NOVA_NEUTRON_HOST_2': ENV['NOVA_NEUTRON_HOST_2'],
+            'NOVA_NEUTRON_HV_NETNS_2': hv2,
+            'NOVA_NEUTRON_LIBVIRT_URI_2': ENV['NOVA_NEUTRON_LIBVIRT_URI_2'],
+            'NOVA_NEUTRON_OVSDB_2': ENV['NOVA_NEUTRON_OVSDB_2'],
+            'NOVA_NEUTRON_PRIVSEP_HELPER_2':
+                'nsenter --net=/run/netns/%s %s/bin/privsep-helper' % (hv2, venv),
+            'NOVA_NEUTRON_DISPLAY_PORTS_2': ENV['NOVA_NEUTRON_DISPLAY_PORTS_2'],
+            'NOVA_NEUTRON_MIGRATION_ADDRESS_2': underlay + '.2',
+            'NOVA_NEUTRON_NOVA_CONF_2': os.path.join(STATE, 'nova-neutron-2.conf'),
+        })
     path = os.path.join(COMPAT_DIR, 'neutron.env')
     with open(path + '.part', 'w') as f:
         f.write('# The test Neutron of tools/neutron.sh (removed by its stop).\n')
         f.writelines("export %s='%s'\n" % item for item in values.items())
+    common = dict(values, KEYSTONE_URL=keystone_setup.URL, PASSWORD=keystone_setup.PASSWORD,
+                  REGION=REGION)
     with open(values['NOVA_NEUTRON_NOVA_CONF'], 'w') as f:
-        f.write(NOVA_CONF % dict(values, KEYSTONE_URL=keystone_setup.URL,
-                                 PASSWORD=keystone_setup.PASSWORD, REGION=REGION))
+        f.write(NOVA_CONF % common)
+    if two:
+        # The second compute host: same [neutron] and metadata, its own chassis.
+        with open(values['NOVA_NEUTRON_NOVA_CONF_2'], 'w') as f:
+            f.write(NOVA_CONF % dict(common, **{
+                key[:-2]: values[key] for key in values if key.endswith('_2')}))
     with open(values['NOVA_NEUTRON_TEMPEST_CONF'], 'w') as f:
         f.write(TEMPEST_CONF % dict(values, EXTENSIONS=','.join(extensions)))
     os.rename(path + '.part', path)
@@ -211,6 +245,9 @@ metadata_proxy_shared_secret = %(NOVA_NEUTRON_METADATA_SECRET)s
 # The libvirtd of the hypervisor namespace, where br-int and the taps are.
 connection_uri = %(NOVA_NEUTRON_LIBVIRT_URI)s
 virt_type = qemu
+# This hypervisor's address on the underlay between the hypervisor namespaces, where an
+# incoming migration stream can reach its QEMU.
+live_migration_inbound_addr = %(NOVA_NEUTRON_MIGRATION_ADDRESS)s
 
 [os_vif_ovs]
 ovsdb_connection = %(NOVA_NEUTRON_OVSDB)s
@@ -273,7 +310,7 @@ def main():
     elif command == 'resources':
         net = Neutron(ks.token)
         public, subnet, pool = ensure_resources(net)
-        wait_for_agents(net, ENV['NOVA_NEUTRON_HOST'])
+        wait_for_agents(net, chassis_hosts())
         extensions = sorted(e['alias'] for e in net.call('GET', '/extensions')['extensions'])
         write_env(public, subnet, pool, extensions)
     else:

@@ -48,6 +48,17 @@ def require_neutron():
     return env
 
 
+def hypervisor(env, number):
+    """Settings of hypervisor (chassis) 1 or 2, or skip when the stack has fewer."""
+    suffix = '' if number == 1 else '_%d' % number
+    if 'NOVA_NEUTRON_HOST' + suffix not in env:
+        pytest.skip('the test Neutron runs %s chassis (NOVA_NEUTRON_CHASSIS)'
+                    % env.get('NOVA_NEUTRON_CHASSIS', '1'))
+    return {key: env['NOVA_NEUTRON_' + name + suffix] for key, name in (
+        ('host', 'HOST'), ('netns', 'HV_NETNS'), ('libvirt_uri', 'LIBVIRT_URI'),
+        ('ovsdb', 'OVSDB'), ('privsep_helper', 'PRIVSEP_HELPER'))}
+
+
 def _setns(netns):
     fd = os.open('/run/netns/' + netns, os.O_RDONLY)
     try:
@@ -105,15 +116,16 @@ def ip_root_links():
                           check=False).stdout
 
 
-def vsctl(env, *args):
-    return subprocess.run(['ovs-vsctl', '--db=' + env['NOVA_NEUTRON_OVSDB'], '--timeout=20']
+def vsctl(hv, *args):
+    """ovs-vsctl on the ovsdb of hypervisor ``hv`` (see hypervisor())."""
+    return subprocess.run(['ovs-vsctl', '--db=' + hv['ovsdb'], '--timeout=20']
                           + list(args), capture_output=True, text=True, check=True).stdout
 
 
-def osvif(env, action, **spec):
-    """Plug or unplug a VIF with os-vif from the environment's virtualenv."""
-    spec.update(ovsdb=env['NOVA_NEUTRON_OVSDB'],
-                privsep_helper=env['NOVA_NEUTRON_PRIVSEP_HELPER'])
+def osvif(env, hv, action, **spec):
+    """Plug or unplug a VIF on hypervisor ``hv`` with os-vif from the environment's
+    virtualenv, configured as that host's nova-compute would be."""
+    spec.update(ovsdb=hv['ovsdb'], privsep_helper=hv['privsep_helper'])
     proc = subprocess.run([env['NOVA_NEUTRON_VENV'] + '/bin/python', OSVIF_SCRIPT, action,
                            json.dumps(spec)], capture_output=True, text=True, timeout=120,
                           check=False)

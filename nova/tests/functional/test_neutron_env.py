@@ -185,7 +185,10 @@ def _console(path):
         return ''
 
 
-def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
+@pytest.mark.parametrize('number', [1, 2], ids=['gateway-chassis', 'second-chassis'])
+def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path, number):
+    """Everything on the gateway chassis; on the second chassis (whose floating IP
+    traffic crosses the geneve underlay to the gateway) up to SSH."""
     import libvirt
     import paramiko
 
@@ -193,7 +196,8 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
     admin = keystone.admin_session()
     creds = keystone.make_credentials(admin, prefix='nova-neutron-env')
     user = creds.session()
-    hv_ns, pub_ns = env['NOVA_NEUTRON_HV_NETNS'], env['NOVA_NEUTRON_PUBLIC_NETNS']
+    hv = neutron_env.hypervisor(env, number)
+    hv_ns, pub_ns = hv['netns'], env['NOVA_NEUTRON_PUBLIC_NETNS']
     events = _serve(COMPUTE_PORT, EventsHandler)
     metadata = _serve(int(env['NOVA_NEUTRON_METADATA_PORT']), MetadataHandler)
     metadata.secret = env['NOVA_NEUTRON_METADATA_SECRET']
@@ -217,7 +221,7 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
     def bind(port):
         # What nova-compute's update does: host, owner (the admin client).
         return net('PUT', '/ports/' + port['id'], session=admin, json={'port': {
-            'binding:host_id': env['NOVA_NEUTRON_HOST'],
+            'binding:host_id': hv['host'],
             'device_owner': 'compute:nova'}})['port']
 
     try:
@@ -262,10 +266,10 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
         spec = dict(port_id=port['id'], mac=port['mac_address'], tap=tap,
                     network_id=network['id'], mtu=mtu, instance_uuid=instance_uuid,
                     project_id=creds.project_id, vif_details=details)
-        neutron_env.osvif(env, 'plug', **spec)
+        neutron_env.osvif(env, hv, 'plug', **spec)
         assert tap in neutron_env.ip(hv_ns, '-o', 'link', 'show', 'dev', tap)
         assert tap not in neutron_env.ip_root_links()
-        assert neutron_env.vsctl(env, 'get', 'Interface', tap,
+        assert neutron_env.vsctl(hv, 'get', 'Interface', tap,
                                  'external_ids:iface-id').strip().strip('"') == port['id']
         phases.done('os-vif plug (tap in %s)' % hv_ns)
 
@@ -276,7 +280,7 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
                 '%s %s nova-test' % (key.get_name(), key.get_base64()),
         })
         console = str(tmp_path / 'console.log')
-        conn = libvirt.open(env['NOVA_NEUTRON_LIBVIRT_URI'])
+        conn = libvirt.open(hv['libvirt_uri'])
         dom = conn.defineXML(DOMAIN_XML % {
             'name': 'neutron-env-' + instance_uuid[:8], 'uuid': instance_uuid, 'disk': disk,
             'console': console, 'interface': INTERFACE_XML % {
@@ -348,54 +352,55 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
             client.close()
         phases.done('commands over SSH')
 
-        # A soft reboot as nova's libvirt driver does it: ACPI power button, wait for the
-        # guest to power off, start it again; the tap (os-vif's) stays plugged.
-        dom.shutdown()
-        _wait('the guest to power off', lambda: not dom.isActive(), 60)
-        boots = _console(console).count(sshguest.READY_MARKER)
-        dom.create()
-        _wait('the guest to boot again', lambda: _console(console).count(
-            sshguest.READY_MARKER) > boots, 120)
-        client = _wait('SSH after the reboot', ssh, 60, interval=0.5)
-        try:
-            _in, out, _err = client.exec_command('cat /tmp/stamp', timeout=30)
-            assert out.read().decode().strip() == instance_uuid
-        finally:
-            client.close()
-        phases.done('ACPI shutdown, start, SSH again, /tmp kept')
+        if number == 1:
+            # A soft reboot as nova's libvirt driver does it: ACPI power button, wait for the
+            # guest to power off, start it again; the tap (os-vif's) stays plugged.
+            dom.shutdown()
+            _wait('the guest to power off', lambda: not dom.isActive(), 60)
+            boots = _console(console).count(sshguest.READY_MARKER)
+            dom.create()
+            _wait('the guest to boot again', lambda: _console(console).count(
+                sshguest.READY_MARKER) > boots, 120)
+            client = _wait('SSH after the reboot', ssh, 60, interval=0.5)
+            try:
+                _in, out, _err = client.exec_command('cat /tmp/stamp', timeout=30)
+                assert out.read().decode().strip() == instance_uuid
+            finally:
+                client.close()
+            phases.done('ACPI shutdown, start, SSH again, /tmp kept')
 
-        # A NIC hot-plugged into the running guest, as tempest's network_basic_ops does:
-        # a second network without a router. The guest takes a lease on eth1 and keeps
-        # its default route on eth0 (SSH on the floating IP still works).
-        network2 = net('POST', '/networks', json={'network': {'name': 'env-net2'}})['network']
-        created['network2'] = network2['id']
-        net('POST', '/subnets', json={'subnet': {
-            'network_id': network2['id'], 'ip_version': 4, 'prefixlen': 28,
-            'subnetpool_id': env['NOVA_NEUTRON_SUBNETPOOL_ID'], 'name': 'env-subnet2'}})
-        port2 = bind(net('POST', '/ports', json={'port': {
-            'network_id': network2['id'], 'device_id': instance_uuid}})['port'])
-        created['port2'] = port2['id']
-        tap2 = ('tap' + port2['id'])[:14]
-        spec2 = dict(spec, port_id=port2['id'], mac=port2['mac_address'], tap=tap2,
-                     network_id=network2['id'], mtu=network2['mtu'])
-        neutron_env.osvif(env, 'plug', **spec2)
-        created['tap2'] = spec2
-        fixed_ip2 = port2['fixed_ips'][0]['ip_address']
-        dom.attachDeviceFlags(INTERFACE_XML % {
-            'mac': port2['mac_address'], 'mtu': network2['mtu'], 'tap': tap2},
-            libvirt.VIR_DOMAIN_AFFECT_LIVE)
-        _wait('a lease on the hot-plugged NIC', lambda: 'eth1 bound %s/' % fixed_ip2
-              in _console(console), 90)
-        client = _wait('SSH with two NICs', ssh, 60, interval=0.5)
-        try:
-            _in, out, _err = client.exec_command('ip -4 -o addr; ip route', timeout=30)
-            text = out.read().decode()
-        finally:
-            client.close()
-        assert fixed_ip2 in text and 'default via' in text
-        assert [line for line in text.splitlines()
-                if line.startswith('default') and 'dev eth0' in line], text
-        phases.done('NIC hot-plugged, lease on eth1, SSH still on eth0')
+            # A NIC hot-plugged into the running guest, as tempest's network_basic_ops does:
+            # a second network without a router. The guest takes a lease on eth1 and keeps
+            # its default route on eth0 (SSH on the floating IP still works).
+            network2 = net('POST', '/networks', json={'network': {'name': 'env-net2'}})['network']
+            created['network2'] = network2['id']
+            net('POST', '/subnets', json={'subnet': {
+                'network_id': network2['id'], 'ip_version': 4, 'prefixlen': 28,
+                'subnetpool_id': env['NOVA_NEUTRON_SUBNETPOOL_ID'], 'name': 'env-subnet2'}})
+            port2 = bind(net('POST', '/ports', json={'port': {
+                'network_id': network2['id'], 'device_id': instance_uuid}})['port'])
+            created['port2'] = port2['id']
+            tap2 = ('tap' + port2['id'])[:14]
+            spec2 = dict(spec, port_id=port2['id'], mac=port2['mac_address'], tap=tap2,
+                         network_id=network2['id'], mtu=network2['mtu'])
+            neutron_env.osvif(env, hv, 'plug', **spec2)
+            created['tap2'] = spec2
+            fixed_ip2 = port2['fixed_ips'][0]['ip_address']
+            dom.attachDeviceFlags(INTERFACE_XML % {
+                'mac': port2['mac_address'], 'mtu': network2['mtu'], 'tap': tap2},
+                libvirt.VIR_DOMAIN_AFFECT_LIVE)
+            _wait('a lease on the hot-plugged NIC', lambda: 'eth1 bound %s/' % fixed_ip2
+                  in _console(console), 90)
+            client = _wait('SSH with two NICs', ssh, 60, interval=0.5)
+            try:
+                _in, out, _err = client.exec_command('ip -4 -o addr; ip route', timeout=30)
+                text = out.read().decode()
+            finally:
+                client.close()
+            assert fixed_ip2 in text and 'default via' in text
+            assert [line for line in text.splitlines()
+                    if line.startswith('default') and 'dev eth0' in line], text
+            phases.done('NIC hot-plugged, lease on eth1, SSH still on eth0')
         # tempest runs in the public namespace: the APIs it calls answer there.
         status, _body = neutron_env.http_get(pub_ns, '127.0.0.1', 5000, '/v3')
         assert status == 200
@@ -409,9 +414,9 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
                 pass
             dom.undefine()
         if tap is not None:
-            neutron_env.osvif(env, 'unplug', **spec)
+            neutron_env.osvif(env, hv, 'unplug', **spec)
         if 'tap2' in created:
-            neutron_env.osvif(env, 'unplug', **created['tap2'])
+            neutron_env.osvif(env, hv, 'unplug', **created['tap2'])
         if 'port2' in created:
             net('DELETE', '/ports/' + created['port2'], session=admin)
         if 'network2' in created:
@@ -434,12 +439,15 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path):
         conn.close()
         for name in (tap, created.get('tap2', {}).get('tap', tap)):
             assert name not in neutron_env.ip(hv_ns, '-o', 'link')
-            assert name not in neutron_env.vsctl(env, 'list-ports', 'br-int')
+            assert name not in neutron_env.vsctl(hv, 'list-ports', 'br-int')
         ports = admin.get('/v2.0/ports?project_id=' + creds.project_id,
                           endpoint_filter=NETWORK).json()['ports']
         assert ports == []
-        _wait('the metadata namespace of %s to go' % network['id'],
-              lambda: not os.path.exists('/run/netns/ovnmeta-' + network['id']), 30)
+        if number == 1:
+            # The first chassis' agent keeps its namespaces in /run/netns (the second's
+            # are private to its mount namespace).
+            _wait('the metadata namespace of %s to go' % network['id'],
+                  lambda: not os.path.exists('/run/netns/ovnmeta-' + network['id']), 30)
         _wait('network-vif-deleted', lambda: [
             body for _w, _p, _h, body in events.requests
             if any(e['name'] == 'network-vif-deleted' for e in body['events'])], 30)
