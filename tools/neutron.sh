@@ -36,6 +36,12 @@
 #                                            here (nsenter --net), its API calls go to
 #                                            127.0.0.1:PORT, relayed to the root namespace
 #
+# With two chassis (NOVA_NEUTRON_CHASSIS=2, the default) HV_NS2 (nova-hv2) is a second
+# hypervisor like HV_NS, chassis NOVA_NEUTRON_HOST_2, without br-ex (the first chassis is
+# the gateway). The two reach each other over geneve on the veth ul1/ul2 between their
+# br-ul bridges (192.0.2.1 and .2), which also carries live migration streams between the
+# two libvirtds (they reach each other's unix sockets).
+#
 # Unix sockets work across network namespaces; TCP on one namespace's loopback does not, so
 # tools/netns_relay.py carries the few TCP ports across, each from a loopback to a loopback:
 # the metadata port into HV_NS, the API ports into PUB_NS, and the guests' graphics ports

@@ -2,16 +2,17 @@
 
 Needs tools/keystone.sh and tools/neutron.sh (skips, saying so, without them). Through
 Neutron's API as a throwaway Keystone user: a network from the default subnet pool, a
-router to the public network, security group rules; a port bound to the hypervisor chassis
+router to the public network, security group rules; a port bound to a hypervisor chassis
 and plugged with os-vif (tap created in the hypervisor namespace by its privsep daemon);
 the SSH guest (nova/tests/fixtures/sshguest.py) defined with Nova-style interface XML on
-the hypervisor namespace's libvirtd. Stand-ins for nova's os-server-external-events and
-metadata API answer on the root namespace's loopback, where those APIs live: Neutron's
-notifier must deliver network-vif-plugged with a real Keystone token, and the OVN
-metadata agent (through the relay into the hypervisor namespace) must sign its requests.
-The guest gets its address from OVN's DHCP and its key from the metadata path, and is
-reached by SSH on a floating IP from the public namespace. Everything is removed and
-checked gone. Each phase's time is printed (pytest -s).
+that namespace's libvirtd. Stand-ins for nova's os-server-external-events and metadata
+API answer on the root namespace's loopback, where those APIs live: Neutron's notifier
+must deliver network-vif-plugged with a real Keystone token, and the OVN metadata agent
+(through the relay into the hypervisor namespace) must sign its requests. The guest gets
+its address from OVN's DHCP and its key from the metadata path, and is reached by SSH on
+a floating IP from the public namespace. On the gateway chassis it then survives a soft
+reboot and takes a hot-plugged second NIC. Everything is removed and checked gone. Each
+phase's time is printed (pytest -s).
 """
 
 import hashlib
