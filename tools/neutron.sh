@@ -174,7 +174,7 @@ sys.exit(m.version('neutron') != '$NEUTRON_VERSION' or m.version('os-vif') != '$
   # os-vif: the tests plug ports with the library nova-compute uses.
   "$VENV/bin/pip" install -q "neutron==$NEUTRON_VERSION" "os-vif==$OS_VIF_VERSION" PyMySQL \
     gunicorn 2>&1 | grep -v '^WARNING: Location' || true
-  "$VENV/bin/python" -c "import neutron, vif_plug_ovs, pymysql" \
+  PYTHONWARNINGS=ignore "$VENV/bin/python" -c "import neutron, vif_plug_ovs, pymysql" 2>/dev/null \
     || die "the Neutron virtualenv $VENV is incomplete"
   step "installed Neutron $NEUTRON_VERSION and os-vif $OS_VIF_VERSION into $VENV"
 }
