@@ -510,6 +510,8 @@ start_workers() {
 
 start_libvirtd() {
   chassis "$1"
+  # The daemon must not keep this script's lock (fd 9) open.
+  close_inherited_fds
   NOVA_LIBVIRT_PEER_ROOT=$C_LIBVIRT_ROOT NOVA_LIBVIRT_PEER_NETNS=$C_NS \
     NOVA_LIBVIRT_PEER_UUID=$C_UUID NOVA_LIBVIRT_PEER_DISPLAY_PORTS=$C_DISPLAY \
     NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS=$C_WEBSOCKET tools/start-libvirtd-peer.sh start \
@@ -665,6 +667,12 @@ reset() {
   echo "neutron: state removed (the venv is kept)"
 }
 
+# One start/stop at a time: the stack is shared by everyone on the machine.
+if [ "${1:-start}" != status ]; then
+  mkdir -p "$COMPAT_DIR"
+  exec 9>"$COMPAT_DIR/neutron.lock"
+  flock -w 900 9 || die "another tools/neutron.sh holds $COMPAT_DIR/neutron.lock"
+fi
 case "${1:-start}" in
   start) start ;;
   restart) stop; start ;;
