@@ -1,0 +1,88 @@
+"""Errors of the embedded network service: HTTP status plus Neutron's error type name."""
+
+
+class NeutronAPIError(Exception):
+    """Base of every error the WSGI layer turns into a ``NeutronError`` body.
+
+    ``kind`` is the ``type`` Neutron reports (its exception class name), so
+    clients that switch on it (openstacksdk, Nova's Neutron client) see the
+    same value as from Neutron.
+    """
+
+    code = 500
+    kind = 'HTTPInternalServerError'
+
+    def __init__(self, message, kind=None, headers=None):
+        super().__init__(message)
+        self.message = message
+        if kind:
+            self.kind = kind
+        self.headers = headers or {}
+
+
+class BadRequest(NeutronAPIError):
+    code = 400
+    kind = 'HTTPBadRequest'
+
+
+class InvalidInput(BadRequest):
+    """Neutron's InvalidInput: the message carries its fixed prefix."""
+
+    kind = 'InvalidInput'
+
+    def __init__(self, error_message, kind=None):
+        super().__init__('Invalid input for operation: %s.' % error_message,
+                         kind=kind)
+
+
+class Unauthorized(NeutronAPIError):
+    code = 401
+    kind = 'HTTPUnauthorized'
+
+
+class Forbidden(NeutronAPIError):
+    code = 403
+    kind = 'PolicyNotAuthorized'
+
+
+class NotFound(NeutronAPIError):
+    code = 404
+    kind = 'HTTPNotFound'
+
+
+class MethodNotAllowed(NeutronAPIError):
+    code = 405
+    kind = 'HTTPMethodNotAllowed'
+
+
+class Conflict(NeutronAPIError):
+    code = 409
+    kind = 'Conflict'
+
+
+class RequestTooLarge(NeutronAPIError):
+    code = 413
+    kind = 'HTTPRequestEntityTooLarge'
+
+
+class NotImplementedByService(NeutronAPIError):
+    code = 501
+    kind = 'HTTPNotImplemented'
+
+
+def not_found(kind, message):
+    """A 404 under one of Neutron's NotFound type names (NetworkNotFound...)."""
+    return NotFound(message, kind=kind)
+
+
+def policy(rules):
+    """Neutron's 403 for a denied action: the checked rules, joined as it joins them."""
+    names = ['rule:%s' % rule for rule in rules]
+    text = names[0] if len(names) == 1 else '(%s)' % ' and '.join(names)
+    return Forbidden('%s is disallowed by policy' % text)
+
+
+def fault_body(exc):
+    """The JSON body Neutron sends with an error status."""
+    return {'NeutronError': {'type': exc.kind, 'message': exc.message,
+                             'detail': ''}}

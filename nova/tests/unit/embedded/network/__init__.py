@@ -1,0 +1,1 @@
+"""Tests of the embedded network (Neutron v2.0 subset) endpoint."""
