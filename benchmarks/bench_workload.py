@@ -103,7 +103,7 @@ def _cpu_s(pid):
 
 
 def _start_aio(tmp):
-    ports = {name: _free_port() for name in ('compute', 'image', 'volume')}
+    ports = {name: _free_port() for name in ('compute', 'image', 'volume', 'network')}
     conf = os.path.join(tmp, 'aio.conf')
     with open(conf, 'w') as handle:
         handle.write('[DEFAULT]\nstate_path = %s\nram_allocation_ratio = 100\n'
@@ -112,7 +112,11 @@ def _start_aio(tmp):
                      '[serial_console]\nserialproxy_port = 0\n'
                      '[quota]\ninstances = -1\ncores = -1\nram = -1\n'
                      '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n'
-                     % (tmp, ports['compute'], ports['image'], ports['volume']))
+                     'network_port = %d\n'
+                     # Networkless guests: no bridge in this namespace.
+                     'network_dataplane = false\n'
+                     % (tmp, ports['compute'], ports['image'], ports['volume'],
+                        ports['network']))
     binary = os.path.join(os.path.dirname(sys.executable), 'nova-aio')
     # Its log (standard output) goes to a file: a pipe nobody reads would
     # fill up and stall the service.

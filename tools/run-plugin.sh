@@ -91,6 +91,9 @@ state_path = $state
 compute_port = 0
 image_port = 0
 volume_port = 0
+network_port = 0
+# No bridge or gateway address in the namespace the plugin's nova-aio runs in.
+network_dataplane = false
 [libvirt]
 connection_uri = test:///default
 EOF

@@ -1,8 +1,11 @@
-"""nova-aio: the whole cloud in one process (API, conductor, compute, image endpoint)."""
+"""nova-aio: the whole cloud in one process (API, conductor, compute, image/volume/network)."""
 
+import http.client
+import json
 import logging
 import os
 import threading
+import urllib.parse
 
 import nova.conf
 from nova import service_client, wiring, wsgi_server
@@ -15,6 +18,10 @@ LOG = logging.getLogger(__name__)
 # as Glance's and Cinder's do.
 IMAGE_PUBLIC_PATHS = ('', '/', '/versions', '/v2', '/v2/')
 VOLUME_PUBLIC_PATHS = ('', '/', '/v3', '/v3/')
+# Neutron's version list answers without credentials; /v2.0/ needs a token.
+NETWORK_PUBLIC_PATHS = ('', '/')
+# Under noauth2 the administrator's token: port events need that role.
+NOAUTH_ADMIN_TOKEN = 'admin:admin'
 # RPC worker threads per server (conductor, compute) of the all-in-one.
 AIO_EXECUTOR_THREADS = 16
 
@@ -72,11 +79,16 @@ def _point_client(conf, group, url):
         conf.set_override('endpoint_override', url, group=group)
 
 
-def _noauth_clouds(compute_url, image_url, volume_url):
+def _network_line(url):
+    return '    network_endpoint_override: %s\n' % url if url else ''
+
+
+def _noauth_clouds(compute_url, image_url, volume_url, network_url=None):
     return (
         '    auth_type: none\n'
         '    compute_endpoint_override: %s\n'
         '    image_endpoint_override: %s\n'
+        '%s'
         # openstackclient sets up an identity client even with auth_type
         # none; any endpoint that answers a version document will do.
         '    identity_endpoint_override: %s\n'
@@ -93,13 +105,14 @@ def _noauth_clouds(compute_url, image_url, volume_url):
         '      endpoint: %s\n'
         '    compute_endpoint_override: %s\n'
         '    image_endpoint_override: %s\n'
+        '%s'
         '    identity_endpoint_override: %s\n'
         '    identity_api_version: 3\n'
-        % (compute_url, image_url, image_url, volume_url,
-           compute_url, compute_url, image_url, image_url))
+        % (compute_url, image_url, _network_line(network_url), image_url, volume_url,
+           compute_url, compute_url, image_url, _network_line(network_url), image_url))
 
 
-def _keystone_clouds(conf, compute_url, image_url, volume_url):
+def _keystone_clouds(conf, compute_url, image_url, volume_url, network_url=None):
     authtoken = conf.keystone_authtoken
     auth_url = (conf.aio.cloud_auth_url or authtoken.www_authenticate_uri
                 or getattr(authtoken, 'auth_url', None))
@@ -117,13 +130,13 @@ def _keystone_clouds(conf, compute_url, image_url, volume_url):
         text += ('    compute_endpoint_override: %s\n'
                  '    image_endpoint_override: %s\n'
                  '    block_storage_endpoint_override: %s/v3\n'
-                 % (compute_url, image_url, volume_url))
+                 % (compute_url, image_url, volume_url)) + _network_line(network_url)
     return text
 
 
 def _password_cloud(name, identity_url, user):
     # A password login to the identity stand-in: the token is "user:user" and
-    # comes with a catalog, so clients also learn there is no network service.
+    # comes with a catalog, from which clients learn the other endpoints.
     return ('  %s:\n'
             '    auth_type: password\n'
             '    auth:\n'
@@ -136,17 +149,19 @@ def _password_cloud(name, identity_url, user):
             '    identity_api_version: 3\n' % (name, identity_url, user, user, user))
 
 
-def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=None):
+def write_clouds_yaml(conf, compute_url, image_url, volume_url, identity_url=None,
+                      network_url=None):
     """clouds.yaml: nova-aio (user and project "notused") and nova-aio-admin (admin)."""
     path = os.path.join(conf.state_path, 'clouds.yaml')
     if _keystone_mode(conf):
         text = 'clouds:\n  nova-aio:\n' + _keystone_clouds(conf, compute_url, image_url,
-                                                          volume_url)
+                                                          volume_url, network_url)
     elif identity_url:
         text = ('clouds:\n' + _password_cloud('nova-aio', identity_url, 'notused')
                 + _password_cloud('nova-aio-admin', identity_url, 'admin'))
     else:
-        text = 'clouds:\n  nova-aio:\n' + _noauth_clouds(compute_url, image_url, volume_url)
+        text = 'clouds:\n  nova-aio:\n' + _noauth_clouds(compute_url, image_url, volume_url,
+                                                        network_url)
     with open(path, 'w') as handle:
         handle.write(text)
     return path
@@ -206,6 +221,24 @@ def _compute_services(conf, db):
     return services
 
 
+def _point_network_client(conf, url):
+    """Send the compute service's Neutron client ([neutron]) to the embedded endpoint."""
+    try:
+        conf['neutron']
+    except Exception:
+        # No Neutron client registered its options: nothing to point.
+        service_client.use_embedded(conf, 'neutron', url)
+        return
+    _point_client(conf, 'neutron', url)
+
+
+def _service_session(conf):
+    """A keystoneauth session as the service user of [keystone_authtoken]."""
+    from keystoneauth1 import loading as ks_loading
+    auth = ks_loading.load_auth_from_conf_options(conf, 'keystone_authtoken')
+    return ks_loading.load_session_from_conf_options(conf, 'keystone_authtoken', auth=auth)
+
+
 class AllInOne:
     """Owns every part of the all-in-one so tests can start and stop it in-process."""
 
@@ -217,6 +250,11 @@ class AllInOne:
         self.servers = []
         self.services = []
         self.urls = {}
+        # The embedded network service and its data plane (None when disabled):
+        # the metadata API serves guests on plane.metadata_socket().
+        self.network = None
+        self.plane = None
+        self._notifier = None
 
     def start(self):
         try:
@@ -254,6 +292,8 @@ class AllInOne:
         self.urls['image'] = image_url
         _point_client(conf, 'glance', image_url)
         self._start_volume_endpoint(conf)
+        # Before the compute services: a build asks it for ports.
+        self._start_network_endpoint(conf)
         for svc in [wiring.conductor_service(conf, db)] + _compute_services(conf, db):
             svc.start()
             self.services.append(svc)
@@ -277,6 +317,7 @@ class AllInOne:
                 ('compute', 'nova', self.urls['compute']),
                 ('image', 'glance', self.urls['image']),
                 ('block-storage', 'cinder', self.urls['volume'] + '/v3/%(project_id)s'),
+                ('network', 'neutron', self.urls['network']),
                 ('identity', 'keystone', self.urls['identity'])])
         self.db = db
         return self
@@ -299,10 +340,74 @@ class AllInOne:
         self.urls['volume'] = url
         _point_client(conf, 'cinder', url)
 
+    def _start_network_endpoint(self, conf):
+        from nova.embedded.network import app as network_app
+        from nova.embedded.network import events, networks, seed
+        self._notifier = events.PortEventNotifier(self._send_port_events)
+        data_dir = os.path.join(conf.state_path, 'network')
+        self.network = network_app.make_app(
+            data_dir, networks.NetworkSettings(mtu=conf.aio.network_mtu), self._notifier,
+            bridge_name=conf.aio.network_bridge)
+        network, subnet = seed.ensure(self.network, seed.DefaultNetworkSpec(
+            name=conf.aio.network_name, cidr=conf.aio.network_cidr,
+            project_id=conf.aio.network_project,
+            dns_nameservers=tuple(conf.aio.network_dns_servers), mtu=conf.aio.network_mtu))
+        if conf.aio.network_dataplane:
+            self._start_plane(conf, data_dir, network, subnet)
+        server, _t, url = wsgi_server.serve_in_thread(
+            with_request_log(auth.protect(self.network, conf, NETWORK_PUBLIC_PATHS)),
+            conf.aio.listen, conf.aio.network_port, **wsgi_server.options(conf))
+        self.servers.append(server)
+        self.urls['network'] = url.rstrip('/')
+        _point_network_client(conf, self.urls['network'])
+
+    def _start_plane(self, conf, data_dir, network, subnet):
+        from nova.embedded.network import dataplane, netns
+        config = dataplane.PlaneConfig(
+            bridge=conf.aio.network_bridge, namespace=conf.aio.network_namespace,
+            metadata_address=conf.aio.metadata_address, metadata_port=conf.aio.metadata_port,
+            state_dir=os.path.join(data_dir, 'dataplane'),
+            run_dir=dataplane.run_dir_for(conf.aio.network_bridge,
+                                          conf.aio.network_namespace))
+        plane = dataplane.DataPlane(self.network.store, self.network.ports, network['id'],
+                                    subnet['id'], config)
+        try:
+            plane.start()
+        except netns.PlaneError as exc:
+            raise common.StartupError(str(exc)) from None
+        self.plane = plane
+        self.network.ports.plane_managed = True
+        self.network.changes.subscribe(plane.refresh)
+
+    def _send_port_events(self, events):
+        """POST Neutron's port events to this all-in-one's compute API, as an administrator."""
+        url = self.urls.get('compute')
+        if url is None:
+            raise RuntimeError('the compute API is not serving yet')
+        body = {'events': events}
+        if _keystone_mode(self.conf):
+            session = _service_session(self.conf)
+            session.post(url + '/os-server-external-events', json=body, raise_exc=True)
+            return
+        parts = urllib.parse.urlsplit(url)
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        try:
+            conn.request('POST', parts.path + '/os-server-external-events',
+                         body=json.dumps(body),
+                         headers={'Content-Type': 'application/json',
+                                  'X-Auth-Token': NOAUTH_ADMIN_TOKEN})
+            resp = conn.getresponse()
+            resp.read()
+            # 207: some servers are gone; the others got theirs.
+            if resp.status not in (200, 207):
+                raise RuntimeError('os-server-external-events answered %d' % resp.status)
+        finally:
+            conn.close()
+
     def stop(self):
         # The compute API first (graceful: requests in flight finish), then
-        # the services: an in-flight build may still call the image or
-        # volume endpoint, which must keep answering until it is done.
+        # the services: an in-flight build may still call the image, volume
+        # or network endpoint, which must keep answering until it is done.
         timeout = self.conf.graceful_shutdown_timeout
         if 'compute' in self.urls:
             self.servers[-1].stop(timeout)
@@ -310,6 +415,21 @@ class AllInOne:
             svc.stop()
         for server in self.servers:
             server.stop(timeout)
+        if self._notifier is not None:
+            self._notifier.stop()
+        if self.plane is not None:
+            self.plane.stop()
+            self.plane = None
+        if self.network is not None:
+            self.network.close()
+            self.network = None
+
+
+def _plane_line(aio):
+    if aio.plane is None:
+        return ' (no data plane: guests get no connectivity)'
+    return ' (bridge %s, host addresses %s)' % (aio.plane.config.bridge,
+                                               ', '.join(aio.plane.addresses()))
 
 
 @common.clean_exit
@@ -319,14 +439,17 @@ def main(argv=None):
     common.parse_args(argv, conf=conf)
     aio = AllInOne(conf, migrate_in_child=True).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
-                               aio.urls['volume'], aio.urls.get('identity'))
+                               aio.urls['volume'], aio.urls.get('identity'),
+                               aio.urls['network'])
 
     def ready():
         LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
                  aio.urls['compute'], aio.urls['image'], clouds)
         print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
+              '  network: %s%s\n'
               '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
-              % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'], clouds,
+              % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'],
+                 aio.urls['network'], _plane_line(aio), clouds,
                  # The password never goes into clouds.yaml.
                  ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
     common.wait_for_signal(aio.stop, ready=ready)

@@ -26,28 +26,28 @@ LOG = logging.getLogger(__name__)
 _ID = r'(?P<%s>[^/]+)'
 
 
-class NetworkAPI:
+class EmbeddedNetworkAPI:
     """The embedded network service: its parts, and the WSGI application over them.
 
-    ``notifier`` (an ``events.NovaNotifier``) receives the port events Neutron
+    ``notifier`` (an ``events.PortEventNotifier``) receives the port events Neutron
     sends Nova; ``bridge_name`` goes into every binding's ``vif_details``.
     """
 
     def __init__(self, data_dir, settings=None, notifier=None, bridge_name='br-aio'):
-        self.settings = settings or networks.Settings()
-        self.store = store.Store(os.path.join(data_dir, 'network.sqlite'))
+        self.settings = settings or networks.NetworkSettings()
+        self.store = store.NetworkStore(os.path.join(data_dir, 'network.sqlite'))
         self.changes = events.ChangeFeed()
-        self.quota_engine = quotas.QuotaEngine(self.store)
-        self.quotas = quotas.QuotasAPI(self.quota_engine)
-        self.security_groups = secgroups.SecurityGroupsAPI(self.store, self.quota_engine,
+        self.quota_engine = quotas.NetworkQuotaEngine(self.store)
+        self.quotas = quotas.QuotasResource(self.quota_engine)
+        self.security_groups = secgroups.SecurityGroupsResource(self.store, self.quota_engine,
                                                            self.changes)
-        self.networks = networks.NetworksAPI(self.store, self.quota_engine,
+        self.networks = networks.NetworksResource(self.store, self.quota_engine,
                                              self.security_groups, self.changes,
                                              self.settings)
-        self.subnets = subnets.SubnetsAPI(self.store, self.quota_engine, self.networks,
+        self.subnets = subnets.SubnetsResource(self.store, self.quota_engine, self.networks,
                                           self.changes)
-        self.ports = ports.PortsAPI(self.store, self.quota_engine, self.networks,
-                                    self.security_groups, binding.Binder(bridge_name),
+        self.ports = ports.PortsResource(self.store, self.quota_engine, self.networks,
+                                    self.security_groups, binding.PortBinder(bridge_name),
                                     self.changes, notifier, self.settings)
         self._routes = self._route_table()
 
@@ -98,7 +98,7 @@ class NetworkAPI:
             match = pattern.match(path)
             if match:
                 return methods, match.groupdict()
-        raise errors.NotFound('The resource could not be found.')
+        raise errors.NeutronNotFound('The resource could not be found.')
 
     @staticmethod
     def _caller(req):
@@ -106,21 +106,21 @@ class NetworkAPI:
         # validated identity there; identity headers from clients never count.
         ctx = req.environ.get('nova.context')
         if ctx is None or not ctx.project_id:
-            raise errors.Unauthorized('The request you have made requires authentication.')
-        return common.Caller(project_id=ctx.project_id, user_id=ctx.user_id,
+            raise errors.NeutronUnauthorized('The request you have made requires authentication.')
+        return common.NetworkCaller(project_id=ctx.project_id, user_id=ctx.user_id,
                              is_admin=bool(ctx.is_admin))
 
     def _dispatch(self, req):
         methods, kwargs = self._find(req.path_info)
         handler = methods.get(req.method)
         if handler is None:
-            raise errors.MethodNotAllowed(
+            raise errors.NeutronMethodNotAllowed(
                 'The method %s is not allowed for this resource.' % req.method,
                 headers={'Allow': ', '.join(sorted(methods))})
         if handler not in (discovery.list_versions,):
             req.caller = self._caller(req)
         if req.method == 'DELETE' and req.content_length:
-            raise errors.BadRequest('Request body is not supported in DELETE.')
+            raise errors.NeutronBadRequest('Request body is not supported in DELETE.')
         return handler(req, **kwargs)
 
     @webob.dec.wsgify(RequestClass=common.NetworkRequest)
@@ -135,7 +135,7 @@ class NetworkAPI:
             headers.update(exc.headers)
         except UnicodeDecodeError:
             # A path or query string whose percent-escapes are not UTF-8.
-            exc = errors.BadRequest('The request path or query string is not valid UTF-8.')
+            exc = errors.NeutronBadRequest('The request path or query string is not valid UTF-8.')
             resp = common.json_response(errors.fault_body(exc), status=400)
         except Exception:
             LOG.exception('%s %s failed', req.method, req.path)
@@ -151,4 +151,4 @@ class NetworkAPI:
 
 def make_app(data_dir, settings=None, notifier=None, bridge_name='br-aio'):
     """Build the embedded network endpoint storing its records under ``data_dir``."""
-    return NetworkAPI(data_dir, settings, notifier, bridge_name)
+    return EmbeddedNetworkAPI(data_dir, settings, notifier, bridge_name)

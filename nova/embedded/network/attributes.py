@@ -11,7 +11,7 @@ REQUIRED = object()
 UNSET = object()
 
 
-class Attr(typing.NamedTuple):
+class AttrSpec(typing.NamedTuple):
     """One attribute: what POST and PUT may set, defaults, filters and sort keys."""
 
     post: bool = False
@@ -28,22 +28,22 @@ class Attr(typing.NamedTuple):
 
 
 def _bool(default=True, post=True, put=True):
-    return Attr(post=post, put=put, default=default, convert=v.to_boolean,
+    return AttrSpec(post=post, put=put, default=default, convert=v.to_boolean,
                 filter_convert=v.to_boolean)
 
 
 def _name():
-    return Attr(post=True, put=True, default='', validate=v.name_string)
+    return AttrSpec(post=True, put=True, default='', validate=v.name_string)
 
 
 def _ro(filter=True, sort=True, admin_read=False):
-    return Attr(filter=filter, sort=sort, admin_read=admin_read)
+    return AttrSpec(filter=filter, sort=sort, admin_read=admin_read)
 
 
 def _standard():
     """Attributes every standard-attr resource carries (description, stamps, tags)."""
     return {
-        'description': Attr(post=True, put=True, default='',
+        'description': AttrSpec(post=True, put=True, default='',
                             validate=lambda x, _a=None: v.string(x, v.DESCRIPTION_MAX)),
         'created_at': _ro(), 'updated_at': _ro(),
         'revision_number': _ro(),
@@ -52,7 +52,7 @@ def _standard():
 
 
 def _owner():
-    owner = Attr(post=True, default=UNSET,
+    owner = AttrSpec(post=True, default=UNSET,
                  validate=lambda x, _a=None: v.string(x, v.PROJECT_ID_MAX))
     return {'tenant_id': owner, 'project_id': owner}
 
@@ -60,70 +60,69 @@ def _owner():
 NETWORK = dict(
     id=_ro(), name=_name(), subnets=_ro(filter=False, sort=False),
     admin_state_up=_bool(), status=_ro(), shared=_bool(False),
-    mtu=Attr(post=True, put=True, convert=v.to_int, validate=v.int_range(68, 65535)),
+    mtu=AttrSpec(post=True, put=True, convert=v.to_int, validate=v.int_range(68, 65535)),
     port_security_enabled=_bool(),
     **{'router:external': _bool(False)},
-    dns_domain=Attr(post=True, put=True, default='',
+    dns_domain=AttrSpec(post=True, put=True, default='',
                     validate=lambda x, _a=None: v.string(x, v.DNS_NAME_MAX)),
     **_owner(), **_standard())
 
 SUBNET = dict(
     id=_ro(), name=_name(),
-    ip_version=Attr(post=True, default=REQUIRED, convert=v.to_int,
+    ip_version=AttrSpec(post=True, default=REQUIRED, convert=v.to_int,
                     validate=v.values([4, 6])),
-    network_id=Attr(post=True, default=REQUIRED, validate=v.uuid_value),
-    subnetpool_id=Attr(post=True, default=None, validate=v.uuid_or_none),
-    prefixlen=Attr(post=True, convert=v.to_int, filter=False, sort=False),
-    cidr=Attr(post=True, convert=v.canonical_cidr, validate=v.subnet_or_none),
-    gateway_ip=Attr(post=True, put=True, convert=v.canonical_ip,
+    network_id=AttrSpec(post=True, default=REQUIRED, validate=v.uuid_value),
+    subnetpool_id=AttrSpec(post=True, default=None, validate=v.uuid_or_none),
+    prefixlen=AttrSpec(post=True, convert=v.to_int, filter=False, sort=False),
+    cidr=AttrSpec(post=True, convert=v.canonical_cidr, validate=v.subnet_or_none),
+    gateway_ip=AttrSpec(post=True, put=True, convert=v.canonical_ip,
                     validate=v.ip_address_or_none),
-    allocation_pools=Attr(post=True, put=True, convert=v.canonical_pools,
+    allocation_pools=AttrSpec(post=True, put=True, convert=v.canonical_pools,
                           validate=v.ip_pools, filter=False, sort=False),
-    dns_nameservers=Attr(post=True, put=True, convert=v.none_to_empty_list,
+    dns_nameservers=AttrSpec(post=True, put=True, convert=v.none_to_empty_list,
                          validate=v.nameservers, filter=False, sort=False),
-    host_routes=Attr(post=True, put=True, convert=v.none_to_empty_list,
+    host_routes=AttrSpec(post=True, put=True, convert=v.none_to_empty_list,
                      validate=v.hostroutes, filter=False, sort=False),
     enable_dhcp=_bool(),
-    ipv6_ra_mode=Attr(post=True, default=None,
+    ipv6_ra_mode=AttrSpec(post=True, default=None,
                       validate=v.values(['slaac', 'dhcpv6-stateful',
                                          'dhcpv6-stateless', None])),
-    ipv6_address_mode=Attr(post=True, default=None,
+    ipv6_address_mode=AttrSpec(post=True, default=None,
                            validate=v.values(['slaac', 'dhcpv6-stateful',
                                               'dhcpv6-stateless', None])),
-    service_types=Attr(post=True, put=True, default=[], filter=False, sort=False,
+    service_types=AttrSpec(post=True, put=True, default=[], filter=False, sort=False,
                        validate=lambda x, _a=None: None if x == [] else
                        'Subnet service types are not supported here'),
-    **{'router:external': _ro(sort=False)},
     **_owner(), **_standard())
 
 PORT = dict(
     id=_ro(), name=_name(),
-    network_id=Attr(post=True, default=REQUIRED, validate=v.uuid_value),
+    network_id=AttrSpec(post=True, default=REQUIRED, validate=v.uuid_value),
     admin_state_up=_bool(),
-    mac_address=Attr(post=True, put=True, convert=v.sanitized_mac,
+    mac_address=AttrSpec(post=True, put=True, convert=v.sanitized_mac,
                      validate=v.mac_address),
-    fixed_ips=Attr(post=True, put=True, validate=v.fixed_ips, sort=False),
-    device_id=Attr(post=True, put=True, default='',
+    fixed_ips=AttrSpec(post=True, put=True, validate=v.fixed_ips, sort=False),
+    device_id=AttrSpec(post=True, put=True, default='',
                    validate=lambda x, _a=None: v.string(x, v.DEVICE_ID_MAX)),
-    device_owner=Attr(post=True, put=True, default='',
+    device_owner=AttrSpec(post=True, put=True, default='',
                       validate=lambda x, _a=None: v.string(x, v.DEVICE_OWNER_MAX)),
     status=_ro(),
-    security_groups=Attr(post=True, put=True, convert=v.none_to_empty_list,
+    security_groups=AttrSpec(post=True, put=True, convert=v.none_to_empty_list,
                          validate=v.uuid_list, sort=False),
-    port_security_enabled=Attr(post=True, put=True, convert=v.to_boolean,
+    port_security_enabled=AttrSpec(post=True, put=True, convert=v.to_boolean,
                                filter_convert=v.to_boolean),
-    dns_name=Attr(post=True, put=True, default='', validate=v.dns_host_name),
+    dns_name=AttrSpec(post=True, put=True, default='', validate=v.dns_host_name),
     dns_assignment=_ro(filter=False, sort=False),
     **{
-        'binding:host_id': Attr(post=True, put=True, default='',
+        'binding:host_id': AttrSpec(post=True, put=True, default='',
                                 validate=lambda x, _a=None: v.string_or_none(x, 255),
                                 admin_read=True),
-        'binding:vnic_type': Attr(post=True, put=True, default='normal',
+        'binding:vnic_type': AttrSpec(post=True, put=True, default='normal',
                                   validate=v.values([
                                       'normal', 'direct', 'macvtap', 'baremetal',
                                       'direct-physical', 'virtio-forwarder',
                                       'smart-nic', 'vdpa', 'remote-managed'])),
-        'binding:profile': Attr(post=True, put=True, default={},
+        'binding:profile': AttrSpec(post=True, put=True, default={},
                                 convert=v.none_to_empty_dict, validate=v.dict_or_empty,
                                 filter=False, sort=False, admin_read=True),
         'binding:vif_type': _ro(admin_read=True),
@@ -133,21 +132,21 @@ PORT = dict(
 
 SECURITY_GROUP = dict(
     id=_ro(),
-    name=Attr(post=True, put=True, default='', validate=v.name_string),
+    name=AttrSpec(post=True, put=True, default='', validate=v.name_string),
     security_group_rules=_ro(filter=False, sort=False),
     shared=_ro(sort=False), stateful=_ro(sort=False),
     **_owner(), **_standard())
 
 SECURITY_GROUP_RULE = dict(
     id=_ro(),
-    security_group_id=Attr(post=True, default=REQUIRED, validate=v.uuid_value),
-    remote_group_id=Attr(post=True, default=None, validate=v.uuid_or_none),
-    direction=Attr(post=True, default=REQUIRED, validate=v.values(['ingress', 'egress'])),
-    protocol=Attr(post=True, default=None),
-    port_range_min=Attr(post=True, default=None),
-    port_range_max=Attr(post=True, default=None),
-    ethertype=Attr(post=True, default='IPv4'),
-    remote_ip_prefix=Attr(post=True, default=None),
+    security_group_id=AttrSpec(post=True, default=REQUIRED, validate=v.uuid_value),
+    remote_group_id=AttrSpec(post=True, default=None, validate=v.uuid_or_none),
+    direction=AttrSpec(post=True, default=REQUIRED, validate=v.values(['ingress', 'egress'])),
+    protocol=AttrSpec(post=True, default=None),
+    port_range_min=AttrSpec(post=True, default=None),
+    port_range_max=AttrSpec(post=True, default=None),
+    ethertype=AttrSpec(post=True, default='IPv4'),
+    remote_ip_prefix=AttrSpec(post=True, default=None),
     remote_address_group_id=_ro(),
     normalized_cidr=_ro(sort=False),
     belongs_to_default_sg=_ro(sort=False),
@@ -164,33 +163,33 @@ def _owner_fields(caller, item):
     project = item.get('project_id', item.get('tenant_id'))
     if ('project_id' in item and 'tenant_id' in item
             and item['project_id'] != item['tenant_id']):
-        raise errors.BadRequest("'project_id' and 'tenant_id' do not match")
+        raise errors.NeutronBadRequest("'project_id' and 'tenant_id' do not match")
     if project is not None and project != caller.project_id and not caller.is_admin:
-        raise errors.BadRequest("Specifying 'project_id' other than the "
-                                "authenticated project in request is not "
-                                "allowed for the current user.")
+        raise errors.NeutronBadRequest("Specifying 'project_id' other than the "
+                                       "authenticated project in request is not "
+                                       "allowed for the current user.")
     return project
 
 
 def _one(caller, resource, item, attrs, is_create):
     if not isinstance(item, dict):
-        raise errors.BadRequest("Object '%s' contains invalid data" % resource)
+        raise errors.NeutronBadRequest("Object '%s' contains invalid data" % resource)
     item = dict(item)
     project = _owner_fields(caller, item)
     unknown = sorted(set(item) - set(attrs))
     if unknown:
-        raise errors.BadRequest("Unrecognized attribute(s) '%s'" % ', '.join(unknown))
+        raise errors.NeutronBadRequest("Unrecognized attribute(s) '%s'" % ', '.join(unknown))
     if is_create:
         for name, attr in attrs.items():
             if name in ('tenant_id', 'project_id'):
                 continue
             if not attr.post:
                 if name in item:
-                    raise errors.BadRequest("Attribute '%s' not allowed in POST" % name)
+                    raise errors.NeutronBadRequest("Attribute '%s' not allowed in POST" % name)
             elif name not in item:
                 if attr.default is REQUIRED:
-                    raise errors.BadRequest("Failed to parse request. Required "
-                                            "attribute '%s' not specified" % name)
+                    raise errors.NeutronBadRequest("Failed to parse request. Required "
+                                                   "attribute '%s' not specified" % name)
                 if attr.default is not UNSET:
                     item[name] = attr.default
         project = project or caller.project_id
@@ -198,7 +197,7 @@ def _one(caller, resource, item, attrs, is_create):
     else:
         for name in item:
             if not attrs[name].put:
-                raise errors.BadRequest('Cannot update read-only attribute %s' % name)
+                raise errors.NeutronBadRequest('Cannot update read-only attribute %s' % name)
     for name, value in list(item.items()):
         attr = attrs[name]
         if attr.convert is not None and value is not UNSET:
@@ -206,7 +205,7 @@ def _one(caller, resource, item, attrs, is_create):
         if attr.validate is not None:
             msg = attr.validate(value)
             if msg:
-                raise errors.BadRequest('Invalid input for %s. Reason: %s.' % (name, msg))
+                raise errors.NeutronBadRequest('Invalid input for %s. Reason: %s.' % (name, msg))
     return item
 
 
@@ -219,18 +218,18 @@ def prepare(caller, resource, body, is_create, allow_bulk=True):
     attrs = RESOURCES[resource]
     plural = resource + 's'
     if not body:
-        raise errors.BadRequest('Resource body required')
+        raise errors.NeutronBadRequest('Resource body required')
     if not isinstance(body, dict):
-        raise errors.BadRequest('Body contains invalid data')
+        raise errors.NeutronBadRequest('Body contains invalid data')
     if plural in body and is_create and allow_bulk:
         entries = body[plural]
         if not isinstance(entries, list):
-            raise errors.BadRequest('Body contains invalid data')
+            raise errors.NeutronBadRequest('Body contains invalid data')
         if not entries:
-            raise errors.BadRequest('Resources required')
+            raise errors.NeutronBadRequest('Resources required')
         return [_one(caller, resource, entry.get(resource, entry)
                      if isinstance(entry, dict) else entry, attrs, True)
                 for entry in entries], True
     if resource not in body:
-        raise errors.BadRequest("Unable to find '%s' in request body" % resource)
+        raise errors.NeutronBadRequest("Unable to find '%s' in request body" % resource)
     return [_one(caller, resource, body[resource], attrs, is_create)], False

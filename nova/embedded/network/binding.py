@@ -36,12 +36,12 @@ def host_side_mac(mac):
     return 'fe' + mac[2:]
 
 
-class Binding(typing.NamedTuple):
+class PortBinding(typing.NamedTuple):
     vif_type: str
     vif_details: dict
 
 
-class Binder:
+class PortBinder:
     """Binds ports to any host of the all-in-one (they all share its bridge)."""
 
     def __init__(self, bridge_name):
@@ -50,9 +50,9 @@ class Binder:
     def bind(self, port):
         host = port.get('binding:host_id')
         if not host:
-            return Binding(UNBOUND, {})
+            return PortBinding(UNBOUND, {})
         if port.get('binding:vnic_type', 'normal') not in SUPPORTED_VNIC_TYPES:
-            return Binding(BINDING_FAILED, {})
-        return Binding(VIF_TYPE, {'port_filter': True, 'connectivity': 'l2',
+            return PortBinding(BINDING_FAILED, {})
+        return PortBinding(VIF_TYPE, {'port_filter': True, 'connectivity': 'l2',
                                   'bridge_name': self._bridge,
                                   'mac_address': host_side_mac(port['mac_address'])})

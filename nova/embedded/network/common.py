@@ -12,7 +12,7 @@ from nova.embedded.network import errors
 MAX_JSON_BODY = 1024 * 1024
 
 
-class Caller(typing.NamedTuple):
+class NetworkCaller(typing.NamedTuple):
     """Who is calling: the token's project and user, and whether they are an administrator."""
 
     project_id: str
@@ -41,14 +41,14 @@ def read_json(req):
     try:
         raw = bodyio.read_body(req.environ, MAX_JSON_BODY)
     except ValueError as exc:
-        raise errors.RequestTooLarge(str(exc)) from None
+        raise errors.NeutronRequestTooLarge(str(exc)) from None
     except bodyio.IncompleteBody as exc:
-        raise errors.BadRequest(str(exc)) from None
+        raise errors.NeutronBadRequest(str(exc)) from None
     if not raw.strip():
         return None
     try:
         return strict_json.loads(raw)
     except strict_json.RefusedJSON as exc:
-        raise errors.BadRequest(str(exc)) from None
+        raise errors.NeutronBadRequest(str(exc)) from None
     except ValueError:
-        raise errors.BadRequest('Body contains invalid data') from None
+        raise errors.NeutronBadRequest('Body contains invalid data') from None

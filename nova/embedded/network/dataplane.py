@@ -46,9 +46,9 @@ class DataPlane:
         self._network_id = network_id
         self._subnet_id = subnet_id
         self.config = config
-        self.namespace = netns.Namespace(config.namespace)
+        self.namespace = netns.NetworkNamespace(config.namespace)
         self.marker = 'nova-aio:%s' % network_id
-        self._dhcp = dnsmasq.DhcpServer(self.namespace, config.bridge, config.run_dir,
+        self._dhcp = dnsmasq.DnsmasqServer(self.namespace, config.bridge, config.run_dir,
                                         config.state_dir)
         self._watcher = taps.LinkWatcher(self.namespace, self.refresh)
         self._cond = threading.Condition()
@@ -72,7 +72,7 @@ class DataPlane:
                      if ip['subnet_id'] == subnet['id'])
 
     def _firewall_script(self, subnet, ports):
-        fw_ports = [firewall.Port(binding.devname(p['id']), p['mac_address'],
+        fw_ports = [firewall.FirewallPort(binding.devname(p['id']), p['mac_address'],
                                   self._v4(p, subnet), bool(p['port_security_enabled']),
                                   tuple(p['security_groups'])) for p in ports]
         groups = {g for p in fw_ports if p.secured for g in p.groups}
@@ -245,6 +245,11 @@ class DataPlane:
             status = ACTIVE if plugged and bound else DOWN
             if port['status'] != status:
                 self._ports.set_status(port['id'], status)
+
+    def addresses(self):
+        """The host's addresses on the bridge (gateway, metadata), CIDR notation."""
+        _network, subnet, _ports = self._snapshot()
+        return sorted(self._addresses(subnet)) if subnet else []
 
     # -- serving metadata ----------------------------------------------------------
 

@@ -6,7 +6,7 @@ from nova.embedded.network import errors
 from nova.embedded.network.common import json_response
 
 
-class Extension(typing.NamedTuple):
+class NeutronExtension(typing.NamedTuple):
     alias: str
     name: str
     description: str
@@ -16,53 +16,53 @@ class Extension(typing.NamedTuple):
 # What this endpoint implements, under Neutron's aliases: clients (Nova's
 # Neutron client, openstacksdk) switch behaviour on these.
 EXTENSIONS = (
-    Extension('binding', 'Port Binding',
+    NeutronExtension('binding', 'Port Binding',
               'Expose port bindings of a virtual port to external application',
               '2014-02-03T10:00:00-00:00'),
-    Extension('port-security', 'Port Security', 'Provides port security',
+    NeutronExtension('port-security', 'Port Security', 'Provides port security',
               '2012-07-23T10:00:00-00:00'),
-    Extension('security-group', 'security-group', 'The security groups extension.',
+    NeutronExtension('security-group', 'security-group', 'The security groups extension.',
               '2012-10-05T10:00:00-00:00'),
-    Extension('external-net', 'Neutron external network',
+    NeutronExtension('external-net', 'Neutron external network',
               'Adds external network attribute to network resource.',
               '2013-01-14T10:00:00-00:00'),
-    Extension('quotas', 'Quota management support',
+    NeutronExtension('quotas', 'Quota management support',
               'Expose functions for quotas management per project',
               '2012-07-29T10:00:00-00:00'),
-    Extension('quota_details', 'Quota details management support',
+    NeutronExtension('quota_details', 'Quota details management support',
               'Expose functions for quotas usage statistics per project',
               '2017-02-10T10:00:00-00:00'),
-    Extension('dns-integration', 'DNS Integration', 'Provides integration with DNS.',
+    NeutronExtension('dns-integration', 'DNS Integration', 'Provides integration with DNS.',
               '2015-08-15T18:00:00-00:00'),
-    Extension('net-mtu', 'Network MTU', 'Provides MTU attribute for a network resource.',
+    NeutronExtension('net-mtu', 'Network MTU', 'Provides MTU attribute for a network resource.',
               '2015-03-25T10:00:00-00:00'),
-    Extension('net-mtu-writable', 'Network MTU (writable)',
+    NeutronExtension('net-mtu-writable', 'Network MTU (writable)',
               'Provides a writable MTU attribute for a network resource.',
               '2017-07-12T00:00:00-00:00'),
-    Extension('standard-attr-description', 'standard-attr-description',
-              'Extension to add descriptions to standard attributes',
+    NeutronExtension('standard-attr-description', 'standard-attr-description',
+              'NeutronExtension to add descriptions to standard attributes',
               '2016-02-10T10:00:00-00:00'),
-    Extension('standard-attr-timestamp', 'Resource timestamps',
+    NeutronExtension('standard-attr-timestamp', 'Resource timestamps',
               'Adds created_at and updated_at fields to all Neutron resources '
               'that have Neutron standard attributes.', '2016-09-12T10:00:00-00:00'),
-    Extension('standard-attr-revisions', 'Resource revision numbers',
+    NeutronExtension('standard-attr-revisions', 'Resource revision numbers',
               'This extension will display the revision number of neutron resources.',
               '2016-04-11T10:00:00-00:00'),
-    Extension('project-id', 'project_id field enabled',
-              'Extension that indicates that project_id field is enabled.',
+    NeutronExtension('project-id', 'project_id field enabled',
+              'NeutronExtension that indicates that project_id field is enabled.',
               '2016-09-09T09:09:09-09:09'),
-    Extension('pagination', 'Pagination support',
-              'Extension that indicates that pagination is enabled.',
+    NeutronExtension('pagination', 'Pagination support',
+              'NeutronExtension that indicates that pagination is enabled.',
               '2016-06-12T00:00:00-00:00'),
-    Extension('sorting', 'Sorting support',
-              'Extension that indicates that sorting is enabled.',
+    NeutronExtension('sorting', 'Sorting support',
+              'NeutronExtension that indicates that sorting is enabled.',
               '2016-06-12T00:00:00-00:00'),
-    Extension('filter-validation', 'Filter parameters validation',
+    NeutronExtension('filter-validation', 'Filter parameters validation',
               'Provides validation on filter parameters.', '2018-07-04T10:00:00-00:00'),
-    Extension('empty-string-filtering', 'Empty String Filtering Extension',
+    NeutronExtension('empty-string-filtering', 'Empty String Filtering NeutronExtension',
               'Allow filtering by attributes with empty string value',
               '2018-05-01T10:00:00-00:00'),
-    Extension('ip-substring-filtering', 'IP address substring filtering',
+    NeutronExtension('ip-substring-filtering', 'IP address substring filtering',
               'Provides IP address substring filtering when listing ports',
               '2017-11-28T09:00:00-00:00'),
 )
@@ -103,7 +103,7 @@ def show_extension(req, alias):
     for ext in EXTENSIONS:
         if ext.alias == alias:
             return json_response({'extension': _extension_body(ext)})
-    raise errors.NotFound('Extension with alias %s does not exist' % alias)
+    raise errors.NeutronNotFound('NeutronExtension with alias %s does not exist' % alias)
 
 
 def list_subnetpools(req):

@@ -61,7 +61,7 @@ def _write(path, text):
     os.replace(tmp, path)
 
 
-class DhcpServer:
+class DnsmasqServer:
     """One dnsmasq in the data plane's namespace, adopted again after a restart.
 
     Its generated files live in ``run_dir`` (re-made at every start, readable

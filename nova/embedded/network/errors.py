@@ -20,12 +20,12 @@ class NeutronAPIError(Exception):
         self.headers = headers or {}
 
 
-class BadRequest(NeutronAPIError):
+class NeutronBadRequest(NeutronAPIError):
     code = 400
     kind = 'HTTPBadRequest'
 
 
-class InvalidInput(BadRequest):
+class NeutronInvalidInput(NeutronBadRequest):
     """Neutron's InvalidInput: the message carries its fixed prefix."""
 
     kind = 'InvalidInput'
@@ -35,51 +35,46 @@ class InvalidInput(BadRequest):
                          kind=kind)
 
 
-class Unauthorized(NeutronAPIError):
+class NeutronUnauthorized(NeutronAPIError):
     code = 401
     kind = 'HTTPUnauthorized'
 
 
-class Forbidden(NeutronAPIError):
+class NeutronForbidden(NeutronAPIError):
     code = 403
     kind = 'PolicyNotAuthorized'
 
 
-class NotFound(NeutronAPIError):
+class NeutronNotFound(NeutronAPIError):
     code = 404
     kind = 'HTTPNotFound'
 
 
-class MethodNotAllowed(NeutronAPIError):
+class NeutronMethodNotAllowed(NeutronAPIError):
     code = 405
     kind = 'HTTPMethodNotAllowed'
 
 
-class Conflict(NeutronAPIError):
+class NeutronConflict(NeutronAPIError):
     code = 409
     kind = 'Conflict'
 
 
-class RequestTooLarge(NeutronAPIError):
+class NeutronRequestTooLarge(NeutronAPIError):
     code = 413
     kind = 'HTTPRequestEntityTooLarge'
 
 
-class NotImplementedByService(NeutronAPIError):
-    code = 501
-    kind = 'HTTPNotImplemented'
-
-
 def not_found(kind, message):
     """A 404 under one of Neutron's NotFound type names (NetworkNotFound...)."""
-    return NotFound(message, kind=kind)
+    return NeutronNotFound(message, kind=kind)
 
 
 def policy(rules):
     """Neutron's 403 for a denied action: the checked rules, joined as it joins them."""
     names = ['rule:%s' % rule for rule in rules]
     text = names[0] if len(names) == 1 else '(%s)' % ' and '.join(names)
-    return Forbidden('%s is disallowed by policy' % text)
+    return NeutronForbidden('%s is disallowed by policy' % text)
 
 
 def fault_body(exc):

@@ -42,7 +42,7 @@ def event(name, port, status='completed'):
             'status': status}
 
 
-class NovaNotifier:
+class PortEventNotifier:
     """Sends ``os-server-external-events`` bodies from a thread of its own.
 
     ``send(events)`` is the transport (the all-in-one posts them to its

@@ -22,7 +22,7 @@ METADATA_IP = '169.254.169.254'
 METADATA_PORT = 80
 
 
-class Port(typing.NamedTuple):
+class FirewallPort(typing.NamedTuple):
     """A port as the firewall needs it."""
 
     tap: str

@@ -14,7 +14,7 @@ ALLOCATION_WINDOW = 32
 
 
 def _invalid(message):
-    return errors.InvalidInput(message)
+    return errors.NeutronInvalidInput(message)
 
 
 def network(cidr):
@@ -99,44 +99,45 @@ def check_pools(cidr, pools, gateway_ip):
     for pool in pools:
         start, end = ipaddress.ip_address(pool['start']), ipaddress.ip_address(pool['end'])
         if start.version != net.version or end.version != net.version or start > end:
-            raise errors.BadRequest('The allocation pool %s is not valid.' % _pool_text(pool),
-                                    kind='InvalidAllocationPool')
+            raise errors.NeutronBadRequest(
+                'The allocation pool %s is not valid.' % _pool_text(pool),
+                kind='InvalidAllocationPool')
         if start < net.network_address or end > net.broadcast_address:
-            raise errors.BadRequest('The allocation pool %s spans beyond the subnet '
-                                    'cidr %s.' % (_pool_text(pool), cidr),
-                                    kind='OutOfBoundsAllocationPool')
+            raise errors.NeutronBadRequest('The allocation pool %s spans beyond the subnet '
+                                           'cidr %s.' % (_pool_text(pool), cidr),
+                                           kind='OutOfBoundsAllocationPool')
         spans.append((int(start), int(end), pool))
     for index, (lo, hi, pool) in enumerate(spans):
         for lo2, hi2, pool2 in spans[index + 1:]:
             if lo <= hi2 and lo2 <= hi:
-                raise errors.Conflict('Found overlapping allocation pools: %s %s for '
-                                      'subnet %s.' % (_pool_text(pool), _pool_text(pool2),
+                raise errors.NeutronConflict('Found overlapping allocation pools: %s %s for '
+                                             'subnet %s.' % (_pool_text(pool), _pool_text(pool2),
                                                       cidr),
                                       kind='OverlappingAllocationPools')
     if gateway_ip is not None:
         gw = int(ipaddress.ip_address(gateway_ip))
         for lo, hi, pool in spans:
             if lo <= gw <= hi:
-                raise errors.Conflict('Gateway ip %s conflicts with allocation pool %s.'
-                                      % (gateway_ip, _pool_text(pool)),
-                                      kind='GatewayConflictWithAllocationPools')
+                raise errors.NeutronConflict('Gateway ip %s conflicts with allocation pool %s.'
+                                             % (gateway_ip, _pool_text(pool)),
+                                             kind='GatewayConflictWithAllocationPools')
 
 
 def check_dns_and_routes(ip_version, dns_nameservers, host_routes, subnet_id=None):
     name = subnet_id or 'new subnet'
     if dns_nameservers is not None:
         if len(dns_nameservers) > MAX_DNS_NAMESERVERS:
-            raise errors.BadRequest('Unable to complete operation for %s. The number of '
-                                    'DNS nameservers exceeds the limit %d.'
-                                    % (name, MAX_DNS_NAMESERVERS),
-                                    kind='DNSNameServersExhausted')
+            raise errors.NeutronBadRequest('Unable to complete operation for %s. The number of '
+                                           'DNS nameservers exceeds the limit %d.'
+                                           % (name, MAX_DNS_NAMESERVERS),
+                                           kind='DNSNameServersExhausted')
         for dns in dns_nameservers:
             _check_version(ip_version, dns, 'dns_nameserver')
     if host_routes is not None:
         if len(host_routes) > MAX_HOST_ROUTES:
-            raise errors.BadRequest('Unable to complete operation for %s. The number of '
-                                    'host routes exceeds the limit %d.'
-                                    % (name, MAX_HOST_ROUTES), kind='HostRoutesExhausted')
+            raise errors.NeutronBadRequest('Unable to complete operation for %s. The number of '
+                                           'host routes exceeds the limit %d.'
+                                           % (name, MAX_HOST_ROUTES), kind='HostRoutesExhausted')
         for route in host_routes:
             if (network(route['destination']).version != ip_version
                     or ipaddress.ip_address(route['nexthop']).version != ip_version):

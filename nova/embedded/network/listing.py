@@ -26,7 +26,7 @@ def _fixed_ip_filter(values):
     for value in values:
         key, sep, val = value.partition('=')
         if not sep or key not in ('ip_address', 'subnet_id', 'ip_address_substr'):
-            raise errors.InvalidInput("'%s' is not of the form <key>=[value]" % value)
+            raise errors.NeutronInvalidInput("'%s' is not of the form <key>=[value]" % value)
         wanted.setdefault(key, []).append(val)
 
     def match(item):
@@ -77,7 +77,7 @@ def filters_of(req, attrs, extra=()):
         else:
             predicates.append(_value_filter(key, values, attr))
     if invalid:
-        raise errors.BadRequest('%s is invalid attribute for filtering' % invalid)
+        raise errors.NeutronBadRequest('%s is invalid attribute for filtering' % invalid)
     return predicates
 
 
@@ -85,14 +85,14 @@ def _sorts(req, attrs):
     keys = [k for k in req.GET.getall('sort_key') if k]
     dirs = [d for d in req.GET.getall('sort_dir') if d]
     if len(keys) != len(dirs):
-        raise errors.BadRequest('The number of sort_keys and sort_dirs must be same')
+        raise errors.NeutronBadRequest('The number of sort_keys and sort_dirs must be same')
     absent = [k for k in keys if k not in attrs or not attrs[k].sort]
     if absent:
-        raise errors.BadRequest('%s is invalid attribute for sort_keys' % absent)
+        raise errors.NeutronBadRequest('%s is invalid attribute for sort_keys' % absent)
     bad = [d for d in dirs if d not in ('asc', 'desc')]
     if bad:
-        raise errors.BadRequest("%s is invalid value for sort_dirs, valid value "
-                                "is 'asc' and 'desc'" % bad)
+        raise errors.NeutronBadRequest("%s is invalid value for sort_dirs, valid value "
+                                       "is 'asc' and 'desc'" % bad)
     return list(zip(keys, [d == 'asc' for d in dirs]))
 
 
@@ -104,8 +104,8 @@ def _limit(req):
             return limit
     except ValueError:
         pass
-    raise errors.BadRequest("Bad limit request: Limit must be an integer 0 or "
-                            "greater and not '%s'." % raw, kind='BadRequest')
+    raise errors.NeutronBadRequest("Bad limit request: Limit must be an integer 0 or "
+                                   "greater and not '%s'." % raw, kind='BadRequest')
 
 
 def _sort_value(value):

@@ -19,7 +19,7 @@ class PlaneError(Exception):
     """The data plane cannot be set up or changed; the message is one line for operators."""
 
 
-class Namespace:
+class NetworkNamespace:
     """Runs ``ip``, ``nft``, ``dnsmasq``... inside a named namespace, or here if None."""
 
     def __init__(self, name=None):

@@ -9,7 +9,7 @@ from nova.embedded.network import access, attributes, common, errors, listing, s
 NETWORK_OWNED_PREFIX = 'network:'
 
 
-class Settings(typing.NamedTuple):
+class NetworkSettings(typing.NamedTuple):
     """Deployment facts the resource families need."""
 
     mtu: int = 1500
@@ -20,7 +20,7 @@ def not_found(network_id):
     return errors.not_found('NetworkNotFound', 'Network %s could not be found.' % network_id)
 
 
-class NetworksAPI:
+class NetworksResource:
     """/v2.0/networks."""
 
     def __init__(self, records, quotas, security_groups, changes, settings):
@@ -97,7 +97,7 @@ class NetworksAPI:
                 others = {p['project_id'] for p in self._store.list(store.PORTS)
                           if p['network_id'] == network_id}
                 if others - {network['project_id']}:
-                    raise errors.Conflict(
+                    raise errors.NeutronConflict(
                         'Unable to reconfigure sharing settings for network %s. Multiple '
                         'projects are using it.' % network_id, kind='InvalidSharedSetting')
             network = self._store.update(store.NETWORKS, network_id, **changes)
@@ -109,13 +109,13 @@ class NetworksAPI:
             network = self.visible(req.caller, network_id)
             access.enforce('delete_network', access.owns(req.caller, network))
             if network_id in store.protected_ids(self._store):
-                raise errors.Conflict(
+                raise errors.NeutronConflict(
                     'Unable to complete operation on network %s. It is the all-in-one\'s '
                     'default network, served by its data plane.' % network_id,
                     kind='NetworkInUse')
             ports = [p for p in self._store.list(store.PORTS) if p['network_id'] == network_id]
             if any(not p['device_owner'].startswith(NETWORK_OWNED_PREFIX) for p in ports):
-                raise errors.Conflict(
+                raise errors.NeutronConflict(
                     'Unable to complete operation on network %s. There are one or more '
                     'ports still in use on the network.' % network_id, kind='NetworkInUse')
             for port in ports:

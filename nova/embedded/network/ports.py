@@ -31,8 +31,8 @@ def not_found(port_id):
 
 
 def _in_use(network_id, address):
-    return errors.Conflict('Unable to complete operation for network %s. The IP address %s '
-                           'is in use.' % (network_id, address), kind='IpAddressInUse')
+    return errors.NeutronConflict('Unable to complete operation for network %s. The IP address %s '
+                                  'is in use.' % (network_id, address), kind='IpAddressInUse')
 
 
 def _eui64(cidr, mac):
@@ -44,7 +44,7 @@ def _eui64(cidr, mac):
     return str(ipaddress.IPv6Address(int(net.network_address) | int.from_bytes(iid, 'big')))
 
 
-class PortsAPI:
+class PortsResource:
     """/v2.0/ports, and the status the data plane reports for them."""
 
     def __init__(self, records, quotas, networks, security_groups, binder, changes,
@@ -150,8 +150,8 @@ class PortsAPI:
             return _eui64(subnet['cidr'], mac)
         address = ipam.allocate(subnet, taken, self._rng)
         if address is None:
-            raise errors.Conflict('No more IP addresses available on network %s.'
-                                  % network['id'], kind='IpAddressGenerationFailure')
+            raise errors.NeutronConflict('No more IP addresses available on network %s.'
+                                         % network['id'], kind='IpAddressGenerationFailure')
         return address
 
     def _fixed_ips(self, network, requested, mac, port_id, held=()):
@@ -165,22 +165,22 @@ class PortsAPI:
                 for subnet in (s for s in subnets if s['ip_version'] == version):
                     try:
                         address = self._allocate_from(subnet, network, taken[subnet['id']], mac)
-                    except errors.Conflict:
+                    except errors.NeutronConflict:
                         continue
                     chosen.append({'subnet_id': subnet['id'], 'ip_address': address})
                     break
                 else:
                     if version == 4 and any(s['ip_version'] == 4 for s in subnets):
-                        raise errors.Conflict('No more IP addresses available on network '
-                                              '%s.' % network['id'],
-                                              kind='IpAddressGenerationFailure')
+                        raise errors.NeutronConflict('No more IP addresses available on network '
+                                                     '%s.' % network['id'],
+                                                     kind='IpAddressGenerationFailure')
             return chosen
         for entry in requested:
             subnet_id, address = entry.get('subnet_id'), entry.get('ip_address')
             if subnet_id is not None and subnet_id not in by_id:
-                raise errors.InvalidInput('Failed to create port on network %s, because '
-                                          'fixed_ips included invalid subnet %s'
-                                          % (network['id'], subnet_id))
+                raise errors.NeutronInvalidInput('Failed to create port on network %s, because '
+                                                 'fixed_ips included invalid subnet %s'
+                                                 % (network['id'], subnet_id))
             if address is None:
                 subnet = by_id[subnet_id]
                 address = self._allocate_from(subnet, network, taken[subnet_id], mac)
@@ -188,16 +188,16 @@ class PortsAPI:
                 if subnet_id is None:
                     matching = [s for s in subnets if ipam.valid_for_subnet(address, s)]
                     if not matching:
-                        raise errors.BadRequest(
+                        raise errors.NeutronBadRequest(
                             'IP address %s is not a valid IP for any of the subnets on the '
                             'specified network.' % address, kind='InvalidIpForNetwork')
                     subnet = matching[0]
                 else:
                     subnet = by_id[subnet_id]
                     if not ipam.valid_for_subnet(address, subnet):
-                        raise errors.BadRequest('IP address %s is not a valid IP for the '
-                                                'specified subnet.' % address,
-                                                kind='InvalidIpForSubnet')
+                        raise errors.NeutronBadRequest('IP address %s is not a valid IP for the '
+                                                       'specified subnet.' % address,
+                                                       kind='InvalidIpForSubnet')
                 address = str(ipaddress.ip_address(address))
                 if address in taken[subnet['id']] and address not in held:
                     raise _in_use(network['id'], address)
@@ -217,9 +217,9 @@ class PortsAPI:
     def _check_mac(self, network_id, mac, port_id=None):
         if any(p['mac_address'] == mac and p['id'] != port_id
                for p in self._store.list(store.PORTS) if p['network_id'] == network_id):
-            raise errors.Conflict('Unable to complete operation for network %s. The mac '
-                                  'address %s is in use.' % (network_id, mac),
-                                  kind='MacAddressInUse')
+            raise errors.NeutronConflict('Unable to complete operation for network %s. The mac '
+                                         'address %s is in use.' % (network_id, mac),
+                                         kind='MacAddressInUse')
 
     def _check_groups(self, caller, project_id, groups, port_security, fixed_ips):
         for group_id in groups:
@@ -228,9 +228,9 @@ class PortsAPI:
                 raise errors.not_found('SecurityGroupNotFound',
                                        'Security group %s does not exist' % group_id)
         if groups and (not port_security or not fixed_ips):
-            raise errors.BadRequest('Port security must be enabled and port must have an '
-                                    'IP address in order to use security groups.',
-                                    kind='PortSecurityAndIPRequiredForSecurityGroups')
+            raise errors.NeutronBadRequest('Port security must be enabled and port must have an '
+                                           'IP address in order to use security groups.',
+                                           kind='PortSecurityAndIPRequiredForSecurityGroups')
 
     # -- binding and status -----------------------------------------------------------
 
@@ -283,7 +283,9 @@ class PortsAPI:
         groups = item.get('security_groups', UNSET)
         if groups is UNSET:
             groups = []
-            if security and not item['device_owner'].startswith(NETWORK_OWNED_PREFIX):
+            # As ML2: the default group only for a secured port with an address.
+            if (security and fixed
+                    and not item['device_owner'].startswith(NETWORK_OWNED_PREFIX)):
                 groups = [self._security_groups.ensure_default(item['project_id'])]
         self._check_groups(caller, item['project_id'], groups, security, fixed)
         port = {'id': port_id, 'name': item['name'], 'network_id': network['id'],
@@ -327,7 +329,7 @@ class PortsAPI:
         merged = dict(port, **changes)
         if 'mac_address' in changes and changes['mac_address'] != port['mac_address']:
             if port['binding:vif_type'] not in ('unbound', 'binding_failed'):
-                raise errors.Conflict(
+                raise errors.NeutronConflict(
                     'Unable to complete operation on port %s, port is already bound, port '
                     'type: %s, old_mac %s, new_mac %s.' % (
                         port['id'], port['binding:vif_type'], port['mac_address'],

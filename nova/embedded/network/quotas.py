@@ -13,7 +13,7 @@ UNLIMITED = -1
 _MAX = 2 ** 31 - 1
 
 
-class QuotaEngine:
+class NetworkQuotaEngine:
     """Counts what a project holds and refuses creations beyond its limits."""
 
     def __init__(self, records):
@@ -35,8 +35,8 @@ class QuotaEngine:
                        if delta > 0 and limits[name] != UNLIMITED
                        and self.usage(project_id, name) + delta > limits[name])
         if overs:
-            raise errors.Conflict('Quota exceeded for resources: %s.' % overs,
-                                  kind='OverQuota')
+            raise errors.NeutronConflict('Quota exceeded for resources: %s.' % overs,
+                                         kind='OverQuota')
 
     def set_limits(self, project_id, limits):
         with self._store.transaction():
@@ -57,7 +57,7 @@ class QuotaEngine:
         return [r['id'] for r in self._store.list(store.QUOTAS)]
 
 
-class QuotasAPI:
+class QuotasResource:
     """/v2.0/quotas: show (own project, or any as administrator), defaults, details, set, reset."""
 
     def __init__(self, engine):
@@ -97,23 +97,23 @@ class QuotasAPI:
         access.enforce('update_quota', req.caller.is_admin)
         body = common.read_json(req)
         if not isinstance(body, dict) or not isinstance(body.get('quota'), dict):
-            raise errors.BadRequest("Unable to find 'quota' in request body")
+            raise errors.NeutronBadRequest("Unable to find 'quota' in request body")
         wanted = dict(body['quota'])
         force = wanted.pop('force', None) is True
         wanted.pop('check_limit', None)
         unknown = sorted(set(wanted) - set(DEFAULTS))
         if unknown:
-            raise errors.BadRequest("Unrecognized attribute(s) '%s'" % ', '.join(unknown))
+            raise errors.NeutronBadRequest("Unrecognized attribute(s) '%s'" % ', '.join(unknown))
         limits = {}
         check = v.int_range(UNLIMITED, _MAX)
         for name, value in wanted.items():
             value = v.to_int(value)
             msg = check(value)
             if msg:
-                raise errors.BadRequest('Invalid input for %s. Reason: %s.' % (name, msg))
+                raise errors.NeutronBadRequest('Invalid input for %s. Reason: %s.' % (name, msg))
             used = self._engine.usage(project_id, name)
             if not force and value != UNLIMITED and used > value:
-                raise errors.BadRequest(
+                raise errors.NeutronBadRequest(
                     'Quota limit %d for %s must be greater than or equal to already '
                     'used %d' % (value, name, used))
             limits[name] = value

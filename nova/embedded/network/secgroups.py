@@ -26,7 +26,7 @@ def _rule_not_found(rule_id):
                             'Security group rule %s does not exist' % rule_id)
 
 
-class SecurityGroupsAPI:
+class SecurityGroupsResource:
     """/v2.0/security-groups and /v2.0/security-group-rules."""
 
     def __init__(self, records, quotas, changes):
@@ -110,8 +110,8 @@ class SecurityGroupsAPI:
 
     def _check_name(self, name):
         if isinstance(name, str) and name.lower() == DEFAULT_NAME:
-            raise errors.Conflict('Default security group already exists.',
-                                  kind='SecurityGroupDefaultAlreadyExists')
+            raise errors.NeutronConflict('Default security group already exists.',
+                                         kind='SecurityGroupDefaultAlreadyExists')
 
     def create_group(self, req):
         items, bulk = attributes.prepare(req.caller, 'security_group',
@@ -140,8 +140,8 @@ class SecurityGroupsAPI:
         with self._store.transaction():
             group = self.visible_group(req.caller, group_id)
             if group.get('_default') and 'name' in changes:
-                raise errors.Conflict('Updating default security group not allowed.',
-                                      kind='SecurityGroupCannotUpdateDefault')
+                raise errors.NeutronConflict('Updating default security group not allowed.',
+                                             kind='SecurityGroupCannotUpdateDefault')
             if 'name' in changes:
                 self._check_name(changes['name'])
             group = self._store.update(store.SECURITY_GROUPS, group_id, **changes)
@@ -152,12 +152,12 @@ class SecurityGroupsAPI:
             group = self.visible_group(req.caller, group_id)
             if any(group_id in (p.get('security_groups') or [])
                    for p in self._store.list(store.PORTS)):
-                raise errors.Conflict('Security Group %s in use.' % group_id,
-                                      kind='SecurityGroupInUse')
+                raise errors.NeutronConflict('Security Group %s in use.' % group_id,
+                                             kind='SecurityGroupInUse')
             if group.get('_default') and not req.caller.is_admin:
-                raise errors.Conflict('Insufficient rights for removing default '
-                                      'security group.',
-                                      kind='SecurityGroupCannotRemoveDefault')
+                raise errors.NeutronConflict('Insufficient rights for removing default '
+                                             'security group.',
+                                             kind='SecurityGroupCannotRemoveDefault')
             for rule in self._store.list(store.RULES):
                 if group_id in (rule['security_group_id'], rule.get('remote_group_id')):
                     self._store.remove(store.RULES, rule['id'])
@@ -203,14 +203,14 @@ class SecurityGroupsAPI:
                     self.visible_group(req.caller, item['remote_group_id'])
                 rule_key = sgrules.key(item)
                 if rule_key in seen:
-                    raise errors.Conflict('Duplicate Security Group Rule in POST.',
-                                          kind='DuplicateSecurityGroupRuleInPost')
+                    raise errors.NeutronConflict('Duplicate Security Group Rule in POST.',
+                                                 kind='DuplicateSecurityGroupRuleInPost')
                 seen.add(rule_key)
                 for existing in self._rules_of(group['id']):
                     if sgrules.key(existing) == rule_key:
-                        raise errors.Conflict('Security group rule already exists. Rule '
-                                              'id is %s.' % existing['id'],
-                                              kind='SecurityGroupRuleExists')
+                        raise errors.NeutronConflict('Security group rule already exists. Rule '
+                                                     'id is %s.' % existing['id'],
+                                                     kind='SecurityGroupRuleExists')
                 item.pop('tenant_id', None)
                 self._quotas.check(item['project_id'], security_group_rule=1)
                 made.append(self._store.put(store.RULES, self._rule_record(

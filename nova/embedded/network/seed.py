@@ -8,7 +8,7 @@ from nova.embedded.network import ipam, store
 LOG = logging.getLogger(__name__)
 
 
-class DefaultNetwork(typing.NamedTuple):
+class DefaultNetworkSpec(typing.NamedTuple):
     """What ``[aio]`` asks for: the network servers attach to without ``--nic``."""
 
     name: str = 'private'

@@ -28,7 +28,7 @@ OTHER_GROUP_RULES = (('egress', 'IPv4', False), ('egress', 'IPv6', False))
 
 def _invalid(message, kind):
     # Neutron's security group errors replace InvalidInput's message whole.
-    return errors.BadRequest(message, kind=kind)
+    return errors.NeutronBadRequest(message, kind=kind)
 
 
 def convert_protocol(value):

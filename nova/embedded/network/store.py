@@ -49,11 +49,11 @@ def now():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
-class StoreError(Exception):
+class NetworkStoreError(Exception):
     """The database file cannot be used (newer schema, not a database)."""
 
 
-class Store:
+class NetworkStore:
     """Every record as a JSON row; reads come from memory, writes go through SQLite.
 
     Records are copy-on-write: ``get``/``list`` hand out the stored dicts,
@@ -80,14 +80,14 @@ class Store:
             self._check_schema()
             self._load()
         except sqlite3.DatabaseError as exc:
-            raise StoreError('%s: %s' % (path, exc)) from None
+            raise NetworkStoreError('%s: %s' % (path, exc)) from None
 
     def _check_schema(self):
         row = self._db.execute('SELECT version FROM schema').fetchone()
         if row is None:
             self._db.execute('INSERT INTO schema (version) VALUES (?)', (SCHEMA_VERSION,))
         elif row[0] > SCHEMA_VERSION:
-            raise StoreError('%s: schema version %d is newer than this code (%d)'
+            raise NetworkStoreError('%s: schema version %d is newer than this code (%d)'
                              % (self.path, row[0], SCHEMA_VERSION))
 
     def _load(self):

@@ -10,7 +10,7 @@ def not_found(subnet_id):
     return errors.not_found('SubnetNotFound', 'Subnet %s could not be found.' % subnet_id)
 
 
-class SubnetsAPI:
+class SubnetsResource:
     """/v2.0/subnets."""
 
     def __init__(self, records, quotas, networks, changes):
@@ -29,9 +29,7 @@ class SubnetsAPI:
         return subnet
 
     def view(self, caller, subnet):
-        network = self._network_of(subnet) or {}
-        return views.public(subnet, 'subnet', caller,
-                            extra={'router:external': bool(network.get('router:external'))})
+        return views.public(subnet, 'subnet', caller)
 
     def list(self, req):
         items = [self.view(req.caller, s) for s in self._store.list(store.SUBNETS)
@@ -48,11 +46,12 @@ class SubnetsAPI:
     def new_record(self, item, network):
         """Check a create body against its network's subnets; the record to store."""
         if item.get('subnetpool_id'):
-            raise errors.NotFound('Subnet pool %s could not be found.' % item['subnetpool_id'],
-                                  kind='SubnetPoolNotFound')
+            raise errors.NeutronNotFound(
+                'Subnet pool %s could not be found.' % item['subnetpool_id'],
+                kind='SubnetPoolNotFound')
         if item.get('cidr') is None:
-            raise errors.BadRequest('Bad subnets request: a subnetpool must be specified '
-                                    'in the absence of a cidr.', kind='BadRequest')
+            raise errors.NeutronBadRequest('Bad subnets request: a subnetpool must be specified '
+                                           'in the absence of a cidr.', kind='BadRequest')
         version = item['ip_version']
         others = [s for s in self._store.list(store.SUBNETS) if s['network_id'] == network['id']]
         ipam.check_cidr(item['cidr'], version, item['enable_dhcp'], others, network['id'])
@@ -72,7 +71,7 @@ class SubnetsAPI:
         if version == 4:
             for name in ('ipv6_ra_mode', 'ipv6_address_mode'):
                 if item.get(name) is not None:
-                    raise errors.InvalidInput('%s is not valid when ip_version is 4' % name)
+                    raise errors.NeutronInvalidInput('%s is not valid when ip_version is 4' % name)
         return {'id': str(uuid.uuid4()), 'name': item['name'], 'network_id': network['id'],
                 'ip_version': version, 'cidr': cidr, 'gateway_ip': gateway,
                 'allocation_pools': pools, 'dns_nameservers': dns, 'host_routes': routes,
@@ -106,9 +105,9 @@ class SubnetsAPI:
             if 'gateway_ip' in changes:
                 ipam.check_gateway(subnet['cidr'], subnet['ip_version'], merged['gateway_ip'])
                 if merged['gateway_ip'] in self._allocated(subnet_id):
-                    raise errors.Conflict('Current gateway ip %s already in use by a port. '
-                                          'Unable to update.' % merged['gateway_ip'],
-                                          kind='GatewayIpInUse')
+                    raise errors.NeutronConflict('Current gateway ip %s already in use by a port. '
+                                                 'Unable to update.' % merged['gateway_ip'],
+                                                 kind='GatewayIpInUse')
             if 'allocation_pools' in changes and not changes['allocation_pools']:
                 merged['allocation_pools'] = changes['allocation_pools'] = \
                     ipam.default_pools(subnet['cidr'], merged['gateway_ip'])
@@ -130,12 +129,12 @@ class SubnetsAPI:
             subnet = self.visible(req.caller, subnet_id)
             access.enforce('delete_subnet', access.owns(req.caller, subnet))
             if subnet_id in store.protected_ids(self._store):
-                raise errors.Conflict(
+                raise errors.NeutronConflict(
                     'Unable to complete operation on subnet %s: it is the all-in-one\'s '
                     'default subnet, served by its data plane.' % subnet_id,
                     kind='SubnetInUse')
             if self._allocated(subnet_id):
-                raise errors.Conflict(
+                raise errors.NeutronConflict(
                     'Unable to complete operation on subnet %s: One or more ports have an '
                     'IP allocation from this subnet.' % subnet_id, kind='SubnetInUse')
             self._store.remove(store.SUBNETS, subnet_id)

@@ -31,7 +31,7 @@ def to_boolean(value):
             return True
         if value.lower() in _FALSE:
             return False
-    raise errors.InvalidInput("'%s' cannot be converted to boolean" % value)
+    raise errors.NeutronInvalidInput("'%s' cannot be converted to boolean" % value)
 
 
 def to_int(value):
@@ -40,7 +40,7 @@ def to_int(value):
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise errors.InvalidInput("'%s' is not an integer" % value) from None
+        raise errors.NeutronInvalidInput("'%s' is not an integer" % value) from None
 
 
 def none_to_empty_list(value):
@@ -64,7 +64,7 @@ def canonical_cidr(value):
     try:
         net = ipaddress.ip_interface(value)
     except (TypeError, ValueError):
-        raise errors.InvalidInput('%s is not in a CIDR format' % value) from None
+        raise errors.NeutronInvalidInput('%s is not in a CIDR format' % value) from None
     return '%s/%d' % (canonical_ip(str(net.ip)), net.network.prefixlen)
 
 
@@ -74,7 +74,7 @@ def canonical_pools(value):
     try:
         return [{k: canonical_ip(v) for k, v in pool.items()} for pool in value]
     except (AttributeError, TypeError):
-        raise errors.InvalidInput('Invalid data format for allocation pools') from None
+        raise errors.NeutronInvalidInput('Invalid data format for allocation pools') from None
 
 
 def sanitized_mac(value):

@@ -16,13 +16,13 @@ class NetworkServer:
 
     def __init__(self, data_dir, seed_default=True, notifier=None, settings=None):
         self.data_dir = data_dir
-        self.app = app.make_app(data_dir, settings or networks.Settings(), notifier)
+        self.app = app.make_app(data_dir, settings or networks.NetworkSettings(), notifier)
         if seed_default:
-            self.network, self.subnet = seed.ensure(self.app, seed.DefaultNetwork())
+            self.network, self.subnet = seed.ensure(self.app, seed.DefaultNetworkSpec())
         conf = nova_conf.new_config()
         conf.set_override('auth_strategy', 'noauth2', group='api')
         self.server, self.thread, self.url = wsgi_server.serve_in_thread(
-            auth.protect(self.app, conf, PUBLIC_PATHS))
+            auth.protect(self.app, conf, PUBLIC_PATHS), poll_interval=0.05)
         self.url = self.url.rstrip('/')
 
     def stop(self):
@@ -32,7 +32,7 @@ class NetworkServer:
         self.app.close()
 
 
-class Api:
+class NetworkApi:
     """Raw HTTP calls as one user of one project (noauth2: ``admin`` is an administrator)."""
 
     def __init__(self, url, project='p1', user=None):
