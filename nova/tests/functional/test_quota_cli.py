@@ -49,6 +49,8 @@ def test_quota_show_set_and_limits(cloud):
     shown = _quota(cloud, 'nova-aio')
     assert shown['instances']['Limit'] == 10 and shown['server-groups']['Limit'] == 10
     assert shown['volumes']['Limit'] == -1  # the embedded volume endpoint has no quotas
+    # The embedded network endpoint is in the catalog: Neutron's defaults.
+    assert shown['networks']['Limit'] == 100 and shown['ports']['Limit'] == 500
     # Only an administrator may set quotas.
     proc = osc(cloud, 'nova-aio', 'quota', 'set', '--instances', '1', 'notused', check=False)
     assert proc.returncode != 0 and 'os-quota-sets:update' in proc.stderr
