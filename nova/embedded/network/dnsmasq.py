@@ -95,7 +95,8 @@ class DnsmasqServer:
     def pid(self):
         """The pid of our dnsmasq if it runs (its command line names our pid file)."""
         pid = netns.read_pid(self.pid_path)
-        if pid and netns.pid_alive(pid) and '--pid-file=%s' % self.pid_path in netns.cmdline(pid):
+        if pid and netns.pid_running(pid) and \
+                '--pid-file=%s' % self.pid_path in netns.cmdline(pid):
             return pid
         return None
 
@@ -149,9 +150,9 @@ class DnsmasqServer:
             return
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + STOP_TIMEOUT
-        while netns.pid_alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        if netns.pid_alive(pid):
+        while netns.pid_running(pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if netns.pid_running(pid):
             os.kill(pid, signal.SIGKILL)
         files.unlink(self.pid_path)
 

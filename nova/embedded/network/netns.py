@@ -120,14 +120,14 @@ def has_capability(bit):
     return bool(capabilities() & (1 << bit))
 
 
-def pid_alive(pid):
+def pid_running(pid):
+    """Alive and not a zombie (a daemon's exit is reaped by init, maybe late)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open('/proc/%d/stat' % pid) as handle:
+            state = handle.read().rsplit(')', 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    except PermissionError:
-        return True
-    return True
+    return state not in ('Z', 'X')
 
 
 def read_pid(path):
