@@ -146,6 +146,10 @@ class DataPlane:
             self._watcher.start()
             self._worker = threading.Thread(target=self._run, name='net-plane', daemon=True)
             self._worker.start()
+        except OSError as exc:
+            # Its files (under /run or the state path) could not be written.
+            self._teardown()
+            raise PlaneError('the data plane could not write its files: %s' % exc) from None
         except BaseException:
             self._teardown()
             raise

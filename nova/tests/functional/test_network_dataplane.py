@@ -268,15 +268,26 @@ def test_restart_reconciles_and_keeps_the_guest(network, spaces, tmp_path):
         third.stop()
 
 
-def test_port_removed_gives_its_address_back(network, spaces, tmp_path):
+def test_port_down_then_removed_gives_its_address_back(network, spaces, tmp_path):
     plane_ns, guest_ns = spaces.add('plane'), spaces.add('guest')
     plane = start(network, make_plane(network, plane_ns, tmp_path))
+    ns = netns.NetworkNamespace(plane_ns)
     try:
         port = bound_port(network)
         guest = ng.Guest(plane_ns, guest_ns, binding.devname(port['id']),
                          port['mac_address'], str(tmp_path)).plug()
         assert wait_status(network, port['id'], 'ACTIVE', plane)
         guest.dhcp()
+        # admin_state_up false: the tap comes off the bridge and the port goes DOWN.
+        call(network, 'PUT', '/v2.0/ports/' + port['id'],
+             {'port': {'admin_state_up': False}}, 'p1')
+        assert wait_status(network, port['id'], 'DOWN', plane)
+        assert 'master' not in ns.ip_json('link', 'show', 'dev', guest.tap)[0]
+        assert not guest.ping('10.78.0.1')
+        call(network, 'PUT', '/v2.0/ports/' + port['id'],
+             {'port': {'admin_state_up': True}}, 'p1')
+        assert wait_status(network, port['id'], 'ACTIVE', plane)
+        assert guest.ping('10.78.0.1')
         call(network, 'DELETE', '/v2.0/ports/' + port['id'], project='p1')
         plane.sync()
         assert port['mac_address'] not in open(plane._dhcp.leases_path).read()
@@ -323,6 +334,17 @@ def test_start_errors_are_one_line_and_leave_nothing(network, spaces, tmp_path, 
     assert netns.NetworkNamespace(plane_ns).ip_json('link', 'show') == before
     state = plane_state(plane_ns, run_dir=plane.config.run_dir)
     assert not state['tables'] and not state['dnsmasq'] and not state['run_dir']
+
+
+def test_failure_after_the_bridge_was_made_undoes_it(network, spaces, tmp_path):
+    plane_ns = spaces.add('plane')
+    blocker = tmp_path / 'not-a-directory'
+    blocker.write_text('')
+    plane = make_plane(network, plane_ns, tmp_path, run_dir=str(blocker / 'run'))
+    with pytest.raises(netns.PlaneError) as exc:
+        plane.start()
+    assert str(exc.value).startswith('the data plane could not write its files:')
+    assert plane_state(plane_ns) == NOTHING
 
 
 def test_missing_namespace_and_missing_privileges(network, tmp_path):

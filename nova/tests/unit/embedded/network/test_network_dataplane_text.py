@@ -1,6 +1,8 @@
-"""What the data plane hands dnsmasq and nftables, as text (no namespace needed)."""
+"""What the data plane hands dnsmasq and nftables, as text, and its checks (no namespace)."""
 
-from nova.embedded.network import binding, dnsmasq, firewall
+import pytest
+
+from nova.embedded.network import binding, checks, dnsmasq, firewall, netns
 
 SUBNET = {'cidr': '10.78.0.0/24', 'gateway_ip': '10.78.0.1', 'dns_nameservers': ['10.9.9.9'],
           'host_routes': [{'destination': '10.50.0.0/16', 'nexthop': '10.78.0.254'}]}
@@ -69,3 +71,15 @@ def test_ruleset_per_port_chains():
 def test_tap_names_and_host_side_mac():
     assert binding.devname('6f70b4c2-1234-5678-9abc-def012345678') == 'tap6f70b4c2-12'
     assert binding.host_side_mac('fa:16:3e:01:02:03') == 'fe:16:3e:01:02:03'
+
+
+def test_missing_tools_are_named_with_their_packages(monkeypatch):
+    # No way to uninstall nft for a test: pretend it and dhcp_release are gone.
+    real = checks.find_tool
+    monkeypatch.setattr(checks, 'find_tool',
+                        lambda name: None if name in ('nft', 'dhcp_release') else real(name))
+    with pytest.raises(netns.PlaneError) as exc:
+        checks.require_tools()
+    assert str(exc.value) == (
+        'the embedded network data plane needs dhcp_release, nft (install dnsmasq-utils, '
+        'nftables; tools/install.sh does), or set [aio] network_dataplane = false')
