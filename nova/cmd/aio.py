@@ -221,17 +221,6 @@ def _compute_services(conf, db):
     return services
 
 
-def _point_network_client(conf, url):
-    """Send the compute service's Neutron client ([neutron]) to the embedded endpoint."""
-    try:
-        conf['neutron']
-    except Exception:
-        # No Neutron client registered its options: nothing to point.
-        service_client.use_embedded(conf, 'neutron', url)
-        return
-    _point_client(conf, 'neutron', url)
-
-
 def _service_session(conf):
     """A keystoneauth session as the service user of [keystone_authtoken]."""
     from keystoneauth1 import loading as ks_loading
@@ -359,7 +348,7 @@ class AllInOne:
             conf.aio.listen, conf.aio.network_port, **wsgi_server.options(conf))
         self.servers.append(server)
         self.urls['network'] = url.rstrip('/')
-        _point_network_client(conf, self.urls['network'])
+        _point_client(conf, 'neutron', self.urls['network'])
 
     def _start_plane(self, conf, data_dir, network, subnet):
         from nova.embedded.network import dataplane, netns

@@ -66,6 +66,7 @@ class EmbeddedNetworkAPI:
              {'GET': self.subnets.show, 'PUT': self.subnets.update,
               'DELETE': self.subnets.delete}),
             ('/subnetpools', {'GET': discovery.list_subnetpools}),
+            ('/floatingips', {'GET': discovery.list_floatingips}),
             ('/subnetpools/' + _ID % 'pool_id', {'GET': discovery.show_subnetpool}),
             ('/ports', {'GET': self.ports.list, 'POST': self.ports.create}),
             ('/ports/' + _ID % 'port_id',
@@ -123,7 +124,7 @@ class EmbeddedNetworkAPI:
             raise errors.NeutronBadRequest('Request body is not supported in DELETE.')
         return handler(req, **kwargs)
 
-    @webob.dec.wsgify(RequestClass=common.NetworkRequest)
+    @webob.dec.wsgify(RequestClass=common.NeutronRequest)
     def __call__(self, req):
         # The request id middleware's, when it runs in front (all-in-one).
         request_id = req.environ.get('openstack.request_id') or 'req-' + str(uuid.uuid4())

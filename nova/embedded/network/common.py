@@ -20,7 +20,7 @@ class NetworkCaller(typing.NamedTuple):
     is_admin: bool
 
 
-class NetworkRequest(webob.Request):
+class NeutronRequest(webob.Request):
     """A request with its caller attached by the dispatcher."""
 
     caller = None

@@ -113,3 +113,9 @@ def list_subnetpools(req):
 
 def show_subnetpool(req, pool_id):
     raise errors.not_found('SubnetPoolNotFound', 'Subnet pool %s could not be found.' % pool_id)
+
+
+def list_floatingips(req):
+    """GET /v2.0/floatingips: there are none (no routers here; the host reaches the
+    guests at their fixed IPs). Served, empty, for clients that look them up."""
+    return json_response({'floatingips': []})

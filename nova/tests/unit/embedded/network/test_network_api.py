@@ -308,9 +308,12 @@ def test_default_subnet_cannot_be_deleted(admin, server):
     fault(admin.delete('/subnets/' + server.subnet['id']), 409, 'SubnetInUse')
 
 
-def test_subnetpools_are_an_empty_collection(p1):
+def test_subnetpools_and_floatingips_are_empty_collections(p1):
     assert p1.get('/subnetpools').json() == {'subnetpools': []}
     fault(p1.get('/subnetpools/x'), 404, 'SubnetPoolNotFound')
+    # Nova looks a port's floating IPs up; there are none, and none can be made.
+    assert p1.get('/floatingips', params={'port_id': 'x'}).json() == {'floatingips': []}
+    fault(p1.post('/floatingips', {'floatingip': {}}), 405)
 
 
 # -- quotas -----------------------------------------------------------------------
