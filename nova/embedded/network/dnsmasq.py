@@ -160,7 +160,9 @@ class DnsmasqServer:
         for path in (self.hosts_path, self.opts_path, self.pid_path,
                      self.hosts_path + '.tmp', self.opts_path + '.tmp'):
             files.unlink(path)
-        try:
-            os.rmdir(self.run_dir)
-        except OSError:
-            pass
+        # Its directory, and the parent all planes share once the last one is gone.
+        for directory in (self.run_dir, os.path.dirname(self.run_dir)):
+            try:
+                os.rmdir(directory)
+            except OSError:
+                break

@@ -171,6 +171,8 @@ def test_guest_lease_host_metadata_and_security_groups(network, spaces, tmp_path
     finally:
         plane.stop()
     assert plane_state(plane_ns, run_dir=plane.config.run_dir) == NOTHING
+    assert not os.path.exists(os.path.dirname(plane.config.run_dir)) or \
+        os.listdir(os.path.dirname(plane.config.run_dir))
     # The guest's tap is not the plane's to remove.
     assert guest.ifindex()
 
