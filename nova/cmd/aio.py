@@ -366,6 +366,8 @@ class AllInOne:
             raise common.StartupError(str(exc)) from None
         self.plane = plane
         self.network.ports.plane_managed = True
+        # Only its network has a bridge: ports elsewhere fail to bind, at once.
+        self.network.binder.networks = frozenset([network['id']])
         self.network.changes.subscribe(plane.refresh)
 
     def _send_port_events(self, events):

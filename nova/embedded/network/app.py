@@ -46,9 +46,10 @@ class EmbeddedNetworkAPI:
                                              self.settings)
         self.subnets = subnets.SubnetsResource(self.store, self.quota_engine, self.networks,
                                           self.changes)
+        self.binder = binding.PortBinder(bridge_name)
         self.ports = ports.PortsResource(self.store, self.quota_engine, self.networks,
-                                    self.security_groups, binding.PortBinder(bridge_name),
-                                    self.changes, notifier, self.settings)
+                                         self.security_groups, self.binder, self.changes,
+                                         notifier, self.settings)
         self._routes = self._route_table()
 
     def _route_table(self):

@@ -42,16 +42,24 @@ class PortBinding(typing.NamedTuple):
 
 
 class PortBinder:
-    """Binds ports to any host of the all-in-one (they all share its bridge)."""
+    """Binds ports to any host of the all-in-one (they all share its bridge).
+
+    ``networks``: the ids of the networks a data plane serves; a port on any
+    other network fails to bind (nothing would ever connect its tap). None:
+    no data plane, every network binds.
+    """
 
     def __init__(self, bridge_name):
         self._bridge = bridge_name
+        self.networks = None
 
     def bind(self, port):
         host = port.get('binding:host_id')
         if not host:
             return PortBinding(UNBOUND, {})
         if port.get('binding:vnic_type', 'normal') not in SUPPORTED_VNIC_TYPES:
+            return PortBinding(BINDING_FAILED, {})
+        if self.networks is not None and port['network_id'] not in self.networks:
             return PortBinding(BINDING_FAILED, {})
         return PortBinding(VIF_TYPE, {'port_filter': True, 'connectivity': 'l2',
                                   'bridge_name': self._bridge,

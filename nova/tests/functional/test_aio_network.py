@@ -49,6 +49,17 @@ def test_aio_runs_its_plane_in_the_namespace(tmp_path, spaces, caplog):
         assert status == 201, body
         port = body['port']
         assert port['binding:vif_type'] == 'tap' and port['status'] == 'DOWN'
+        # A network of its own has no bridge: its ports fail to bind.
+        status, _h, body = running.request('POST', '/v2.0/networks', {'network': {
+            'name': 'mine'}}, url=running.network_url, token='admin:admin')
+        mine = body['network']['id']
+        running.request('POST', '/v2.0/subnets', {'subnet': {
+            'network_id': mine, 'ip_version': 4, 'cidr': '10.7.0.0/24'}},
+            url=running.network_url, token='admin:admin')
+        status, _h, body = running.request('POST', '/v2.0/ports', {'port': {
+            'network_id': mine, 'binding:host_id': 'testhost'}}, url=running.network_url,
+            token='admin:admin')
+        assert body['port']['binding:vif_type'] == 'binding_failed'
         caplog.set_level(logging.INFO, logger='nova.compute')
         guest = ng.Guest(plane_ns, guest_ns, binding.devname(port['id']),
                          port['mac_address'], str(tmp_path)).plug()

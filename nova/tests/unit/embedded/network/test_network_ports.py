@@ -99,6 +99,22 @@ def test_binding_by_the_administrator(server, p1, admin, recorder):
     assert recorder.events[-1]['name'] == 'network-vif-deleted'
 
 
+def test_networks_without_a_data_plane_fail_to_bind(server, admin):
+    other = admin.create('networks', 'network', name='other')
+    admin.create('subnets', 'subnet', network_id=other['id'], ip_version=4,
+                 cidr='10.7.0.0/24')
+    server.app.binder.networks = frozenset([server.network['id']])
+    try:
+        elsewhere = admin.create('ports', 'port', network_id=other['id'],
+                                 **{'binding:host_id': 'h'})
+        assert elsewhere['binding:vif_type'] == 'binding_failed'
+        served = admin.create('ports', 'port', network_id=server.network['id'],
+                              **{'binding:host_id': 'h'})
+        assert served['binding:vif_type'] == 'tap'
+    finally:
+        server.app.binder.networks = None
+
+
 def test_unsupported_vnic_type_fails_to_bind(server, admin):
     port = admin.create('ports', 'port', network_id=server.network['id'],
                         **{'binding:host_id': 'h', 'binding:vnic_type': 'direct'})
