@@ -60,16 +60,17 @@ api_opts = [
 default_opts = [
     cfg.ListOpt('enabled_apis', default=['osapi_compute', 'metadata'],
                 item_type=cfg.types.String(choices=['osapi_compute', 'metadata']),
-                help='What nova-api (and nova-aio) serve: osapi_compute, the '
-                     'compute API, on api_listen:api_listen_port ([aio] '
-                     'compute_port); metadata, the metadata API, on '
-                     'metadata_listen:metadata_listen_port ([aio] metadata_port).'),
+                help='What nova-api serves: osapi_compute, the compute API, on '
+                     'api_listen:api_listen_port; metadata, the metadata API, on '
+                     'metadata_listen:metadata_listen_port. nova-aio always serves '
+                     'the compute API, and the metadata API when this names it.'),
     cfg.HostAddressOpt('metadata_listen', default='0.0.0.0',
-                       help='Address nova-api-metadata (and nova-api\'s metadata '
-                            'API) listens on.'),
+                       help='Address the metadata API listens on (nova-api-metadata, '
+                            'nova-api, nova-aio; the all-in-one\'s default is '
+                            '127.0.0.1).'),
     cfg.PortOpt('metadata_listen_port', default=8775,
-                help='Port nova-api-metadata (and nova-api\'s metadata API) '
-                     'listens on.'),
+                help='Port the metadata API listens on (nova-api-metadata, nova-api, '
+                     'nova-aio).'),
     cfg.IntOpt('metadata_workers', min=1,
                help='Processes nova-api-metadata serves with; unset: one per CPU. '
                     'Each keeps its own cache.'),
