@@ -106,7 +106,8 @@ def _start_aio(tmp):
     ports = {name: _free_port() for name in ('compute', 'image', 'volume', 'network')}
     conf = os.path.join(tmp, 'aio.conf')
     with open(conf, 'w') as handle:
-        handle.write('[DEFAULT]\nstate_path = %s\nram_allocation_ratio = 100\n'
+        handle.write('[DEFAULT]\nstate_path = %s\nmetadata_listen_port = 0\n'
+                     'ram_allocation_ratio = 100\n'
                      'cpu_allocation_ratio = 100\ndisk_allocation_ratio = 100\n'
                      '[libvirt]\nconnection_uri = test:///default\n[vnc]\nnovncproxy_port = 0\n'
                      '[serial_console]\nserialproxy_port = 0\n'

@@ -108,3 +108,29 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
                  'shelve-offload')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, host, mgr,
                            mgr.endpoints, periodic=periodic)
+
+
+def metadata_app(conf, db):
+    """The metadata API: requesters checked as [neutron] says, content cached as [api] says.
+
+    With a Networking service it also asks Neutron for the port behind an
+    X-Metadata-Provider and for a server's security groups.
+    """
+    from nova.api.metadata import handler, requester
+    from nova.metadata import options, source
+    from nova.network import neutron
+    providers = groups = None
+    if neutron.configured(conf):
+        from nova.api.metadata import neutron_lookups
+        from nova.network import client as neutron_client
+        client = neutron_client.NeutronClient(conf)
+        providers = neutron_lookups.ProviderPorts(client)
+        groups = neutron_lookups.SecurityGroupNames(client)
+    requesters = requester.RequesterCheck(conf.neutron.service_metadata_proxy,
+                                          conf.neutron.metadata_proxy_shared_secret,
+                                          use_forwarded_for=conf.api.use_forwarded_for,
+                                          provider_resolver=providers)
+    content = source.MetadataSource(db, options.ContentOptions.from_conf(conf),
+                                    source.ExpiringCache(conf.api.metadata_cache_expiration),
+                                    security_groups=groups)
+    return handler.build_app(requesters, content)

@@ -260,7 +260,7 @@ class WSGIServer(simple_server.WSGIServer):
     request_queue_size = 128
 
     def __init__(self, address, handler_class, pool_size=100, keep_alive=True,
-                 client_socket_timeout=900):
+                 client_socket_timeout=900, sock=None):
         self.pool_size = pool_size
         self.keep_alive = keep_alive
         self.client_socket_timeout = client_socket_timeout
@@ -270,7 +270,16 @@ class WSGIServer(simple_server.WSGIServer):
         self._threads = set()
         self._idle = set()
         self._serving = False
-        super().__init__(address, handler_class)
+        if sock is None:
+            super().__init__(address, handler_class)
+            return
+        # A socket listening already (a worker process serving its parent's).
+        super().__init__(address, handler_class, bind_and_activate=False)
+        self.socket.close()
+        self.socket = sock
+        self.server_address = sock.getsockname()
+        self.server_name, self.server_port = self.server_address[:2]
+        self.setup_environ()
 
     def serve_forever(self, poll_interval=0.5):
         self._serving = True
@@ -368,7 +377,9 @@ def options(conf):
 def make_server(app, host='127.0.0.1', port=0, **kwargs):
     """Bind a WSGIServer for ``app``; port 0 picks a free port.
 
-    ``kwargs`` are WSGIServer's: pool_size, keep_alive, client_socket_timeout.
+    ``kwargs`` are WSGIServer's: pool_size, keep_alive, client_socket_timeout,
+    and ``sock``, a socket listening already (``host`` and ``port`` then only
+    name it).
     """
     server_class = WSGIServerV6 if ':' in host else WSGIServer
     try:

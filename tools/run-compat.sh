@@ -174,6 +174,7 @@ instance_name_template = compat-%08x
 cpu_allocation_ratio = 16.0
 api_listen = 127.0.0.1
 api_listen_port = 8774
+metadata_listen = 127.0.0.1
 report_interval = 2
 
 [database]

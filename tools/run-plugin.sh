@@ -87,6 +87,7 @@ start_aio() {
   cat > "$state.conf" <<EOF
 [DEFAULT]
 state_path = $state
+metadata_listen_port = 0
 [aio]
 compute_port = 0
 image_port = 0

@@ -1,4 +1,4 @@
-"""nova-aio: the whole cloud in one process (API, conductor, compute, image/volume/network)."""
+"""nova-aio: the whole cloud in one process (API, metadata, conductor, compute, endpoints)."""
 
 import http.client
 import json
@@ -43,6 +43,8 @@ def set_aio_defaults(conf):
     # executor_thread_pool_size of them (64), for the conductor and compute
     # servers alike: 128 threads that one process never keeps busy at once.
     conf.set_default('executor_thread_pool_size', AIO_EXECUTOR_THREADS)
+    # The metadata API beside the other endpoints, on loopback ([aio] listen's default).
+    conf.set_default('metadata_listen', '127.0.0.1')
 
 
 def _keystone_mode(conf):
@@ -290,6 +292,13 @@ class AllInOne:
         from nova.console import service as console_service
         for server in console_service.start_enabled(conf, db):
             self.servers.append(server)
+        if 'metadata' in conf.enabled_apis:
+            # Before the compute API, which stop() finds last in self.servers.
+            server, _t, url = wsgi_server.serve_in_thread(
+                wiring.metadata_app(conf, db), conf.metadata_listen, conf.metadata_listen_port,
+                **wsgi_server.options(conf))
+            self.servers.append(server)
+            self.urls['metadata'] = url
         app = wiring.api_app(conf, db)
         noauth = conf.api.auth_strategy == 'noauth2'
         endpoints = []
@@ -436,11 +445,12 @@ def main(argv=None):
     def ready():
         LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
                  aio.urls['compute'], aio.urls['image'], clouds)
+        metadata = ('  metadata: %s\n' % aio.urls['metadata']) if 'metadata' in aio.urls else ''
         print('nova-aio ready\n  compute: %s\n  image:   %s\n  volume:  %s/v3\n'
-              '  network: %s%s\n'
+              '  network: %s%s\n%s'
               '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
               % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'],
-                 aio.urls['network'], _plane_line(aio), clouds,
+                 aio.urls['network'], _plane_line(aio), metadata, clouds,
                  # The password never goes into clouds.yaml.
                  ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
     common.wait_for_signal(aio.stop, ready=ready)

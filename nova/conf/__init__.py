@@ -29,6 +29,7 @@ _MODULES = (
     'resize_shelve',
     'upgrade_levels',
     'key_manager',
+    'metadata',
 )
 
 

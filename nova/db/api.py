@@ -6,6 +6,7 @@ from nova.db import (
     claims,
     console_tokens,
     flavors,
+    guest_metadata,
     host_scope,
     instance_actions,
     instances,
@@ -30,7 +31,8 @@ class Database(instances.InstancesDB, block_devices.BlockDevicesDB, flavors.Flav
                services.ServicesDB, claims.ClaimsDB, aggregates.AggregatesDB,
                keypairs.KeyPairsDB, quotas.QuotasDB, server_groups.ServerGroupsDB,
                usage.UsageDB, console_tokens.ConsoleTokensDB, migrations_db.MigrationsDB,
-               instance_actions.InstanceActionsDB, host_scope.HostScopeDB):
+               instance_actions.InstanceActionsDB, host_scope.HostScopeDB,
+               guest_metadata.GuestMetadataDB):
     """A handle on one database; every method is a single short transaction.
 
     Each base is one table group: a store.DBStore subclass and nothing else,

@@ -1,19 +1,15 @@
-"""Config drive: the OpenStack metadata tree, written as an ISO 9660 or vfat image."""
+"""Config drive: the metadata tree (from nova.metadata) written as an ISO 9660 or vfat image."""
 
-import base64
-import binascii
-import json
 import os
 import shutil
 import subprocess
 import tempfile
 
 from nova import exception
+from nova.metadata import content, vendordata
+from nova.metadata import options as content_options
 
 LABEL = 'config-2'
-# Metadata versions written besides 'latest'; cloud-init takes the newest
-# it knows, so one dated copy keeps older readers working.
-VERSIONS = ('2018-08-27', 'latest')
 FORMATS = ('iso9660', 'vfat')
 # upstream's vfat config drive size
 VFAT_SIZE = 64 * 1024 * 1024
@@ -31,88 +27,22 @@ def required_by(instance, force=False):
     return bool(value) or force
 
 
-def decode_user_data(user_data):
-    """Base64 text (as the API stores it) -> bytes; None stays None."""
-    if user_data is None or user_data == '':
-        return None
+def metadata_files(instance, injected_files=(), admin_pass=None, network_info=None,
+                   conf=None):
+    """{relative path: bytes} of everything on the drive.
+
+    The content is the metadata API's (nova/metadata/content.py); ``conf``
+    supplies what configuration adds to it (the hostname's domain, vendor
+    data); without it the drive carries the instance record alone.
+    ``network_info`` defaults to the instance's network info cache.
+    """
+    options = content_options.ContentOptions.from_conf(conf) if conf is not None else None
     try:
-        return base64.b64decode(user_data, validate=True)
-    except (binascii.Error, ValueError):
-        raise exception.Invalid(reason='instance user_data is not valid '
-                                       'base64')
-
-
-def meta_data(instance, admin_pass=None, files=()):
-    """The meta_data.json document (upstream's keys we can fill)."""
-    data = {
-        'uuid': instance.uuid,
-        'name': getattr(instance, 'display_name', None) or instance.name,
-        'hostname': getattr(instance, 'hostname', None),
-        'launch_index': getattr(instance, 'launch_index', 0) or 0,
-        'availability_zone': getattr(instance, 'availability_zone', None),
-        'project_id': getattr(instance, 'project_id', None),
-        'meta': dict(getattr(instance, 'metadata', None) or {}),
-        'public_keys': {},
-        'keys': [],
-        'devices': [],
-    }
-    key = _key_pair(instance)
-    if key:
-        # Upstream's shape: public_keys {name: key}; keys [{name, type, data}].
-        data['public_keys'] = {key['name']: key['public_key']}
-        data['keys'] = [{'name': key['name'], 'type': key.get('type', 'ssh'),
-                         'data': key['public_key']}]
-    if admin_pass:
-        data['admin_pass'] = admin_pass
-    if files:
-        data['files'] = [{'path': path, 'content_path': content_path}
-                         for path, content_path in files]
-    return data
-
-
-def _key_pair(instance):
-    raw = getattr(instance, 'key_data', None) if _is_set(instance, 'key_data') else None
-    if not raw:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        # A bare public key (as upstream stores key_data) under the key name.
-        return {'name': getattr(instance, 'key_name', None) or 'key', 'type': 'ssh',
-                'public_key': raw}
-
-
-def _is_set(instance, name):
-    check = getattr(instance, 'obj_attr_is_set', None)
-    return check(name) if check is not None else hasattr(instance, name)
-
-
-def metadata_files(instance, injected_files=(), admin_pass=None,
-                   network_data=None):
-    """{relative path: bytes} of everything on the drive (pure)."""
-    out = {}
-    content = []
-    for index, (path, contents) in enumerate(injected_files or ()):
-        content_path = '/content/%04d' % index
-        content.append((path, content_path))
-        if isinstance(contents, str):
-            contents = contents.encode('utf-8')
-        out['openstack' + content_path] = contents
-    meta = json.dumps(meta_data(instance, admin_pass, content),
-                      sort_keys=True).encode()
-    network = json.dumps(network_data or {'links': [], 'networks': [],
-                                          'services': []},
-                         sort_keys=True).encode()
-    user_data = decode_user_data(getattr(instance, 'user_data', None))
-    for version in VERSIONS:
-        base = 'openstack/%s/' % version
-        out[base + 'meta_data.json'] = meta
-        out[base + 'network_data.json'] = network
-        out[base + 'vendor_data.json'] = b'{}'
-        out[base + 'vendor_data2.json'] = b'{}'
-        if user_data is not None:
-            out[base + 'user_data'] = user_data
-    return out
+        return content.InstanceContent(instance, options, network_info=network_info,
+                                       admin_pass=admin_pass,
+                                       injected_files=injected_files).drive_files()
+    except vendordata.VendorDataUnavailable as exc:
+        raise exception.InstanceDeployFailure(reason='config drive: %s' % exc) from exc
 
 
 def _write_tree(files, root):

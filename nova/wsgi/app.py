@@ -43,6 +43,8 @@ def _build(name, conf):
     if name == 'osapi_compute':
         common.require_broker(conf)
         return wiring.api_app(conf, wiring.database(conf))
+    if name == 'metadata':
+        return wiring.metadata_app(conf, wiring.database(conf))
     if name == 'image':
         from nova.embedded.image import app as image_app
         images = image_app.make_app(os.path.join(conf.state_path, 'images'))
@@ -106,7 +108,7 @@ def _load_failed_status():
 
 
 def init_application(name):
-    """The WSGI application ``name`` (osapi_compute, image, volume or identity).
+    """The WSGI application ``name`` (osapi_compute, metadata, image, volume or identity).
 
     A misconfiguration is logged as the same one line the console scripts
     print, written to standard error, and the process exits with the status

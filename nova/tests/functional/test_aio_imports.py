@@ -73,7 +73,7 @@ def _run_aio(tmp_path, extra='', exercise=True):
     ports = [_free_port() for _ in range(3)]
     conf = tmp_path / 'nova.conf'
     conf.write_text(
-        '[DEFAULT]\nstate_path = %s\n[libvirt]\nconnection_uri = test:///default\n'
+        '[DEFAULT]\nstate_path = %s\nmetadata_listen_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
         '[vnc]\nnovncproxy_port = 0\n[serial_console]\nserialproxy_port = 0\n'
         '[aio]\ncompute_port = %d\nimage_port = %d\nvolume_port = %d\n%s'
         % (tmp_path, ports[0], ports[1], ports[2], extra))

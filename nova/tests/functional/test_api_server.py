@@ -28,7 +28,8 @@ def write_conf(tmp_path, port, extra=''):
     conf = tmp_path / 'nova.conf'
     conf.write_text(
         '[DEFAULT]\nstate_path = %s\ntransport_url = fake:/\napi_listen = 127.0.0.1\n'
-        'api_listen_port = %d\nlog_file = %s\ngraceful_shutdown_timeout = 30\n'
+        'api_listen_port = %d\nmetadata_listen = 127.0.0.1\nmetadata_listen_port = 0\n'
+        'log_file = %s\ngraceful_shutdown_timeout = 30\n'
         '[database]\nconnection = sqlite:///%s/nova.sqlite\n'
         '[api]\nauth_strategy = noauth2\n'
         '[cors]\nallowed_origin = %s\n%s'

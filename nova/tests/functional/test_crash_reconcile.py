@@ -44,7 +44,8 @@ class Process:
         self.prefix = 'crash-%s-' % uuidlib.uuid4().hex[:8]
         self.conf = tmp / 'nova.conf'
         self.conf.write_text(
-            '[DEFAULT]\nstate_path = %s\nhost = %s\ninstance_name_template = %s%%08x\n'
+            '[DEFAULT]\nstate_path = %s\nhost = %s\nmetadata_listen_port = 0\n'
+            'instance_name_template = %s%%08x\n'
             'sync_power_state_interval = -1\nreconcile_interval = 0\n'
             'ram_allocation_ratio = 100.0\ncpu_allocation_ratio = 100.0\n'
             'shutdown_timeout = 0\n[quota]\ninstances = -1\ncores = -1\nram = -1\n'

@@ -55,6 +55,7 @@ def _write_conf(path, rabbit_url, db_url, image_url, api_port, state, exchange, 
         'state_path = %s\n'
         'api_listen = 127.0.0.1\n'
         'api_listen_port = %d\n'
+        'metadata_listen = 127.0.0.1\nmetadata_listen_port = 0\n'
         'report_interval = 1\n'
         '%s'
         '[api]\nauth_strategy = noauth2\n'

@@ -22,6 +22,7 @@ def _write_conf(path, rabbit_url, db_url, api_port, state):
         '[DEFAULT]\ntransport_url = %s\ncontrol_exchange = nova-test-%s\n'
         'host = mpk-compute\nstate_path = %s\napi_listen = 127.0.0.1\n'
         'api_listen_port = %d\nreport_interval = 1\n'
+        'metadata_listen = 127.0.0.1\nmetadata_listen_port = 0\n'
         '[database]\nconnection = %s\n'
         '[api]\nauth_strategy = keystone\n'
         '[keystone_authtoken]\n%s'

@@ -88,7 +88,8 @@ def _try_create(api, image_id, name, global_id):
 def test_request_id_reaches_compute_log_lines_all_in_one(tmp_path):
     log = tmp_path / 'nova.log'
     conf = tmp_path / 'nova.conf'
-    conf.write_text('[DEFAULT]\nstate_path = %s\nlog_file = %s\n[aio]\ncompute_port = 0\n'
+    conf.write_text('[DEFAULT]\nstate_path = %s\nlog_file = %s\nmetadata_listen_port = 0\n'
+                    '[aio]\ncompute_port = 0\n'
                     'image_port = 0\nvolume_port = 0\n[vnc]\nnovncproxy_port = 0\n'
                     '[serial_console]\nserialproxy_port = 0\n[libvirt]\n'
                     'connection_uri = test:///default\n' % (tmp_path / 'state', log))

@@ -26,7 +26,7 @@ def _wait_for(predicate, timeout=60):
 
 def _base_conf(tmp_path, service):
     log = tmp_path / 'nova.log'
-    text = ('[DEFAULT]\nstate_path = %s\nlog_file = %s\n'
+    text = ('[DEFAULT]\nstate_path = %s\nlog_file = %s\nmetadata_listen_port = 0\n'
             '[libvirt]\nconnection_uri = test:///default\n' % (tmp_path / 'state', log))
     if service == 'aio':
         return text + ('[aio]\ncompute_port = 0\nimage_port = 0\nvolume_port = 0\n'

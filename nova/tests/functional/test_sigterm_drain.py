@@ -70,7 +70,8 @@ def test_sigterm_lets_a_build_in_flight_finish(tmp_path):
         state = tmp_path / 'state'
         conf = tmp_path / 'nova.conf'
         conf.write_text(
-            '[DEFAULT]\nstate_path = %s\nlog_file = %s\ninstance_name_template = drain-%s-%%08x\n'
+            '[DEFAULT]\nstate_path = %s\nlog_file = %s\nmetadata_listen_port = 0\n'
+            'instance_name_template = drain-%s-%%08x\n'
             '[aio]\ncompute_port = 0\nimage_port = 0\nvolume_port = 0\n'
             '[vnc]\nnovncproxy_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
             '[glance]\nauth_type = none\nendpoint_override = %s\n'

@@ -44,8 +44,8 @@ def _console_scripts():
 
 
 def test_console_scripts_include_the_documented_ones():
-    assert {'nova-aio', 'nova-api', 'nova-conductor', 'nova-compute', 'nova-manage',
-            'nova-status', 'nova-novncproxy', 'nova-serialproxy',
+    assert {'nova-aio', 'nova-api', 'nova-api-metadata', 'nova-conductor', 'nova-compute',
+            'nova-manage', 'nova-status', 'nova-novncproxy', 'nova-serialproxy',
             'nova-spicehtml5proxy'} <= set(_console_scripts())
 
 
@@ -84,7 +84,8 @@ def test_unreachable_database(tmp_path):
 
 def _aio_conf(tmp_path):
     """The text of a working all-in-one configuration, for a test to spoil."""
-    return ('[DEFAULT]\nstate_path = %s\n[aio]\ncompute_port = 0\nimage_port = 0\n'
+    return ('[DEFAULT]\nstate_path = %s\nmetadata_listen_port = 0\n'
+            '[aio]\ncompute_port = 0\nimage_port = 0\n'
             'volume_port = 0\n[vnc]\nnovncproxy_port = 0\n[libvirt]\nconnection_uri = test:///default\n'
             % (tmp_path / 'state'))
 

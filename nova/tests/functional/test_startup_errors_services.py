@@ -10,6 +10,7 @@ from nova.tests.functional.test_startup_errors import _assert_one_line, _conf, _
 
 def _split_conf(tmp_path, rabbit_url, extra=''):
     return ('[DEFAULT]\nstate_path = %s\ntransport_url = %s\napi_listen = 127.0.0.1\n'
+            'metadata_listen = 127.0.0.1\nmetadata_listen_port = 0\n'
             '[database]\nconnection = sqlite:///%s/nova.sqlite\n'
             '[libvirt]\nconnection_uri = test:///default\n%s'
             % (tmp_path / 'state', rabbit_url, tmp_path, extra))

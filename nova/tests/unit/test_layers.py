@@ -42,10 +42,17 @@ RULES = [
      'the driver sits below the compute manager'),
     ('conductor/*.py', ('nova.api', 'nova.virt', 'nova.compute.manager'),
      'the conductor never drives a hypervisor'),
-    ('db/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt'),
+    ('db/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt', 'nova.metadata'),
      'the database layer is the bottom'),
     ('network/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt', 'nova.db'),
      'the API, the conductor, the compute host and the driver call the network package'),
+    ('metadata/*.py', ('nova.api', 'nova.db', 'nova.compute', 'nova.conductor', 'nova.virt',
+                       'nova.network'),
+     'what a guest is told is decided below both the config drive (virt) and the metadata '
+     'API, from records handed in (a database handle, never the database layer itself)'),
+    ('api/metadata/*.py', ('nova.virt', 'nova.compute', 'nova.conductor', 'nova.api.handlers',
+                           'nova.db'),
+     'the metadata API reads through the database handle it is given, never a driver'),
 ]
 
 

@@ -14,8 +14,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 UNITS = os.path.join(ROOT, 'etc', 'systemd')
 # Every long-running console script; nova-manage and nova-status are one-shot.
-SERVICES = ['nova-aio', 'nova-api', 'nova-compute', 'nova-conductor', 'nova-novncproxy',
-            'nova-serialproxy', 'nova-spicehtml5proxy']
+SERVICES = ['nova-aio', 'nova-api', 'nova-api-metadata', 'nova-compute', 'nova-conductor',
+            'nova-novncproxy', 'nova-serialproxy', 'nova-spicehtml5proxy']
 
 
 def _units():

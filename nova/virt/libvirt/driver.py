@@ -340,7 +340,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
                                      block_device_info)
             if 'disk.config' in disk_mapping:
                 self._create_config_drive(instance, injected_files,
-                                          admin_password)
+                                          admin_password, network_info=network_info)
             self._connect_volumes(instance, block_device_info)
             boot_files = self._fetch_boot_files(context, instance,
                                                 image_meta, disk_mapping)
@@ -408,9 +408,11 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
                 reason=exc.format_message())
 
     def _create_config_drive(self, instance, injected_files, admin_password,
-                             name='disk.config'):
+                             name='disk.config', network_info=None):
+        # network_info None: the instance's network info cache.
         files = configdrive.metadata_files(instance, injected_files,
-                                           admin_password)
+                                           admin_password, network_info=network_info,
+                                           conf=self.conf)
         path = os.path.join(self.get_instance_dir(instance), name)
         configdrive.make_drive(files, path, self.settings.config_drive_format)
         return path

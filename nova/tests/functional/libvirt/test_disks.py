@@ -75,7 +75,8 @@ def test_boot_with_every_disk_kind(drv, tmp_path):
         assert configdrive.read_iso_label(iso) == 'config-2'
         files = fx.read_iso_files(iso)
         meta = json.loads(files['openstack/latest/meta_data.json'])
-        assert (meta['uuid'], meta['hostname']) == (inst.uuid, 'web-1')
+        # The hostname carries [api] dhcp_domain, as the metadata API tells it.
+        assert (meta['uuid'], meta['hostname']) == (inst.uuid, 'web-1.novalocal')
         assert files['openstack/2018-08-27/user_data'] == b'hi'
     finally:
         drv.destroy(None, inst, block_device_info=bdi)

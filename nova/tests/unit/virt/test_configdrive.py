@@ -31,24 +31,35 @@ def test_required_by():
     assert configdrive.required_by(instance(config_drive=''), force=True)
 
 
+def _without(document, *keys):
+    return {k: v for k, v in json.loads(document).items() if k not in keys}
+
+
 def test_metadata_files_tree():
     files = configdrive.metadata_files(
         instance(), injected_files=[('/etc/motd', 'hello')],
         admin_pass='s3cret')
-    assert sorted(files) == sorted(
+    assert sorted(f for f in files if f.startswith('openstack/')) == sorted(
         ['openstack/content/0000'] +
         ['openstack/%s/%s' % (v, n) for v in ('2018-08-27', 'latest')
          for n in ('meta_data.json', 'network_data.json', 'user_data',
                    'vendor_data.json', 'vendor_data2.json')])
+    # Upstream's EC2 copies: 2009-04-04 and latest ([api] config_drive_skip_versions).
+    assert sorted(f for f in files if not f.startswith('openstack/')) == [
+        'ec2/2009-04-04/meta-data.json', 'ec2/2009-04-04/user-data',
+        'ec2/latest/meta-data.json', 'ec2/latest/user-data']
     meta = json.loads(files['openstack/latest/meta_data.json'])
+    # A fresh random seed in each copy, as upstream.
+    assert len(base64.b64decode(meta.pop('random_seed'))) == 512
     assert meta == {
         'uuid': UUID, 'name': 'web', 'hostname': 'web-1', 'launch_index': 2,
         'availability_zone': 'nova', 'project_id': 'proj',
         'meta': {'role': 'db'}, 'public_keys': {}, 'keys': [],
-        'devices': [], 'admin_pass': 's3cret',
+        'devices': [], 'admin_pass': 's3cret', 'dedicated_cpus': [],
         'files': [{'path': '/etc/motd', 'content_path': '/content/0000'}]}
-    assert files['openstack/2018-08-27/meta_data.json'] == \
-        files['openstack/latest/meta_data.json']
+    # 2018-08-27 has everything but what 2020-10-14 added.
+    assert _without(files['openstack/2018-08-27/meta_data.json'], 'random_seed') == \
+        _without(files['openstack/latest/meta_data.json'], 'random_seed', 'dedicated_cpus')
     assert json.loads(files['openstack/latest/network_data.json']) == {
         'links': [], 'networks': [], 'services': []}
     assert files['openstack/latest/user_data'] == b'#!/bin/sh\necho hi\n'
@@ -100,14 +111,25 @@ def test_missing_tools_and_bad_format_are_clear(tmp_path, monkeypatch):
     assert 'mkfs.vfat' in err.value.format_message()
 
 
-def test_meta_data_carries_the_key_pair():
-    key = 'ssh-rsa AAAAB3NzaC1yc2E test@host'
-    data = configdrive.meta_data(instance(key_name='mykey', key_data=json.dumps(
-        {'name': 'mykey', 'type': 'ssh', 'public_key': key})))
-    assert data['public_keys'] == {'mykey': key}
-    assert data['keys'] == [{'name': 'mykey', 'type': 'ssh', 'data': key}]
+def test_conf_adds_the_domain_and_vendor_data(tmp_path):
+    from nova import conf as nova_conf
+    vendor = tmp_path / 'vendor.json'
+    vendor.write_text('{"site": "lab"}')
+    conf = nova_conf.new_config()
+    conf.set_override('vendordata_jsonfile_path', str(vendor), group='api')
+    files = configdrive.metadata_files(instance(), conf=conf)
+    assert json.loads(files['openstack/latest/meta_data.json'])['hostname'] == \
+        'web-1.novalocal'
+    assert json.loads(files['openstack/latest/vendor_data.json']) == {'site': 'lab'}
+    assert json.loads(files['openstack/latest/vendor_data2.json']) == {
+        'static': {'site': 'lab'}}
 
 
-def test_meta_data_without_a_key_pair():
-    data = configdrive.meta_data(instance())
-    assert data['public_keys'] == {} and data['keys'] == []
+def test_network_info_cache_becomes_network_data():
+    from nova.tests.unit.metadata import test_network_data as nd
+    files = configdrive.metadata_files(instance(network_info=nd.NETWORK_INFO))
+    assert json.loads(files['openstack/latest/network_data.json']) == nd.NETWORK_DATA
+    # What spawn is given wins over the cache.
+    files = configdrive.metadata_files(instance(network_info=[]),
+                                       network_info=nd.NETWORK_INFO)
+    assert json.loads(files['openstack/latest/network_data.json']) == nd.NETWORK_DATA

@@ -362,8 +362,9 @@ def test_spawn_with_every_disk_kind(drv, tmp_path):
         'root_device_name': '/dev/vda', 'ephemerals': {0: '/dev/vdb'},
         'swap': '/dev/vdc', 'volumes': {'vol-a': '/dev/vdd',
                                         'vol-b': '/dev/vde'}}
+    from nova.tests.unit.metadata import test_network_data as nd
     drv.spawn(None, inst, fx.make_image_meta(), [], 'pw', {},
-              block_device_info=bdi)
+              network_info=nd.NETWORK_INFO, block_device_info=bdi)
     try:
         inst_dir = drv.get_instance_dir(inst)
         base = drv.image_cache.base_dir
@@ -383,6 +384,9 @@ def test_spawn_with_every_disk_kind(drv, tmp_path):
             'openstack/latest/meta_data.json'])
         assert (meta['uuid'], meta['name'], meta['admin_pass']) == \
             (inst.uuid, 'web', 'pw')
+        # The ports spawn was given, in the metadata API's format.
+        assert json.loads(fx.read_iso_files(iso)[
+            'openstack/latest/network_data.json']) == nd.NETWORK_DATA
         xml = drv.host.get_guest(inst.uuid).get_xml_desc()
         assert "<source file='%s'/>" % vols[1] in xml
         assert '<serial>vol-a</serial>' in xml

@@ -1,0 +1,1 @@
+"""Unit tests of the metadata API (nova.api.metadata)."""

@@ -1,0 +1,1 @@
+"""Unit tests of what a guest is told (nova.metadata)."""
