@@ -122,10 +122,18 @@ def test_console_proxy_port_in_use_is_named(tmp_path, module, section):
         busy.bind(('127.0.0.1', 0))
         busy.listen(1)
         port = busy.getsockname()[1]
-        conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s\n%shost = 127.0.0.1\n%sport = %d\n'
+        # A broker the proxy can use (it asks compute hosts about tokens).
+        conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s\ntransport_url = fake:/\n'
+                     '%shost = 127.0.0.1\n%sport = %d\n'
                      % (tmp_path, section, section.split('\n')[1], port))
         rc, _out, err = _run(module, '--config-file', conf)
     _assert_one_line(rc, err, 'cannot listen on 127.0.0.1:%d' % port, 'Address already in use')
+
+
+def test_console_proxy_without_a_broker_says_so(tmp_path):
+    conf = _conf(tmp_path, '[DEFAULT]\nstate_path = %s\n' % tmp_path)
+    rc, _out, err = _run('novncproxy', '--config-file', conf)
+    _assert_one_line(rc, err, 'transport_url is not set')
 
 
 def test_sqlite_database_in_missing_directory(tmp_path):
