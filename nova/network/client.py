@@ -63,13 +63,22 @@ class NeutronClient(service_client.ServiceClient):
     def _admin_context(self, context):
         """``context`` without its token: keystoneauth then acts as the
         ``[neutron]`` service user (ksa_utils.get_adapter), still sending
-        the request's global id."""
+        the request's global id. Under noauth2 with no ``[neutron]``
+        credentials (the all-in-one's embedded network endpoint) the token
+        names the noauth administrator instead, as the image and volume
+        clients do."""
         if context is None:
             from nova import context as nova_context
-            return nova_context.get_admin_context()
+            context = nova_context.get_admin_context()
         admin = copy.copy(context)
-        admin.auth_token = None
+        admin.auth_token = 'admin:admin' if self._noauth_admin() else None
         return admin
+
+    def _noauth_admin(self):
+        if self._conf.api.auth_strategy != 'noauth2':
+            return False
+        group = self._conf[GROUP]
+        return 'auth_type' not in group or group.auth_type in (None, 'none')
 
     def _url(self, transport, path):
         base = transport.endpoint().rstrip('/')

@@ -39,11 +39,6 @@ def test_validate_finds_the_shared_default_network(cloud):
     assert cloud.api.validation.validate_networks(_ctx('demo3'), None, 1) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "nova.network's admin calls (binding, deleting) drop the caller's token; to an "
-    'embedded endpoint under noauth2 (DirectTransport) they then carry none and get '
-    "401. nova/network/client.py has to name the noauth2 administrator, as glance's "
-    'and cinder\'s clients do.'))
 def test_allocate_bind_and_deallocate_on_the_default_network(cloud):
     ctx = _ctx('demo')
     inst = _server('demo')
