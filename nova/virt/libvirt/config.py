@@ -1,7 +1,8 @@
 """libvirt domain XML: one small class per element; they format and parse, never decide."""
 
-# Devices live in config_devices, the base class in config_base; both are
-# re-exported here so callers name one module.
+# Devices live in config_devices and config_chardev, the base class in
+# config_base, snapshots in config_snapshot; all are re-exported here so
+# callers name one module.
 
 from xml.etree import ElementTree as etree
 
@@ -15,23 +16,35 @@ from nova.virt.libvirt.config_base import (  # noqa: F401 - re-exported
     _sub,
     _yes_no,
 )
-from nova.virt.libvirt.config_devices import (  # noqa: F401 - re-exported
+from nova.virt.libvirt.config_chardev import (  # noqa: F401 - re-exported
     GuestChannel,
     GuestCharDevice,
     GuestConsole,
+    GuestSerial,
+)
+from nova.virt.libvirt.config_devices import (  # noqa: F401 - re-exported
+    GuestCarriedDevice,
     GuestController,
+    GuestDevice,
     GuestDeviceAddress,
     GuestDeviceAddressDrive,
     GuestDeviceAddressPCI,
     GuestDisk,
+    GuestDiskBackingStore,
+    GuestFilesystem,
     GuestGraphics,
+    GuestHostdev,
     GuestInput,
     GuestInterface,
     GuestMemBalloon,
+    GuestRedirdev,
     GuestRng,
-    GuestSerial,
     GuestVideo,
     parse_address,
+)
+from nova.virt.libvirt.config_snapshot import (  # noqa: F401 - re-exported
+    GuestSnapshot,
+    GuestSnapshotDisk,
 )
 
 # ------------------------------------------------------------ os, cpu, memory
@@ -40,6 +53,8 @@ class GuestOS(ConfigObject):
     """<os>: type/machine, firmware, direct kernel boot, <boot dev>."""
 
     root_name = 'os'
+    # Direct kernel boot files live in the instance directory.
+    path_fields = ('kernel', 'initrd')
     type = 'hvm'
     arch = None
     machine = None
@@ -353,9 +368,11 @@ class Guest(ConfigObject):
 
     A parsed domain models its name, memory, vcpus, <os>, <cputune>,
     lifecycle actions and, among the devices, disks, controllers, serial
-    ports, consoles, graphics and NICs; every other device is a
-    RawElement and every other child of <domain> stays in ``extra``, so a
-    domain read from libvirt formats back to the same definition.
+    ports, consoles, channels, graphics, NICs and every other device that
+    can carry a boot order (host devices, redirected devices,
+    filesystems); every other device is a RawElement and every other
+    child of <domain> stays in ``extra``, so a domain read from libvirt
+    formats back to the same definition.
     """
 
     root_name = 'domain'
@@ -457,6 +474,9 @@ class Guest(ConfigObject):
                 'on_poweroff': _parse_text, 'on_reboot': _parse_text,
                 'on_crash': _parse_text, 'devices': _parse_devices}
 
+    def _parts(self):
+        return [self.os, self.cputune] + list(self.devices)
+
     # ------------------------------------------------------ device views
     def get_disks(self):
         """The GuestDisk devices, in XML order."""
@@ -474,9 +494,10 @@ class Guest(ConfigObject):
         return None
 
 
-_DEVICE_PARSERS = {'disk': GuestDisk, 'controller': GuestController,
-                   'serial': GuestSerial, 'console': GuestConsole,
-                   'graphics': GuestGraphics, 'interface': GuestInterface}
+_DEVICE_PARSERS = {cls.root_name: cls for cls in (
+    GuestDisk, GuestController, GuestSerial, GuestConsole, GuestChannel,
+    GuestGraphics, GuestInterface, GuestHostdev, GuestRedirdev,
+    GuestFilesystem)}
 
 _UNIT_KIB = {'b': 1 / 1024, 'bytes': 1 / 1024, 'KiB': 1, 'k': 1,
              'MiB': 1024, 'M': 1024, 'GiB': 1024 ** 2, 'G': 1024 ** 2,

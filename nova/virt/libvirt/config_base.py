@@ -61,6 +61,19 @@ def _cpus(value):
     return hardware.format_cpu_spec(value)
 
 
+# Attributes that name a host file wherever libvirt uses them.
+PATH_ATTRS = ('file', 'path')
+
+
+def _rewrite_raw_paths(elem, func):
+    """``func`` applied to the file/path attributes of a kept element."""
+    for node in elem.iter():
+        for attr in PATH_ATTRS:
+            value = node.get(attr)
+            if value:
+                node.set(attr, func(value))
+
+
 def _reorder(elem, order):
     """Sort ``elem``'s children by the tag order a parsed element had
     (tags it did not have go last, in place); returns ``elem``."""
@@ -84,6 +97,7 @@ class ConfigObject:
     root_name = None
     extra = ()
     child_order = ()            # child tags in the order a parsed element had
+    path_fields = ()            # attributes that hold host file paths
 
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
@@ -137,6 +151,26 @@ class ConfigObject:
         self.child_order = [c.tag for c in xmldoc if isinstance(c.tag, str)]
         self.extra = []
 
+    def _parts(self):
+        """The config objects inside this one (rewrite_paths walks them)."""
+        return ()
+
+    def rewrite_paths(self, func):
+        """Replace each host file path this object names with ``func(path)``:
+        its ``path_fields``, those of the objects inside it, and the
+        file/path attributes of the elements it keeps verbatim.  Returns
+        ``self``."""
+        for name in self.path_fields:
+            value = getattr(self, name)
+            if value:
+                setattr(self, name, func(value))
+        for part in self._parts():
+            if part is not None:
+                part.rewrite_paths(func)
+        for elem in self.extra:
+            _rewrite_raw_paths(elem, func)
+        return self
+
 
 class RawElement(ConfigObject):
     """An element kept verbatim: devices and domain parts the driver never
@@ -150,6 +184,10 @@ class RawElement(ConfigObject):
     def parse_dom(self, xmldoc):
         self.element = copy.deepcopy(xmldoc)
         self.root_name = xmldoc.tag
+        return self
+
+    def rewrite_paths(self, func):
+        _rewrite_raw_paths(self.element, func)
         return self
 
 

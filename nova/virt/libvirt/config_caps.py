@@ -58,9 +58,11 @@ _UNITS_KIB = {'KiB': 1, 'MiB': 1024, 'GiB': 1024 * 1024}
 
 
 class Capabilities(ConfigObject):
-    """<capabilities>: host CPU, NUMA cells and the guest domain types."""
+    """<capabilities>: host identity and CPU, NUMA cells and the guest
+    domain types."""
 
     root_name = 'capabilities'
+    host_uuid = None            # the daemon's host UUID (host/uuid)
     arch = None
     cpu_model = None
     cpu_vendor = None
@@ -74,6 +76,7 @@ class Capabilities(ConfigObject):
     guest_domain_types = None   # {arch: (domain types)}
 
     def parse_dom(self, xmldoc):
+        self.host_uuid = xmldoc.findtext('host/uuid')
         cpu = xmldoc.find('host/cpu')
         if cpu is not None:
             self.arch = cpu.findtext('arch')

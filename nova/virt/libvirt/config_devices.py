@@ -90,10 +90,120 @@ def parse_address(xmldoc):
 
 # -------------------------------------------------------------------- devices
 
-class GuestDisk(ConfigObject):
+class GuestDevice(ConfigObject):
+    """Base of the elements under <devices>: what any of them may carry.
+
+    ``address`` (where the guest sees it), ``alias`` (libvirt's or the
+    user's name for it) and ``boot_order`` (<boot order=N>: libvirt's
+    schema allows it on disks, interfaces, host devices, redirected devices
+    and filesystems, and refuses two devices with one order).  Subclasses
+    format them with ``_format_boot``/``_format_alias``/``_format_address``
+    where the element has them and parse them with ``_parse_device``.
+    """
+
+    boot_order = None
+    address = None              # a GuestDeviceAddress* or None
+    alias = None
+    extra_attrs = None          # ExtraAttrs of a parsed device
+
+    def _start_parse(self, xmldoc):
+        super()._start_parse(xmldoc)
+        self.extra_attrs = ExtraAttrs()
+
+    def _format_boot(self, dev):
+        if self.boot_order is not None:
+            boot = _sub(dev, 'boot', order=self.boot_order)
+            if self.extra_attrs is not None:
+                self.extra_attrs.put('boot', boot)   # e.g. s390's loadparm
+
+    def _format_alias(self, dev):
+        if self.alias:
+            _sub(dev, 'alias', name=self.alias)
+
+    def _format_address(self, dev):
+        if self.address is not None:
+            dev.append(self.address.format_dom())
+
+    def _format_device(self, dev):
+        self._format_boot(dev)
+        self._format_alias(dev)
+        self._format_address(dev)
+
+    def _parse_device(self, child):
+        """Model ``child`` when it is <boot>, <alias> or <address>; True if so."""
+        if child.tag == 'boot' and not len(child) and 'order' in child.attrib:
+            self.boot_order = _int(child.get('order'))
+            self.extra_attrs.take('boot', child, ('order',))
+            return True
+        if child.tag == 'alias' and self._simple(child, ('name',)):
+            self.alias = child.get('name')
+            return True
+        if child.tag == 'address' and not len(child):
+            self.address = parse_address(child)
+            return True
+        return False
+
+
+class GuestDiskBackingStore(ConfigObject):
+    """<backingStore> of a disk in live XML: one image of its backing chain
+    (type, index, format, source) with the next one inside; an empty
+    element (``<backingStore/>``) marks the end of the chain."""
+
+    root_name = 'backingStore'
+    path_fields = ('source_path',)
+    type = None                 # file | block | network
+    index = None
+    format = None
+    source_path = None          # <source file=...> or <source dev=...>
+    backing_store = None        # the next GuestDiskBackingStore down
+    extra_attrs = None
+
+    def format_dom(self):
+        more = self.extra_attrs or ExtraAttrs()
+        elem = etree.Element('backingStore')
+        if self.type is not None:
+            elem.set('type', self.type)
+        if self.index is not None:
+            elem.set('index', str(self.index))
+        more.put('', elem)
+        if self.format is not None:
+            more.put('format', _sub(elem, 'format', type=self.format))
+        if self.source_path is not None:
+            attr = 'dev' if self.type == 'block' else 'file'
+            more.put('source', _sub(elem, 'source', **{attr: self.source_path}))
+        if self.backing_store is not None:
+            elem.append(self.backing_store.format_dom())
+        return self._append_extra(elem)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        more = self.extra_attrs = ExtraAttrs()
+        self.type = xmldoc.get('type')
+        self.index = _int(xmldoc.get('index'))
+        more.take('', xmldoc, ('type', 'index'))
+        for child in xmldoc:
+            if child.tag == 'format' and not len(child) and 'type' in child.attrib:
+                self.format = child.get('type')
+                more.take('format', child, ('type',))
+            elif (child.tag == 'source' and not len(child) and
+                    ('file' in child.attrib) != ('dev' in child.attrib)):
+                self.source_path = child.get('file') or child.get('dev')
+                more.take('source', child, ('file', 'dev'))
+            elif child.tag == 'backingStore':
+                self.backing_store = GuestDiskBackingStore().parse_dom(child)
+            else:
+                self._keep(child)
+        return self
+
+    def _parts(self):
+        return (self.backing_store,)
+
+
+class GuestDisk(GuestDevice):
     """<disk>: file/block source, target dev+bus, per-device boot order."""
 
     root_name = 'disk'
+    path_fields = ('source_path',)
     source_type = 'file'        # file | block | network
     source_device = 'disk'      # disk | cdrom | floppy | lun
     driver_name = 'qemu'
@@ -105,15 +215,12 @@ class GuestDisk(ConfigObject):
     source_protocol = None      # network disks: rbd, iscsi, ...
     source_name = None
     source_hosts = ()           # [(name, port)] for network disks
+    backing_store = None        # GuestDiskBackingStore (live XML)
     target_dev = None
     target_bus = None
     serial = None
     readonly = False
     shareable = False
-    boot_order = None
-    address = None              # a GuestDeviceAddress* or None
-    alias = None
-    extra_attrs = None          # ExtraAttrs of a parsed disk
 
     def format_dom(self):
         more = self.extra_attrs or ExtraAttrs()
@@ -125,20 +232,19 @@ class GuestDisk(ConfigObject):
                 type=self.driver_format, cache=self.driver_cache,
                 discard=self.driver_discard, io=self.driver_io))
         self._format_source(dev, more)
+        if self.backing_store is not None:
+            dev.append(self.backing_store.format_dom())
         more.put('target', _sub(dev, 'target', dev=self.target_dev,
                                 bus=self.target_bus))
-        if self.boot_order is not None:
-            more.put('boot', _sub(dev, 'boot', order=self.boot_order))
+        self._format_boot(dev)
         if self.readonly:
             _sub(dev, 'readonly')
         if self.shareable:
             _sub(dev, 'shareable')
         if self.serial:
             _sub(dev, 'serial', self.serial)
-        if self.alias:
-            _sub(dev, 'alias', name=self.alias)
-        if self.address is not None:
-            dev.append(self.address.format_dom())
+        self._format_alias(dev)
+        self._format_address(dev)
         return self._append_extra(dev)
 
     def _format_source(self, dev, more):
@@ -156,19 +262,30 @@ class GuestDisk(ConfigObject):
             more.put('source', src)
 
     def parse_dom(self, xmldoc):
-        more = self.extra_attrs = ExtraAttrs()
         self._start_parse(xmldoc)
+        more = self.extra_attrs
         self.source_type = xmldoc.get('type')
         self.source_device = xmldoc.get('device', 'disk')
         more.take('', xmldoc, ('type', 'device'))
         self.driver_name = None
         for child in xmldoc:
             parse = self._PARSERS.get(child.tag)
-            if parse is None:
-                self._keep(child)
-            else:
+            if parse is not None:
                 parse(self, child, more)
+            elif not self._parse_device(child):
+                self._keep(child)
         return self
+
+    def _parts(self):
+        return (self.backing_store,)
+
+    def backing_chain(self):
+        """The files below the active one, top down (known from live XML)."""
+        chain, node = [], self.backing_store
+        while node is not None and node.source_path is not None:
+            chain.append(node.source_path)
+            node = node.backing_store
+        return chain
 
     def _parse_driver(self, elem, more):
         self.driver_name = elem.get('name')
@@ -187,14 +304,13 @@ class GuestDisk(ConfigObject):
         self.source_name = elem.get('name')
         more.take('source', elem, ('file', 'dev', 'protocol', 'name'))
 
+    def _parse_backing_store(self, elem, more):
+        self.backing_store = GuestDiskBackingStore().parse_dom(elem)
+
     def _parse_target(self, elem, more):
         self.target_dev = elem.get('dev')
         self.target_bus = elem.get('bus')
         more.take('target', elem, ('dev', 'bus'))
-
-    def _parse_boot(self, elem, more):
-        self.boot_order = _int(elem.get('order'))
-        more.take('boot', elem, ('order',))
 
     def _parse_flag(self, elem, more):
         setattr(self, elem.tag, True)
@@ -202,123 +318,14 @@ class GuestDisk(ConfigObject):
     def _parse_serial(self, elem, more):
         self.serial = elem.text
 
-    def _parse_alias(self, elem, more):
-        self.alias = elem.get('name')
-
-    def _parse_address(self, elem, more):
-        self.address = parse_address(elem)
-
     _PARSERS = {'driver': _parse_driver, 'source': _parse_source,
-                'target': _parse_target, 'boot': _parse_boot,
+                'backingStore': _parse_backing_store,
+                'target': _parse_target,
                 'readonly': _parse_flag, 'shareable': _parse_flag,
-                'serial': _parse_serial, 'alias': _parse_alias,
-                'address': _parse_address}
+                'serial': _parse_serial}
 
 
-class GuestCharDevice(ConfigObject):
-    """Shared shape of <serial> and <console>: a typed source + target."""
-
-    type = 'pty'                # file | pty | unix | tcp | null
-    source_path = None
-    source_append = None        # file sources: True/False/None (default)
-    source_mode = None          # tcp sources: bind | connect
-    source_host = None
-    source_service = None       # tcp sources: the port
-    protocol_type = None        # tcp sources: raw | telnet
-    target_type = None
-    target_port = None
-    log_file = None
-    log_append = None
-    extra_attrs = None
-
-    def format_dom(self):
-        dev = etree.Element(self.root_name, type=self.type)
-        more = self.extra_attrs or ExtraAttrs()
-        if self.source_path is not None:
-            append = None
-            if self.source_append is not None:
-                append = 'on' if self.source_append else 'off'
-            more.put('source', _sub(dev, 'source', path=self.source_path,
-                                    append=append))
-        if self.source_service is not None:
-            more.put('source', _sub(
-                dev, 'source', mode=self.source_mode, host=self.source_host,
-                service=self.source_service))
-        if self.protocol_type is not None:
-            _sub(dev, 'protocol', type=self.protocol_type)
-        if self.target_type is not None or self.target_port is not None:
-            _sub(dev, 'target', type=self.target_type, port=self.target_port)
-        if self.log_file is not None:
-            append = None
-            if self.log_append is not None:
-                append = 'on' if self.log_append else 'off'
-            _sub(dev, 'log', file=self.log_file, append=append)
-        if self.extra_attrs is not None:
-            self.extra_attrs.put('', dev)
-        return self._append_extra(dev)
-
-    def parse_dom(self, xmldoc):
-        self._start_parse(xmldoc)
-        self.type = xmldoc.get('type')
-        self.extra_attrs = ExtraAttrs()
-        self.extra_attrs.take('', xmldoc, ('type',))
-        for child in xmldoc:
-            if child.tag == 'source' and not len(child) and (
-                    'path' in child.attrib) != ('service' in child.attrib):
-                self.source_path = child.get('path')
-                self.source_append = _on_off(child.get('append'))
-                self.source_mode = child.get('mode')
-                self.source_host = child.get('host')
-                self.source_service = child.get('service')
-                self.extra_attrs.take('source', child, (
-                    'path', 'append', 'mode', 'host', 'service'))
-            elif child.tag == 'protocol' and self._simple(child, ('type',)):
-                self.protocol_type = child.get('type')
-            elif child.tag == 'target' and self._simple(child, ('type',
-                                                              'port')):
-                self.target_type = child.get('type')
-                self.target_port = _int(child.get('port'))
-            elif child.tag == 'log' and self._simple(child, ('file',
-                                                           'append')):
-                self.log_file = child.get('file')
-                self.log_append = _on_off(child.get('append'))
-            else:
-                self._keep(child)
-        return self
-
-
-def _on_off(value):
-    return None if value is None else value == 'on'
-
-
-class GuestSerial(GuestCharDevice):
-    """<serial>: COM ports; type='file' captures guest output to disk."""
-
-    root_name = 'serial'
-
-
-class GuestConsole(GuestCharDevice):
-    """<console>: target_type 'serial' aliases serial port N."""
-
-    root_name = 'console'
-
-
-class GuestChannel(ConfigObject):
-    """<channel>: a virtio-serial port, e.g. the QEMU guest agent's."""
-
-    root_name = 'channel'
-    type = 'unix'
-    target_type = 'virtio'
-    target_name = None
-
-    def format_dom(self):
-        dev = etree.Element('channel', type=self.type)
-        # No <source>: libvirt picks the socket path itself.
-        _sub(dev, 'target', type=self.target_type, name=self.target_name)
-        return dev
-
-
-class GuestVideo(ConfigObject):
+class GuestVideo(GuestDevice):
     """<video><model type=.../></video>."""
 
     root_name = 'video'
@@ -329,6 +336,8 @@ class GuestVideo(ConfigObject):
     def format_dom(self):
         dev = etree.Element('video')
         _sub(dev, 'model', type=self.model, vram=self.vram, heads=self.heads)
+        self._format_alias(dev)
+        self._format_address(dev)
         return dev
 
 
@@ -383,15 +392,13 @@ class GuestGraphics(ConfigObject):
         return self
 
 
-class GuestController(ConfigObject):
+class GuestController(GuestDevice):
     """<controller type=... index=... model=...> (virtio-scsi, usb, pci)."""
 
     root_name = 'controller'
     type = None                 # scsi | usb | pci | sata | ide | virtio-serial
     index = None
     model = None                # virtio-scsi | qemu-xhci | pcie-root | ...
-    address = None
-    extra_attrs = None
 
     def format_dom(self):
         dev = etree.Element('controller', type=self.type)
@@ -401,8 +408,8 @@ class GuestController(ConfigObject):
             dev.set('model', self.model)
         if self.extra_attrs is not None:
             self.extra_attrs.put('', dev)
-        if self.address is not None:
-            dev.append(self.address.format_dom())
+        self._format_alias(dev)
+        self._format_address(dev)
         return self._append_extra(dev)
 
     def parse_dom(self, xmldoc):
@@ -410,17 +417,14 @@ class GuestController(ConfigObject):
         self.type = xmldoc.get('type')
         self.index = _int(xmldoc.get('index'))
         self.model = xmldoc.get('model')
-        self.extra_attrs = ExtraAttrs()
         self.extra_attrs.take('', xmldoc, ('type', 'index', 'model'))
         for child in xmldoc:
-            if child.tag == 'address':
-                self.address = parse_address(child)
-            else:
+            if not self._parse_device(child):
                 self._keep(child)
         return self
 
 
-class GuestInput(ConfigObject):
+class GuestInput(GuestDevice):
     """<input type='tablet' bus='usb'/>."""
 
     root_name = 'input'
@@ -428,10 +432,13 @@ class GuestInput(ConfigObject):
     bus = 'usb'                 # usb | virtio | ps2
 
     def format_dom(self):
-        return etree.Element('input', type=self.type, bus=self.bus)
+        dev = etree.Element('input', type=self.type, bus=self.bus)
+        self._format_alias(dev)
+        self._format_address(dev)
+        return dev
 
 
-class GuestMemBalloon(ConfigObject):
+class GuestMemBalloon(GuestDevice):
     """<memballoon model=...> with an optional stats period (seconds)."""
 
     root_name = 'memballoon'
@@ -442,10 +449,12 @@ class GuestMemBalloon(ConfigObject):
         dev = etree.Element('memballoon', model=self.model)
         if self.period is not None:
             _sub(dev, 'stats', period=self.period)
+        self._format_alias(dev)
+        self._format_address(dev)
         return dev
 
 
-class GuestRng(ConfigObject):
+class GuestRng(GuestDevice):
     """<rng model='virtio'> fed by a host random device."""
 
     root_name = 'rng'
@@ -455,10 +464,12 @@ class GuestRng(ConfigObject):
     def format_dom(self):
         dev = etree.Element('rng', model=self.model)
         _sub(dev, 'backend', self.backend, model='random')
+        self._format_alias(dev)
+        self._format_address(dev)
         return dev
 
 
-class GuestInterface(ConfigObject):
+class GuestInterface(GuestDevice):
     """<interface>: bridge/network/ethernet NIC with a MAC and model."""
 
     root_name = 'interface'
@@ -469,7 +480,6 @@ class GuestInterface(ConfigObject):
     source_network = None
     target_dev = None
     mtu = None
-    extra_attrs = None
 
     def format_dom(self):
         dev = etree.Element('interface', type=self.type)
@@ -487,16 +497,18 @@ class GuestInterface(ConfigObject):
             _sub(dev, 'model', type=self.model)
         if self.mtu:
             _sub(dev, 'mtu', size=self.mtu)
+        self._format_device(dev)
         return self._append_extra(dev)
 
     def parse_dom(self, xmldoc):
         self._start_parse(xmldoc)
         self.type = xmldoc.get('type')
         self.model = None
-        self.extra_attrs = ExtraAttrs()
         self.extra_attrs.take('', xmldoc, ('type',))
         for child in xmldoc:
             one = dict(child.attrib)
+            if self._parse_device(child):
+                continue
             if len(child) or len(one) != 1:
                 self._keep(child)
             elif child.tag == 'mac' and 'address' in one:
@@ -514,3 +526,46 @@ class GuestInterface(ConfigObject):
             else:
                 self._keep(child)
         return self
+
+
+class GuestCarriedDevice(GuestDevice):
+    """A device the driver carries along but for its boot order, alias and
+    address: its own attributes and children are kept as they were."""
+
+    type = None
+
+    def format_dom(self):
+        dev = etree.Element(self.root_name)
+        if self.type is not None:
+            dev.set('type', self.type)
+        if self.extra_attrs is not None:
+            self.extra_attrs.put('', dev)
+        self._format_device(dev)
+        return self._append_extra(dev)
+
+    def parse_dom(self, xmldoc):
+        self._start_parse(xmldoc)
+        self.type = xmldoc.get('type')
+        self.extra_attrs.take('', xmldoc, ('type',))
+        for child in xmldoc:
+            if not self._parse_device(child):
+                self._keep(child)
+        return self
+
+
+class GuestHostdev(GuestCarriedDevice):
+    """<hostdev>: a host PCI/USB/SCSI device passed through to the guest."""
+
+    root_name = 'hostdev'
+
+
+class GuestRedirdev(GuestCarriedDevice):
+    """<redirdev>: a USB device redirected from a client (SPICE)."""
+
+    root_name = 'redirdev'
+
+
+class GuestFilesystem(GuestCarriedDevice):
+    """<filesystem>: a host directory shared with the guest (virtiofs)."""
+
+    root_name = 'filesystem'

@@ -53,9 +53,9 @@ LOG = logging.getLogger(__name__)
 
 GiB = 1024 ** 3
 
-def _free_pages(conn, caps_xml):
-    """{cell: {size KiB: free}} for the huge page sizes the host has, or None."""
-    caps = config_caps.Capabilities.from_xml(caps_xml)
+def _free_pages(conn, caps):
+    """{cell: {size KiB: free}} for the huge page sizes the host has (``caps``:
+    a config_caps.Capabilities), or None."""
     sizes = sorted((set(caps.page_sizes_kib) | {
         size for cell in caps.cells for size, _count in cell.pages}) - {4})
     if not caps.cells or not sizes:
@@ -318,11 +318,12 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
         if self.host.is_test:
             return None
         conn = self.host.get_connection()
-        caps_xml = conn.getCapabilities()
+        # One parse feeds both the host cells and the page sizes to count.
+        caps = config_caps.Capabilities.from_xml(conn.getCapabilities())
         return guestfeatures.host_info_from_capabilities(
-            caps_xml, self.host.get_domain_capabilities(self.domain_type),
+            caps, self.host.get_domain_capabilities(self.domain_type),
             pinned_cpus=guestfeatures.pinned_host_cpus(self._running_xmls()),
-            free_pages=_free_pages(conn, caps_xml))
+            free_pages=_free_pages(conn, caps))
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,

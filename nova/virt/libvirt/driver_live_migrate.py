@@ -5,12 +5,12 @@ import logging
 import os
 import shutil
 import threading
-from xml.etree import ElementTree as etree
 
 import libvirt
 
 from nova import exception
-from nova.virt.libvirt import config_base, consoles, imagebackend
+from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import consoles, imagebackend
 from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
@@ -45,9 +45,51 @@ def _machine_id():
     return ''
 
 
-def _host_uuid(conn):
-    caps = etree.fromstring(conn.getCapabilities().encode())
-    return caps.findtext('./host/uuid')
+def writable_local_disks(domain, inst_dir):
+    """[(target dev, path)] of the writable file disks of ``domain`` (a
+    config.Guest) that live in the instance directory ``inst_dir``."""
+    prefix = os.path.join(inst_dir, '')
+    return [(disk.target_dev, disk.source_path) for disk in domain.get_disks()
+            if disk.source_type == 'file' and disk.source_path and
+            disk.source_path.startswith(prefix) and disk.target_dev and
+            not disk.readonly]
+
+
+def _swapper(swaps):
+    """A path function: each (old dir, new dir) of ``swaps`` replaced in a
+    path that is or lies under the old dir."""
+    def swap(path):
+        for old, new in swaps:
+            if path == old or path.startswith(old + os.sep):
+                return new + path[len(old):]
+        return path
+    return swap
+
+
+def destination_domain(domain, swaps, serial=None, volume_paths=None):
+    """``domain`` (a config.Guest of the migratable XML) as the destination
+    runs it; changed in place and returned.
+
+    ``swaps``: (source dir, destination dir) pairs, the instance directory
+    and the image cache, applied to every host path the domain names;
+    ``serial``: {'host', 'port'} where the destination's TCP serial console
+    listens; ``volume_paths``: {source path: destination path} of the
+    volumes the destination reaches by its own connection.
+    """
+    if serial:
+        for char in domain.get_devices(vconfig.GuestCharDevice):
+            if char.type == 'tcp' and char.source_mode == 'bind' and \
+                    char.source_service:
+                char.source_host = serial['host']
+                char.source_service = str(serial['port'])
+    for disk in domain.get_disks():
+        if disk.source_path in (volume_paths or {}):
+            disk.source_path = volume_paths[disk.source_path]
+    domain.rewrite_paths(_swapper(swaps))
+    # The destination reads the backing chain from its own images.
+    for disk in domain.get_disks():
+        disk.backing_store = None
+    return domain
 
 
 class LiveMigrateMixin:
@@ -63,12 +105,8 @@ class LiveMigrateMixin:
     # -- both sides ---------------------------------------------------------------
     def live_migration_target(self, instance):
         """What the source needs to reach this host: daemon identity, URI, directory."""
-        conn = self.host.get_connection()
-        try:
-            host_uuid = _host_uuid(conn)
-        except libvirt.libvirtError as exc:
-            raise exception.HypervisorError(reason=exc.get_error_message())
-        return {'host_uuid': host_uuid, 'connection_uri': self.host.uri,
+        return {'host_uuid': self.host.get_capabilities().host_uuid,
+                'connection_uri': self.host.uri,
                 'instance_dir': self.get_instance_dir(instance),
                 'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
                 'machine_id': _machine_id(), 'serial': self._live_serial_endpoint(),
@@ -111,16 +149,8 @@ class LiveMigrateMixin:
 
     def _writable_local_disks(self, guest):
         """[(target dev, path)] of the guest's writable disks in its instance directory."""
-        root = etree.fromstring(guest.get_xml_desc().encode())
-        inst_dir = os.path.join(self.instances_path, guest.uuid) + os.sep
-        out = []
-        for disk in root.findall('./devices/disk'):
-            source, target = disk.find('source'), disk.find('target')
-            path = source.get('file') if source is not None else None
-            if (path and path.startswith(inst_dir) and target is not None
-                    and disk.find('readonly') is None):
-                out.append((target.get('dev'), path))
-        return out
+        return writable_local_disks(vconfig.Guest.from_xml(guest.get_xml_desc()),
+                                    os.path.join(self.instances_path, guest.uuid))
 
     # -- destination --------------------------------------------------------------
     def pre_live_migration(self, context, instance, source_dir, disks):
@@ -194,33 +224,11 @@ class LiveMigrateMixin:
     def destination_xml(self, guest, target):
         """The guest's migratable XML with this host's paths swapped for ``target``'s."""
         flags = libvirt.VIR_DOMAIN_XML_MIGRATABLE | libvirt.VIR_DOMAIN_XML_SECURE
-        root = etree.fromstring(guest.domain.XMLDesc(flags).encode())
+        domain = vconfig.Guest.from_xml(guest.domain.XMLDesc(flags))
         swaps = ((os.path.join(self.instances_path, guest.uuid), target['instance_dir']),
                  (self.image_cache.base_dir, target['base_dir']))
-        # Serial consoles over TCP: the destination's free port.
-        serial = target.get('serial')
-        for char in root.findall('./devices/serial') + root.findall('./devices/console'):
-            for source in char.findall('source'):
-                if serial and char.get('type') == 'tcp' and \
-                        source.get('mode') == 'bind' and source.get('service'):
-                    source.set('host', serial['host'])
-                    source.set('service', str(serial['port']))
-        # Volumes: where the destination's own connection reaches each one.
-        volume_paths = target.get('volume_paths') or {}
-        for source in root.findall('./devices/disk/source'):
-            if source.get('file') in volume_paths:
-                source.set('file', volume_paths[source.get('file')])
-        for elem in root.iter():
-            for attr in ('file', 'path'):
-                value = elem.get(attr)
-                for old, new in swaps:
-                    if value and (value == old or value.startswith(old + os.sep)):
-                        elem.set(attr, new + value[len(old):])
-        # The destination reads the backing chain from its own images.
-        for disk in root.findall('./devices/disk'):
-            for store in disk.findall('backingStore'):
-                disk.remove(store)
-        return config_base.to_text(root, pretty_print=False)
+        return destination_domain(domain, swaps, target.get('serial'),
+                                  target.get('volume_paths')).to_xml(pretty_print=False)
 
     def live_migration(self, context, instance, target, progress=None):
         """Move the running guest to ``target`` (live_migration_target of the destination).

@@ -1,12 +1,12 @@
 """libvirt driver: set a guest user's password through the QEMU guest agent."""
 
 import time
-from xml.etree import ElementTree
 
 import libvirt
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
+from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import consoles
 
 # How often the agent channel's state is read while a guest boots.
@@ -15,10 +15,9 @@ AGENT_POLL_INTERVAL = 0.25
 
 def agent_channel_state(domain_xml):
     """'connected', 'disconnected', or None when libvirt reports no state."""
-    root = ElementTree.fromstring(domain_xml)
-    for target in root.iterfind('./devices/channel/target'):
-        if target.get('name') == consoles.AGENT_CHANNEL:
-            return target.get('state')
+    for channel in vconfig.Guest.from_xml(domain_xml).get_devices(vconfig.GuestChannel):
+        if channel.target_name == consoles.AGENT_CHANNEL:
+            return channel.target_state
     return None
 
 

@@ -82,31 +82,36 @@ def _insert_after_disks(guest, device):
     guest.devices = devices
 
 
-def _shift_raw_boot_orders(guest):
-    """Boot orders of devices kept verbatim (NICs) move down by one; True
-    when there were any."""
-    found = False
-    for dev in guest.devices:
-        if isinstance(dev, vconfig.RawElement):
-            for boot in dev.element.findall('boot'):
-                boot.set('order', str(int(boot.get('order')) + 1))
-                found = True
-    return found
+def _other_bootable_devices(guest):
+    """Devices other than disks that carry a boot order (NICs, host
+    devices...): rescue moves them down with the disks."""
+    return [dev for dev in guest.devices
+            if isinstance(dev, vconfig.GuestDevice) and
+            not isinstance(dev, vconfig.GuestDisk) and
+            dev.boot_order is not None]
+
+
+def _shift_boot_orders(devices):
+    """Each device's boot order moves down by one, freeing order 1."""
+    for dev in devices:
+        dev.boot_order += 1
 
 
 def apply_stable_rescue(guest, rescue_disk, scsi_model='virtio-scsi'):
     """Stable-device rescue on a parsed domain: every device keeps its
     target and address; the rescue disk (a config.GuestDisk at the
     mapping's 'disk.rescue') goes after the last disk with boot order 1;
-    every other boot order moves down by one (root: 2); any <os><boot dev>
-    goes (libvirt refuses it beside per-device orders).  A SCSI rescue
-    disk gets a virtio-scsi controller when the guest has none."""
-    others = _shift_raw_boot_orders(guest)
+    every other boot order, of disks and other devices (NICs) alike, moves
+    down by one (root: 2); any <os><boot dev> goes (libvirt refuses it
+    beside per-device orders).  A SCSI rescue disk gets a virtio-scsi
+    controller when the guest has none."""
+    others = _other_bootable_devices(guest)
     mapping = blockinfo.get_stable_rescue_mapping(
         domain_disk_infos(guest), rescue_disk.target_bus,
-        rescue_disk.source_device, other_boot_orders=others)
+        rescue_disk.source_device, other_boot_orders=bool(others))
     for disk in guest.get_disks():
         disk.boot_order = mapping[disk.target_dev]['boot_index']
+    _shift_boot_orders(others)
     if guest.os is not None:
         guest.os.boot_devs = []
     if rescue_disk.target_bus == 'scsi':
@@ -125,8 +130,9 @@ def apply_stable_rescue(guest, rescue_disk, scsi_model='virtio-scsi'):
 def apply_legacy_rescue(guest, rescue_disk, config_drive_path=None):
     """Upstream's legacy layout on a parsed domain: the rescue disk at the
     root's target (and address), the original root at the next free name
-    of its bus, the config drive; no ephemerals, swap or volumes.
-    Everything outside the disks stays as it was."""
+    of its bus, the config drive; no ephemerals, swap or volumes.  The
+    rescue disk boots first: the boot orders of other devices (NICs) move
+    down by one.  Everything else outside the disks stays as it was."""
     disks = guest.get_disks()
     root = root_disk(guest)
     config = None
@@ -146,6 +152,7 @@ def apply_legacy_rescue(guest, rescue_disk, config_drive_path=None):
     devices = [d for d in devices if not isinstance(d, vconfig.GuestDisk)]
     devices[position:position] = new
     guest.devices = devices
+    _shift_boot_orders(_other_bootable_devices(guest))
     if guest.os is not None:
         guest.os.boot_devs = []
     return guest

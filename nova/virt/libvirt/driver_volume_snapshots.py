@@ -4,10 +4,10 @@ import json
 import logging
 import os
 import time
-from xml.etree import ElementTree as etree
 
 from nova import exception
-from nova.virt.libvirt import config_base, imagebackend
+from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import imagebackend
 
 LOG = logging.getLogger(__name__)
 
@@ -19,32 +19,26 @@ def volume_disk(xml, volume_id):
     """(target dev, [active file, its backing files...], active format) of the file
     disk whose serial is ``volume_id`` in domain XML ``xml``; None if absent.  The
     backing files are known only from a running domain's XML."""
-    for disk in etree.fromstring(xml).iterfind('./devices/disk'):
-        if disk.findtext('serial') != volume_id:
+    return _volume_disk(vconfig.Guest.from_xml(xml), volume_id)
+
+
+def _volume_disk(domain, volume_id):
+    for disk in domain.get_disks():
+        if disk.serial != volume_id:
             continue
-        source, target = disk.find('source'), disk.find('target')
-        if disk.get('type') != 'file' or source is None or not source.get('file') \
-                or target is None:
+        if disk.source_type != 'file' or not disk.source_path or not disk.target_dev:
             return None
-        driver = disk.find('driver')
-        chain, node = [source.get('file')], disk.find('backingStore')
-        while node is not None and node.find('source') is not None:
-            chain.append(node.find('source').get('file'))
-            node = node.find('backingStore')
-        return target.get('dev'), chain, (driver.get('type') if driver is not None else 'raw')
+        return (disk.target_dev, [disk.source_path] + disk.backing_chain(),
+                disk.driver_format or 'raw')
     return None
 
 
 def snapshot_xml(dev, new_path, other_devs):
     """<domainsnapshot> taking ``dev`` into the qcow2 ``new_path`` and no other disk."""
-    root = etree.Element('domainsnapshot')
-    disks = etree.SubElement(root, 'disks')
-    disk = etree.SubElement(disks, 'disk', name=dev, snapshot='external', type='file')
-    etree.SubElement(disk, 'driver', type='qcow2')
-    etree.SubElement(disk, 'source', file=new_path)
-    for other in other_devs:
-        etree.SubElement(disks, 'disk', name=other, snapshot='no')
-    return config_base.to_text(root, pretty_print=False)
+    disks = [vconfig.GuestSnapshotDisk(name=dev, snapshot='external', type='file',
+                                       driver_type='qcow2', source_path=new_path)]
+    disks += [vconfig.GuestSnapshotDisk(name=other, snapshot='no') for other in other_devs]
+    return vconfig.GuestSnapshot(disks=disks).to_xml(pretty_print=False)
 
 
 def _fail(reason):
@@ -55,12 +49,13 @@ class VolumeSnapshotMixin:
     """Assisted volume snapshot calls for LibvirtDriver (needs _guest)."""
 
     def _snapshot_disk(self, guest, volume_id):
+        """(running, the parsed domain, volume_disk's answer) of the volume."""
         running = guest.is_active()
-        xml = guest.get_xml_desc(inactive=not running)
-        found = volume_disk(xml, volume_id)
+        domain = vconfig.Guest.from_xml(guest.get_xml_desc(inactive=not running))
+        found = _volume_disk(domain, volume_id)
         if found is None:
             raise _fail("Disk with id '%s' not found attached to instance." % volume_id)
-        return running, xml, found
+        return running, domain, found
 
     def volume_snapshot_create(self, context, instance, volume_id, create_info):
         """Snapshot the volume: the guest goes on writing to a new qcow2 overlay
@@ -76,7 +71,7 @@ class VolumeSnapshotMixin:
             raise _fail('new_file must be a file name in the volume\'s directory, got %r'
                         % new_file)
         guest = self._guest(instance)
-        _running, xml, (dev, chain, fmt) = self._snapshot_disk(guest, volume_id)
+        _running, domain, (dev, chain, fmt) = self._snapshot_disk(guest, volume_id)
         new_path = os.path.join(os.path.dirname(chain[0]), new_file)
         if new_path in chain:
             raise _fail('%s is already in the disk chain of volume %s' % (new_file, volume_id))
@@ -92,9 +87,8 @@ class VolumeSnapshotMixin:
             except imagebackend.ProcessError as exc:
                 raise _fail(exc.format_message())
             made = True
-        others = [d.find('target').get('dev')
-                  for d in etree.fromstring(xml).iterfind('./devices/disk')
-                  if d.find('target') is not None and d.find('target').get('dev') != dev]
+        others = [disk.target_dev for disk in domain.get_disks()
+                  if disk.target_dev and disk.target_dev != dev]
         # No quiesce: it needs a guest agent, and upstream goes on without one.
         try:
             guest.snapshot_disks_external(snapshot_xml(dev, new_path, others))
@@ -126,7 +120,7 @@ class VolumeSnapshotMixin:
         if delete_info.get('type') != 'qcow2':
             raise _fail('Unknown delete_info type %s' % delete_info.get('type'))
         guest = self._guest(instance)
-        running, _xml, (dev, chain, _fmt) = self._snapshot_disk(guest, volume_id)
+        running, _domain, (dev, chain, _fmt) = self._snapshot_disk(guest, volume_id)
         active = chain[0]
         if not running:
             # A stopped domain's XML names the active file only: ask the files.

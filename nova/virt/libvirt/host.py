@@ -33,6 +33,7 @@ class HostCapabilities:
     """The few facts from <capabilities> the driver uses."""
 
     arch: str
+    host_uuid: str = None
     cpu_model: str = None
     cpu_vendor: str = None
     sockets: int = None
@@ -49,7 +50,8 @@ def parse_capabilities(xml):
     """HostCapabilities out of virConnectGetCapabilities XML."""
     caps = config_caps.Capabilities.from_xml(xml)
     return HostCapabilities(
-        arch=caps.arch, cpu_model=caps.cpu_model, cpu_vendor=caps.cpu_vendor,
+        arch=caps.arch, host_uuid=caps.host_uuid, cpu_model=caps.cpu_model,
+        cpu_vendor=caps.cpu_vendor,
         sockets=caps.sockets, cores=caps.cores, threads=caps.threads,
         features=caps.features, numa_cells=caps.numa_cells_num or 1,
         page_sizes_kib=caps.page_sizes_kib,

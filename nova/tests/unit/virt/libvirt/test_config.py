@@ -2,6 +2,7 @@
 
 from xml.etree import ElementTree
 
+import pytest
 from lxml import etree
 
 from nova.virt.libvirt import config
@@ -265,3 +266,162 @@ def test_unknown_attribute_is_a_type_error():
         assert 'target_device' in str(exc)
     else:
         raise AssertionError('typo in an attribute name was accepted')
+
+
+# ------------------------------------------- what every device carries
+
+def test_every_device_formats_boot_order_alias_and_address():
+    pci = config.GuestDeviceAddressPCI(domain='0x0000', bus='0x00',
+                                       slot='0x03', function='0x0')
+    assert_xml(config.GuestInterface(type='network', source_network='default',
+                                     mac_addr='52:54:00:00:00:01', boot_order=2,
+                                     alias='ua-net0', address=pci), """
+        <interface type="network">
+          <mac address="52:54:00:00:00:01"/>
+          <source network="default"/>
+          <model type="virtio"/>
+          <boot order="2"/>
+          <alias name="ua-net0"/>
+          <address type="pci" domain="0x0000" bus="0x00" slot="0x03"
+                   function="0x0"/>
+        </interface>""")
+    assert_xml(config.GuestController(type='scsi', index=0, model='virtio-scsi',
+                                      alias='scsi0', address=pci), """
+        <controller type="scsi" index="0" model="virtio-scsi">
+          <alias name="scsi0"/>
+          <address type="pci" domain="0x0000" bus="0x00" slot="0x03"
+                   function="0x0"/>
+        </controller>""")
+    assert_xml(config.GuestHostdev(boot_order=3), """
+        <hostdev><boot order="3"/></hostdev>""")
+
+
+@pytest.mark.parametrize('xml,cls', [
+    ("<interface type='bridge'><mac address='52:54:00:00:00:02'/>"
+     "<source bridge='br0'/><model type='virtio'/><boot order='2'/>"
+     "<alias name='net0'/><address type='pci' domain='0x0000' bus='0x00' "
+     "slot='0x03' function='0x0'/></interface>", config.GuestInterface),
+    ("<hostdev mode='subsystem' type='pci' managed='yes'><source>"
+     "<address domain='0x0000' bus='0x06' slot='0x02' function='0x0'/>"
+     "</source><boot order='2'/><alias name='hostdev0'/><address type='pci' "
+     "domain='0x0000' bus='0x00' slot='0x07' function='0x0'/></hostdev>",
+     config.GuestHostdev),
+    ("<redirdev bus='usb' type='spicevmc'><boot order='2'/>"
+     "<alias name='redir0'/><address type='usb' bus='0' port='2'/>"
+     "</redirdev>", config.GuestRedirdev),
+    ("<filesystem type='mount' accessmode='passthrough'><driver "
+     "type='virtiofs'/><source dir='/srv/share'/><target dir='share'/>"
+     "<boot order='2'/><alias name='fs0'/></filesystem>",
+     config.GuestFilesystem),
+])
+def test_bootable_devices_parse_their_boot_order_and_round_trip(xml, cls):
+    domain = config.Guest.from_xml(
+        "<domain type='qemu'><name>d</name><devices>%s</devices></domain>" % xml)
+    (dev,) = domain.devices
+    assert type(dev) is cls and isinstance(dev, config.GuestDevice)
+    assert dev.boot_order == 2 and dev.alias
+    assert dev.address is not None or cls is config.GuestFilesystem
+    assert canon(dev.format_dom()) == canon(xml)
+    dev.boot_order = 3
+    assert b'<boot order="3"></boot>' in canon(dev.format_dom())
+
+
+def test_a_boot_loadparm_survives_a_new_boot_order():
+    disk = config.GuestDisk.from_xml(
+        "<disk type='file' device='disk'><source file='/d'/><target "
+        "dev='vda' bus='virtio'/><boot order='1' loadparm='X'/></disk>")
+    disk.boot_order = 2
+    assert b'<boot loadparm="X" order="2"></boot>' in canon(disk.format_dom())
+
+
+def test_channel_parses_its_target_and_state():
+    xml = ("<channel type='unix'><source mode='bind' path='/run/q/ga.0'/>"
+           "<target type='virtio' name='org.qemu.guest_agent.0' "
+           "state='connected'/><alias name='channel0'/><address "
+           "type='virtio-serial' controller='0' bus='0' port='1'/></channel>")
+    channel = config.GuestChannel.from_xml(xml)
+    assert (channel.type, channel.target_type, channel.target_name,
+            channel.target_state, channel.alias) == (
+        'unix', 'virtio', 'org.qemu.guest_agent.0', 'connected', 'channel0')
+    assert channel.address.type == 'virtio-serial'
+    assert canon(channel.format_dom()) == canon(xml)
+    assert_xml(config.GuestChannel(target_name='org.qemu.guest_agent.0'),
+               '<channel type="unix"><target type="virtio" '
+               'name="org.qemu.guest_agent.0"/></channel>')
+
+
+LIVE_CHAIN = """<disk type='file' device='disk'>
+  <driver name='qemu' type='qcow2'/><source file='/v/snap-2' index='3'/>
+  <backingStore type='file' index='2'><format type='qcow2'/>
+    <source file='/v/snap-1'/>
+    <backingStore type='file' index='1'><format type='raw'/>
+      <source file='/v/vol'/><backingStore/>
+    </backingStore>
+  </backingStore>
+  <target dev='vdb' bus='virtio'/><serial>v1</serial>
+</disk>"""
+
+
+def test_disk_backing_chain_is_modelled():
+    disk = config.GuestDisk.from_xml(LIVE_CHAIN)
+    assert disk.backing_chain() == ['/v/snap-1', '/v/vol']
+    store = disk.backing_store
+    assert (store.type, store.index, store.format) == ('file', 2, 'qcow2')
+    assert canon(disk.format_dom()) == canon(LIVE_CHAIN)
+    disk.backing_store = None
+    assert b'backingStore' not in canon(disk.format_dom())
+
+
+def test_rewrite_paths_reaches_modelled_and_kept_paths():
+    xml = """<domain type='qemu'><name>d</name>
+      <os><type>hvm</type><kernel>/i/u/kernel</kernel></os>
+      <devices>%s
+        <serial type='file'><source path='/i/u/console.log'/></serial>
+        <disk type='file' device='disk'><source file='/i/u/disk'>
+          <seclabel model='dac' relabel='no'/></source>
+          <target dev='vda' bus='virtio'/></disk>
+        <rng model='virtio'><backend model='random'>/dev/urandom</backend>
+        </rng>
+        <input type='passthrough' bus='virtio'><source evdev='/i/u/ev'/>
+        </input>
+      </devices></domain>""" % LIVE_CHAIN
+    domain = config.Guest.from_xml(xml)
+    domain.rewrite_paths(lambda p: p.replace('/i/u', '/j/u').replace('/v/', '/w/'))
+    text = domain.to_xml()
+    for path in ('/j/u/kernel', '/j/u/console.log', "file=\"/j/u/disk\"",
+                 '/w/snap-2', '/w/snap-1', '/w/vol'):
+        assert path in text, path
+    assert '/i/u' not in text.replace('/i/u/ev', '') and '/v/' not in text
+
+
+def test_snapshot_xml():
+    snap = config.GuestSnapshot(disks=[
+        config.GuestSnapshotDisk(name='vdb', snapshot='external', type='file',
+                                 driver_type='qcow2', source_path='/v/snap-3'),
+        config.GuestSnapshotDisk(name='vda', snapshot='no')])
+    assert_xml(snap, """
+        <domainsnapshot><disks>
+          <disk name="vdb" snapshot="external" type="file">
+            <driver type="qcow2"/><source file="/v/snap-3"/></disk>
+          <disk name="vda" snapshot="no"/>
+        </disks></domainsnapshot>""")
+
+
+def test_only_the_config_modules_read_or_write_xml():
+    """Every read and edit of a domain goes through the config classes."""
+    import ast
+    import pathlib
+    virt = pathlib.Path(config.__file__).resolve().parents[1]
+    found = []
+    for path in sorted(virt.rglob('*.py')):
+        if path.parent.name == 'libvirt' and path.name.startswith('config'):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or '']
+            found += ['%s imports %s' % (path.name, name) for name in names
+                      if name.split('.')[0] in ('xml', 'lxml')]
+    assert found == []

@@ -253,6 +253,10 @@ def test_domain_capabilities_parse():
         conn.close()
     caps = config_caps.Capabilities.from_xml(caps_xml)
     assert caps.arch == 'i686' and len(caps.cells) == 2
+    assert caps.host_uuid is None      # the test driver names none
+    assert config_caps.Capabilities.from_xml(
+        '<capabilities><host><uuid>4c4c4544-0001</uuid></host></capabilities>'
+    ).host_uuid == '4c4c4544-0001'
     assert [len(c.cpus) for c in caps.cells] == [8, 8]
     assert caps.guest_domain_types['i686'] == ('test',)
     domcaps = config_caps.DomainCapabilities.from_xml(

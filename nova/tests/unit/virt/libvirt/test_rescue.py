@@ -3,6 +3,7 @@
 import os
 import subprocess
 
+import libvirt
 import pytest
 from lxml import etree
 
@@ -221,6 +222,66 @@ def test_legacy_rescue_layout():
     assert disks[0].find('address').get('slot') == '0x04'
     assert disks[1].find('address') is None
     assert without(xml, '//disk') == without(SAVED, '//disk')
+
+
+# A guest that boots its disk, then the network (PXE).
+SAVED_WITH_NIC = """<domain type='test'>
+  <name>%s</name>
+  <memory unit='KiB'>65536</memory>
+  <os><type arch='i686'>hvm</type></os>
+  <devices>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='qcow2'/><source file='/i/u/disk'/>
+      <target dev='vda' bus='virtio'/><boot order='1'/>
+    </disk>
+    <interface type='network'>
+      <mac address='52:54:00:00:00:01'/><source network='default'/>
+      <model type='virtio'/><boot order='2'/>
+    </interface>
+  </devices>
+</domain>"""
+
+
+def boot_orders(xml):
+    """{disk target or 'nic': boot order} of a domain's bootable devices."""
+    root = etree.fromstring(xml.encode())
+    orders = {d.find('target').get('dev'): d.find('boot').get('order')
+              for d in root.iterfind('devices/disk') if d.find('boot') is not None}
+    for nic in root.iterfind('devices/interface'):
+        orders['nic'] = nic.find('boot').get('order')
+    return orders
+
+
+def test_stable_rescue_moves_a_nics_boot_order_down_with_the_disks():
+    xml = rescue.stable_rescue_xml(SAVED_WITH_NIC % 'd', rescue_disk('usb', 'sda'))
+    assert boot_orders(xml) == {'vda': '2', 'nic': '3', 'sda': '1'}
+
+
+def test_legacy_rescue_moves_a_nics_boot_order_down():
+    xml = rescue.legacy_rescue_xml(SAVED_WITH_NIC % 'd', rescue_disk('virtio', 'vda'))
+    assert boot_orders(xml) == {'vda': '1', 'nic': '3'}
+
+
+@pytest.mark.parametrize('layout', ['stable', 'legacy'])
+def test_libvirt_accepts_the_rescue_domain_of_a_guest_with_a_nic(layout):
+    """libvirt refuses two devices with one boot order: had the NIC kept
+    order 2 beside the root's new 2, the define would fail."""
+    name = 'rescue-nic-%s-%d' % (layout, os.getpid())
+    saved = SAVED_WITH_NIC % name
+    if layout == 'stable':
+        xml = rescue.stable_rescue_xml(saved, rescue_disk('usb', 'sda'))
+    else:
+        xml = rescue.legacy_rescue_xml(saved, rescue_disk('virtio', 'vda'))
+    conn = libvirt.open(fx.TEST_URI)
+    try:
+        conn.defineXML(xml).undefine()
+        domain = rescue.read_domain(xml)
+        (nic,) = domain.get_devices(vconfig.GuestInterface)
+        nic.boot_order = 2 if layout == 'stable' else 1
+        with pytest.raises(libvirt.libvirtError, match='boot order'):
+            conn.defineXML(domain.to_xml())
+    finally:
+        conn.close()
 
 
 # ------------------------------------------------ the driver, test:///
