@@ -166,8 +166,7 @@ class DiskBus(BaseNovaEnum):
 
     ALL = (VIRTIO, IDE, SCSI, USB, SATA, FDC, XEN, LXC, UML)
     # The buses a block device mapping (and a QEMU guest) may name; the
-    # libvirt driver's bus table (nova.virt.libvirt.bus_rules) has one row
-    # for each, in this order.
+    # bus table (nova.virt.bus_table) has one row for each, in this order.
     BLOCK_DEVICE = (VIRTIO, IDE, SATA, SCSI, USB, FDC)
 
 

@@ -2,8 +2,8 @@
 
 from nova import exception
 
-# Views of the driver's bus table (plain data, no libvirt import).
-from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
+# Views of the bus table (plain data, no driver import).
+from nova.virt.bus_table import (  # noqa: F401 - re-exported
     VALID_BUSES,
     VALID_DEVICE_TYPES,
 )

@@ -1,13 +1,12 @@
 """Stable-device rescue request rules, shared by the API (node record) and drivers."""
 
 from nova import exception
-from nova.virt import disk_buses
-from nova.virt.libvirt import bus_rules
+from nova.virt import bus_table, disk_buses
 
 # Virt types whose guests can keep every disk and boot an extra one first.
-STABLE_RESCUE_VIRT_TYPES = bus_rules.QEMU_VIRT_TYPES
-RESCUE_BUSES = bus_rules.RESCUE_BUSES
-RESCUE_DEVICES = bus_rules.RESCUE_DEVICES
+STABLE_RESCUE_VIRT_TYPES = bus_table.QEMU_VIRT_TYPES
+RESCUE_BUSES = bus_table.RESCUE_BUSES
+RESCUE_DEVICES = bus_table.RESCUE_DEVICES
 
 
 def is_stable_rescue(rescue_props):
@@ -164,4 +163,4 @@ def names_may_run_out(bus, disk_bound):
     """False when a guest with at most ``disk_bound`` disks surely has a
     free name on ``bus`` (names are counted across every bus, as buses
     sharing a prefix share names)."""
-    return disk_bound >= bus_rules.MAX_DEVS.get(bus, 26)
+    return disk_bound >= bus_table.MAX_DEVS.get(bus, 26)

@@ -40,6 +40,8 @@ RULES = [
      'the compute side of the conductor calls is given its transport'),
     ('virt/**/*.py', ('nova.api', 'nova.db', 'nova.conductor', 'nova.compute.api'),
      'the driver sits below the compute manager'),
+    ('virt/*.py', ('nova.virt.libvirt',),
+     'driver-neutral modules (the API applies some of them) import no driver'),
     ('conductor/*.py', ('nova.api', 'nova.virt', 'nova.compute.manager'),
      'the conductor never drives a hypervisor'),
     ('db/*.py', ('nova.api', 'nova.compute', 'nova.conductor', 'nova.virt', 'nova.metadata'),
@@ -136,6 +138,32 @@ def test_building_nova_compute_loads_no_database_layer():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          cwd=ROOT.parent, check=True).stdout
     assert out.strip() == '[]'
+
+
+def test_the_api_and_conductor_processes_load_no_driver():
+    """What nova-api and nova-conductor import to serve: no module of a virt driver."""
+    code = (
+        'import importlib, pkgutil, sys\n'
+        'from nova import conf, objects, wiring\n'
+        'import nova.api, nova.compute, nova.conductor\n'
+        'c = conf.new_config()\n'
+        "c.set_override('transport_url', 'fake:/')\n"
+        "c.set_override('connection', 'sqlite://', group='database')\n"
+        'objects.register_all()\n'
+        'wiring.api_app(c, wiring.database(c))\n'
+        'wiring.conductor_service(c, wiring.database(c))\n'
+        "names = ['nova.cmd.api', 'nova.cmd.conductor']\n"
+        'for pkg in (nova.api, nova.conductor):\n'
+        "    names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.')]\n"
+        "names += ['nova.compute.' + m.name for m in pkgutil.iter_modules(nova.compute.__path__)\n"
+        "          if m.name.startswith('api')]\n"
+        'for name in names:\n'
+        '    importlib.import_module(name)\n'
+        "assert 'nova.api.handlers.servers' in sys.modules\n"
+        "print(sorted(m for m in sys.modules if m.startswith('nova.virt.libvirt')))\n")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         cwd=ROOT.parent, check=True).stdout
+    assert out.strip().splitlines()[-1] == '[]'
 
 
 # Names that exist only in REST bodies. The handlers turn bodies into typed

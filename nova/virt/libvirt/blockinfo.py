@@ -44,8 +44,14 @@ import re
 
 from nova import exception
 
-# The static bus rules live in a driver-neutral module so the API can apply
-# them before accepting a request; they are re-exported here for the driver.
+# The bus table and the static bus rules live in driver-neutral modules so
+# the API can apply them before accepting a request; re-exported here for
+# the driver.
+from nova.virt.bus_table import (  # noqa: F401 - re-exported
+    DEV_PREFIX,
+    MAX_DEVS,
+    PREFIX_BUS,
+)
 from nova.virt.disk_buses import (  # noqa: F401 - re-exported
     BUS_PROPERTY,
     VALID_BUSES,
@@ -55,11 +61,6 @@ from nova.virt.disk_buses import (  # noqa: F401 - re-exported
     validate_disk_bus,
 )
 from nova.virt.libvirt import config_devices
-from nova.virt.libvirt.bus_rules import (  # noqa: F401 - re-exported
-    DEV_PREFIX,
-    MAX_DEVS,
-    PREFIX_BUS,
-)
 
 DEFAULT_MAX_DEVS = 26
 

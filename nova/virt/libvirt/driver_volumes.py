@@ -5,14 +5,15 @@ import os
 import time
 
 from nova import exception, failpoint
-from nova.virt.libvirt import blockinfo, bus_rules, imagebackend
+from nova.virt import bus_table
+from nova.virt.libvirt import blockinfo, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
 
 # Buses QEMU can hot-plug a disk onto while the guest runs.
-HOTPLUG_BUSES = bus_rules.HOTPLUG_BUSES
+HOTPLUG_BUSES = bus_table.HOTPLUG_BUSES
 
 
 def read_domains(*xmls):

@@ -5,14 +5,14 @@ import pytest
 from nova import exception
 from nova.api.schemas import servers as server_schemas
 from nova.objects import fields
-from nova.virt import disk_buses
-from nova.virt.libvirt import blockinfo, bus_rules, driver_rescue, driver_volumes
+from nova.virt import bus_table, disk_buses
+from nova.virt.libvirt import blockinfo, driver_rescue, driver_volumes
 
 
 def test_names_come_from_the_driver_neutral_vocabulary():
-    names = tuple(rule.name for rule in bus_rules.BUSES)
+    names = tuple(rule.name for rule in bus_table.BUSES)
     assert set(names) <= set(fields.DiskBus.ALL)
-    qemu = tuple(r.name for r in bus_rules.BUSES
+    qemu = tuple(r.name for r in bus_table.BUSES
                  if 'qemu' in r.virt_types)
     assert qemu == fields.DiskBus.BLOCK_DEVICE
     assert disk_buses.VALID_BUSES['qemu'] == qemu
@@ -26,7 +26,7 @@ def test_block_device_schema_enum_is_the_table():
 
 
 def test_derived_views_agree_with_the_rows():
-    for rule in bus_rules.BUSES:
+    for rule in bus_table.BUSES:
         assert blockinfo.DEV_PREFIX[rule.name] == rule.prefix
         assert blockinfo.max_devs_for_bus(rule.name) == rule.max_devs
         assert disk_buses.VALID_DEVICE_TYPES[rule.name] == rule.device_types
@@ -39,7 +39,7 @@ def test_derived_views_agree_with_the_rows():
                                     'sd': 'scsi', 'fd': 'fdc'}
 
 
-@pytest.mark.parametrize('rule', [r for r in bus_rules.BUSES
+@pytest.mark.parametrize('rule', [r for r in bus_table.BUSES
                                   if r.owns_prefix])
 def test_names_of_each_bus_parse_and_stop_at_its_limit(rule):
     last = blockinfo.get_dev_name(rule.prefix, rule.max_devs - 1)
@@ -54,7 +54,7 @@ def test_names_of_each_bus_parse_and_stop_at_its_limit(rule):
         blockinfo.get_next_device_name(used, rule.name)
 
 
-@pytest.mark.parametrize('rule', bus_rules.BUSES)
+@pytest.mark.parametrize('rule', bus_table.BUSES)
 def test_device_types_are_what_validation_accepts(rule):
     for virt_type in rule.virt_types:
         for device_type in ('disk', 'cdrom', 'floppy', 'lun'):
@@ -68,7 +68,7 @@ def test_device_types_are_what_validation_accepts(rule):
 
 
 def test_rescue_validation_uses_the_table():
-    for bus in bus_rules.RESCUE_BUSES:
+    for bus in bus_table.RESCUE_BUSES:
         device = 'floppy' if bus == 'fdc' else 'disk'
         assert driver_rescue.validate_rescue(
             'qemu', {}, {'hw_rescue_bus': bus,

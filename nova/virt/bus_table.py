@@ -1,4 +1,4 @@
-"""The one table of disk bus rules: names, prefixes, limits, hot-plug, rescue."""
+"""The one table of disk buses, driver-neutral: names, prefixes, limits, hot-plug, rescue."""
 
 import dataclasses
 
