@@ -3,11 +3,6 @@
 from nova import exception
 from nova.virt import bus_table, disk_buses
 
-# Virt types whose guests can keep every disk and boot an extra one first.
-STABLE_RESCUE_VIRT_TYPES = bus_table.QEMU_VIRT_TYPES
-RESCUE_BUSES = bus_table.RESCUE_BUSES
-RESCUE_DEVICES = bus_table.RESCUE_DEVICES
-
 
 def is_stable_rescue(rescue_props):
     return bool(rescue_props.get('hw_rescue_bus') or
@@ -18,24 +13,25 @@ def get_rescue_device(virt_type, instance_props, rescue_props,
                       machine_type=None, arch=None):
     """(bus, device) of the rescue media, or None for legacy rescue.
 
-    Unset device: floppy on fdc, else disk.  Unset bus: the instance's
-    hw_disk_bus (driver default if unset) for a disk; for a cdrom the
-    machine type decides (q35: sata, else ide); fdc for a floppy.
+    Unset device: the first kind the bus boots (floppy on fdc, else disk).
+    Unset bus: for a kind that goes on the server's own bus (a disk), the
+    instance's bus property for it (the driver default if unset); for any
+    other the kind's default (a cdrom: sata on q35, else ide; fdc for a
+    floppy).
     """
     bus = rescue_props.get('hw_rescue_bus')
     device = rescue_props.get('hw_rescue_device')
     if not bus and not device:
         return None
     if not device:
-        device = 'floppy' if bus == 'fdc' else 'disk'
+        rule = bus_table.RULES.get(bus)
+        device = rule.boots[0] if rule is not None and rule.boots else 'disk'
     if not bus:
-        if device == 'disk':
-            bus = (instance_props.get('hw_disk_bus') or
-                   disk_buses.default_disk_bus(virt_type, 'disk',
-                                              machine_type, arch))
-        else:
-            bus = disk_buses.default_disk_bus(virt_type, device,
-                                             machine_type, arch)
+        kind = bus_table.KIND_RULES.get(device)
+        if kind is not None and kind.rescue_on_instance_bus:
+            bus = instance_props.get(kind.image_property)
+        bus = bus or disk_buses.default_disk_bus(virt_type, device,
+                                                 machine_type, arch)
     return bus, device
 
 
@@ -65,11 +61,11 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
     _check_pair(bus, device, machine_type)
     if domain_caps:
         _check_host_offers(domain_caps, bus, device, machine_type)
-    if device == 'cdrom' and not rescue_disk_format:
+    if bus_table.KIND_RULES[device].needs_disk_format and not rescue_disk_format:
         # Without a format there is nothing to put in the drive.
         raise exception.UnsupportedRescueImage(
-            reason='a cdrom rescue device needs an image with a '
-                   'disk_format, this one has disk_format=None')
+            reason='a %s rescue device needs an image with a '
+                   'disk_format, this one has disk_format=None' % device)
     # Any other image goes in the drive as upstream puts it there; the
     # firmware boots a CD-ROM only from El Torito media (an ISO), so a
     # plain disk image in a cdrom is readable media, not a boot device.
@@ -78,50 +74,54 @@ def validate_rescue(virt_type, instance_image_props, rescue_image_props,
 
 def _check_requested(virt_type, raw_bus, raw_device):
     """The virt type allows stable rescue and the named bus/device exist."""
-    if virt_type not in STABLE_RESCUE_VIRT_TYPES:
+    virt_types = bus_table.STABLE_RESCUE_VIRT_TYPES
+    if virt_type not in virt_types:
         raise exception.UnsupportedRescue(
             reason='stable device rescue (hw_rescue_bus/hw_rescue_device) '
                    'is not supported on virt type %r, only on %s'
-                   % (virt_type, ' and '.join(STABLE_RESCUE_VIRT_TYPES)))
-    if raw_device and raw_device not in RESCUE_DEVICES:
+                   % (virt_type, ' and '.join(virt_types)))
+    if raw_device and raw_device not in bus_table.RESCUE_DEVICES:
         raise exception.UnsupportedRescueDevice(
             device=raw_device, reason='hw_rescue_device must be one of %s'
-                                      % ', '.join(RESCUE_DEVICES))
-    if raw_bus and raw_bus not in RESCUE_BUSES:
+                                      % ', '.join(bus_table.RESCUE_DEVICES))
+    if raw_bus and raw_bus not in bus_table.RESCUE_BUSES:
         raise exception.UnsupportedRescueBus(
             bus=raw_bus, reason='hw_rescue_bus must be one of %s'
-                                % ', '.join(RESCUE_BUSES))
+                                % ', '.join(bus_table.RESCUE_BUSES))
 
 
 def _check_pair(bus, device, machine_type):
     """The bus can carry the device, the firmware boots it, the machine has the bus."""
-    if device == 'floppy' and bus != 'fdc':
-        raise exception.UnsupportedRescueDevice(
-            device=device, reason='a floppy needs hw_rescue_bus=fdc, not %r'
-                                  % bus)
-    if bus == 'fdc' and device != 'floppy':
-        raise exception.UnsupportedRescueBus(
-            bus=bus, reason='the fdc bus only carries hw_rescue_device='
-                            'floppy, not %r' % device)
-    if device not in disk_buses.VALID_DEVICE_TYPES.get(bus, ()):
+    rule = bus_table.RULES[bus]
+    if device not in rule.device_types:
+        only = bus_table.buses_carrying(device)
+        if len(only) == 1:
+            raise exception.UnsupportedRescueDevice(
+                device=device, reason='a %s needs hw_rescue_bus=%s, not %r'
+                                      % (device, only[0], bus))
+        if all(bus_table.buses_carrying(kind) == (bus,) for kind in rule.device_types):
+            raise exception.UnsupportedRescueBus(
+                bus=bus, reason='the %s bus only carries hw_rescue_device=%s, not %r'
+                                % (bus, disk_buses.either(rule.device_types), device))
         raise exception.UnsupportedRescueDevice(
             device=device, reason='the %r bus cannot carry a %s (it takes: '
-                                  '%s)' % (bus, device, ', '.join(
-                                      disk_buses.VALID_DEVICE_TYPES.get(
-                                          bus, ()))))
-    if bus == 'usb' and device == 'cdrom':
-        # libvirt and QEMU accept it, but SeaBIOS does not boot El Torito
-        # from a USB CD-ROM: the guest silently boots its root disk.
+                                  '%s)' % (bus, device, ', '.join(rule.device_types)))
+    if device not in rule.boots:
+        others = [name for name in bus_table.buses_carrying(device, booting=True)
+                  if name != bus]
         raise exception.UnsupportedRescueDevice(
-            device=device, reason='the firmware does not boot a cdrom on the '
-                                  'usb bus; use hw_rescue_bus=usb with '
-                                  'hw_rescue_device=disk (a hybrid ISO boots '
-                                  'as a USB stick), or a cdrom on ide, sata '
-                                  'or scsi')
-    if bus == 'ide' and disk_buses.is_q35(machine_type):
+            device=device, reason='the firmware does not boot a %s on the %s bus; use '
+                                  'hw_rescue_bus=%s with hw_rescue_device=%s%s, or a %s '
+                                  'on %s' % (device, bus, bus, disk_buses.either(rule.boots),
+                                             ' (%s)' % rule.boot_hint if rule.boot_hint
+                                             else '', device, disk_buses.either(others)))
+    if not rule.exists_on(machine_type):
         raise exception.UnsupportedRescueBus(
-            bus=bus, reason='machine type %r has no IDE bus; use sata (cdrom)'
-                            ' or usb' % machine_type)
+            bus=bus, reason='machine type %r has no %s bus; for a %s use %s'
+                            % (machine_type, bus.upper(), device, disk_buses.either(
+                                name for name in bus_table.buses_carrying(
+                                    device, machine_type=machine_type, booting=True)
+                                if bus_table.RULES[name].rescue)))
 
 
 def _check_host_offers(domain_caps, bus, device, machine_type):
@@ -163,4 +163,5 @@ def names_may_run_out(bus, disk_bound):
     """False when a guest with at most ``disk_bound`` disks surely has a
     free name on ``bus`` (names are counted across every bus, as buses
     sharing a prefix share names)."""
-    return disk_bound >= bus_table.MAX_DEVS.get(bus, 26)
+    rule = bus_table.RULES.get(bus)
+    return disk_bound >= (rule.max_devs if rule is not None else 26)

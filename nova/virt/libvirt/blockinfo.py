@@ -43,30 +43,22 @@ ever moves when the caller asks for it.
 import re
 
 from nova import exception
-
-# The bus table and the static bus rules live in driver-neutral modules so
-# the API can apply them before accepting a request; re-exported here for
-# the driver.
-from nova.virt.bus_table import (  # noqa: F401 - re-exported
-    DEV_PREFIX,
-    MAX_DEVS,
-    PREFIX_BUS,
-)
-from nova.virt.disk_buses import (  # noqa: F401 - re-exported
-    BUS_PROPERTY,
-    VALID_BUSES,
-    VALID_DEVICE_TYPES,
-    default_disk_bus,
-    is_q35,
-    validate_disk_bus,
-)
+from nova.virt import bus_table, disk_buses
 from nova.virt.libvirt import config_devices
 
 DEFAULT_MAX_DEVS = 26
 
-DEFAULT_SCSI_MODEL = 'virtio-scsi'
+_DEV_RES = {}
 
-_DEV_RE = re.compile(r'^(%s)([a-z]+)$' % '|'.join(sorted(PREFIX_BUS)))
+
+def _dev_re():
+    """The device name pattern of the table's prefixes (compiled once each)."""
+    prefixes = tuple(bus_table.PREFIX_BUS)
+    regex = _DEV_RES.get(prefixes)
+    if regex is None:
+        regex = _DEV_RES[prefixes] = re.compile(
+            r'^(%s)([a-z]+)$' % '|'.join(sorted(prefixes)))
+    return regex
 
 
 def get_dev_name(prefix, index):
@@ -83,11 +75,11 @@ def get_dev_name(prefix, index):
 
 def parse_dev(dev):
     """'vdc' -> ('vd', 2); raise Invalid for names we cannot place."""
-    match = _DEV_RE.match(dev or '')
+    match = _dev_re().match(dev or '')
     if not match:
         raise exception.Invalid(
-            reason='device name %r is not of the form /dev/(vd|hd|sd|fd)'
-                   '<letters>' % dev)
+            reason='device name %r is not of the form /dev/(%s)<letters>'
+                   % (dev, '|'.join(bus_table.PREFIX_BUS)))
     index = 0
     for char in match.group(2):
         index = index * 26 + (ord(char) - 96)
@@ -95,7 +87,7 @@ def parse_dev(dev):
 
 
 def max_devs_for_bus(bus):
-    return MAX_DEVS.get(bus, DEFAULT_MAX_DEVS)
+    return bus_table.MAX_DEVS.get(bus, DEFAULT_MAX_DEVS)
 
 
 def get_disk_bus_for_device_type(virt_type, image_props, device_type='disk',
@@ -105,11 +97,12 @@ def get_disk_bus_for_device_type(virt_type, image_props, device_type='disk',
     ``image_props`` is anything with ``.get(name)`` (ImageMetaProps or a
     plain dict).  The result is validated for the virt and machine type.
     """
-    prop = BUS_PROPERTY.get(device_type)
+    kind = bus_table.KIND_RULES.get(device_type)
+    prop = kind.image_property if kind is not None else None
     bus = image_props.get(prop) if prop else None
     if not bus:
-        bus = default_disk_bus(virt_type, device_type, machine_type, arch)
-    validate_disk_bus(virt_type, bus, device_type, machine_type)
+        bus = disk_buses.default_disk_bus(virt_type, device_type, machine_type, arch)
+    disk_buses.validate_disk_bus(virt_type, bus, device_type, machine_type)
     return bus
 
 
@@ -124,7 +117,7 @@ def find_free_dev(mapping, bus, last=False, reserved=()):
     that are not placed yet.  ``last`` keeps config drives out of the way
     of later volume attaches, as upstream does (IDE config drive -> hdd).
     """
-    prefix = DEV_PREFIX[bus]
+    prefix = bus_table.DEV_PREFIX[bus]
     taken = used_devs(mapping)
     indexes = range(max_devs_for_bus(bus))
     if last:
@@ -160,10 +153,10 @@ def prepend_dev(device_name):
 def check_dev_on_bus(dev, bus, what='device'):
     """Raise Invalid unless ``dev`` is a name ``bus`` can hold."""
     prefix, index = parse_dev(dev)
-    if prefix != DEV_PREFIX[bus]:
+    if prefix != bus_table.DEV_PREFIX[bus]:
         raise exception.Invalid(
             reason='%s name /dev/%s does not match the %r bus (names on it '
-                   'start with %r)' % (what, dev, bus, DEV_PREFIX[bus]))
+                   'start with %r)' % (what, dev, bus, bus_table.DEV_PREFIX[bus]))
     if index >= max_devs_for_bus(bus):
         raise exception.Invalid(
             reason='%s name /dev/%s is beyond the %d devices of the %r bus'
@@ -180,7 +173,7 @@ def get_root_info(virt_type, image_props, disk_format=None,
     if dev:
         check_dev_on_bus(dev, bus, 'root device')
     else:
-        dev = get_dev_name(DEV_PREFIX[bus], 0)
+        dev = get_dev_name(bus_table.DEV_PREFIX[bus], 0)
     return disk_info(bus, dev, device_type, boot_index=1)
 
 
@@ -196,9 +189,9 @@ def get_volume_bus(virt_type, image_props, dev=None, bus=None,
         bus = default
         if dev:
             prefix = parse_dev(dev)[0]
-            if prefix != DEV_PREFIX[default]:
-                bus = PREFIX_BUS[prefix]
-    validate_disk_bus(virt_type, bus, device_type, machine_type)
+            if prefix != bus_table.DEV_PREFIX[default]:
+                bus = bus_table.PREFIX_BUS[prefix]
+    disk_buses.validate_disk_bus(virt_type, bus, device_type, machine_type)
     if dev:
         check_dev_on_bus(dev, bus, what)
     return bus
@@ -295,7 +288,7 @@ def _root_volume_info(guest, root_bdm, root_device_name):
     dtype = root_bdm.get('device_type') or 'disk'
     bus = _bdm_bus(*guest, root_bdm.get('disk_bus'), root_dev, dtype,
                    'root device')
-    info = disk_info(bus, root_dev or get_dev_name(DEV_PREFIX[bus], 0),
+    info = disk_info(bus, root_dev or get_dev_name(bus_table.DEV_PREFIX[bus], 0),
                      dtype, boot_index=1)
     info['volume_id'] = _volume_id(root_bdm)
     return info
@@ -410,28 +403,36 @@ def get_device_names(mapping):
 
 
 def get_drive_unit(bus, dev):
-    """SCSI unit for a disk on the virtio-scsi controller: its name index.
+    """The drive unit of a disk on a bus whose addresses the driver writes
+    (unit_is_name_index: SCSI on virtio-scsi): its name index, else None.
 
     libvirt otherwise derives 7 units per controller from the name and
     adds (lsilogic) controllers for sdh and beyond; virtio-scsi takes
     16384 units on one controller, so the name maps 1:1 to a unit.
     """
-    if bus != 'scsi':
+    rule = bus_table.RULES.get(bus)
+    if rule is None or not rule.unit_is_name_index:
         return None
     return parse_dev(dev)[1]
 
 
-def scsi_model_for(image_props):
-    """The SCSI controller model a guest gets (hw_scsi_model)."""
-    return image_props.get('hw_scsi_model') or DEFAULT_SCSI_MODEL
+def controller_models(image_props):
+    """{bus: model} of the controllers a guest's buses get (e.g. the SCSI
+    controller: hw_scsi_model, else virtio-scsi)."""
+    return {rule.name: (rule.model_property and image_props.get(rule.model_property)) or
+            rule.controller_model for rule in bus_table.BUSES if rule.controller}
 
 
-def drive_address(info, scsi_model=DEFAULT_SCSI_MODEL):
-    """Explicit <address type='drive'> for a disk on the virtio-scsi
-    controller (unit = name index), so libvirt never adds controllers;
-    None for every other bus or controller model."""
+def drive_address(info, controller_model=None):
+    """Explicit <address type='drive'> for a disk on a bus whose addresses
+    the driver writes (unit = name index), on the controller model the
+    table names for it, so libvirt never adds controllers; None for every
+    other bus or controller model (``controller_model``: the guest's, None
+    for the table's)."""
     unit = get_drive_unit(info['bus'], info['dev'])
-    if unit is None or scsi_model != DEFAULT_SCSI_MODEL:
+    rule = bus_table.RULES.get(info['bus'])
+    if unit is None or rule.address != 'drive' or (
+            controller_model or rule.controller_model) != rule.controller_model:
         return None
     return config_devices.GuestDeviceAddressDrive(controller=0, bus=0,
                                                   target=0, unit=unit)
@@ -441,7 +442,7 @@ def get_next_device_name(used, bus):
     """First free name on ``bus`` given the names ``used`` in the guest
     (hot-plug: the persistent domain XML is the source of ``used``)."""
     used = set(used)
-    prefix = DEV_PREFIX[bus]
+    prefix = bus_table.DEV_PREFIX[bus]
     for index in range(max_devs_for_bus(bus)):
         dev = get_dev_name(prefix, index)
         if dev not in used:

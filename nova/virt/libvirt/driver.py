@@ -8,7 +8,7 @@ import threading
 import time
 
 from nova import exception, power_state
-from nova.virt import configdrive, driver, image_verification
+from nova.virt import bus_table, configdrive, driver, image_verification
 from nova.virt.libvirt import (
     blockinfo,
     config_caps,
@@ -31,7 +31,6 @@ from nova.virt.libvirt.guest_config import (  # noqa: F401 - re-exported
     CONFIG_DRIVE_DEVICE,
     CONSOLE_LOG,
     DEFAULT_CONSOLES,
-    DEFAULT_SCSI_MODEL,
     LOCAL_DISK_FORMATS,
     BootFiles,
     GuestSettings,
@@ -145,7 +144,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
         # Shared by drivers on one libvirtd in one process: a serial port or
         # host CPU is picked and taken by one spawn at a time across them all.
         self._placement_lock = placement_lock or threading.Lock()
-        stable = self.virt_type in driver_rescue.STABLE_RESCUE_VIRT_TYPES
+        stable = self.virt_type in bus_table.STABLE_RESCUE_VIRT_TYPES
         # virt_type (and machine_type, in init_host) reach the node record,
         # where the API applies the static bus rules before accepting a boot.
         self.capabilities = dict(type(self).capabilities,
@@ -205,7 +204,7 @@ class LibvirtDriver(driver_resize.ResizeMixin, driver_live_migrate.LiveMigrateMi
         """The disk buses and devices this host's QEMU offers for its default
         machine type, in the node record: the API checks a stable-device
         rescue against them without asking the host."""
-        if self.virt_type not in driver_rescue.STABLE_RESCUE_VIRT_TYPES:
+        if self.virt_type not in bus_table.STABLE_RESCUE_VIRT_TYPES:
             return
         caps = self._host_disk_caps(machine)
         if caps:

@@ -6,31 +6,15 @@ import os
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
-from nova.virt import rescue_rules
+from nova.virt import bus_table, rescue_rules
 from nova.virt.libvirt import blockinfo, config_caps, imagebackend
 from nova.virt.libvirt import config as vconfig
 
 LOG = logging.getLogger(__name__)
 
-# The request checks are driver-neutral (the API applies them from the node
-# record); re-exported here for the driver.
-STABLE_RESCUE_VIRT_TYPES = rescue_rules.STABLE_RESCUE_VIRT_TYPES
-RESCUE_BUSES = rescue_rules.RESCUE_BUSES
-RESCUE_DEVICES = rescue_rules.RESCUE_DEVICES
-is_stable_rescue = rescue_rules.is_stable_rescue
-get_rescue_device = rescue_rules.get_rescue_device
-validate_rescue = rescue_rules.validate_rescue
-
 UNRESCUE_XML = 'unrescue.xml'
 RESCUE_DISK = 'disk.rescue'
 CONFIG_DRIVE = 'disk.config'
-
-
-# The refusals live in nova.exception so they cross RPC as themselves.
-UnsupportedRescue = exception.UnsupportedRescue
-UnsupportedRescueBus = exception.UnsupportedRescueBus
-UnsupportedRescueDevice = exception.UnsupportedRescueDevice
-UnsupportedRescueImage = exception.UnsupportedRescueImage
 
 
 # ------------------------------------------------ decisions (pure functions)
@@ -97,14 +81,15 @@ def _shift_boot_orders(devices):
         dev.boot_order += 1
 
 
-def apply_stable_rescue(guest, rescue_disk, scsi_model='virtio-scsi'):
+def apply_stable_rescue(guest, rescue_disk, controller_model=None):
     """Stable-device rescue on a parsed domain: every device keeps its
     target and address; the rescue disk (a config.GuestDisk at the
     mapping's 'disk.rescue') goes after the last disk with boot order 1;
     every other boot order, of disks and other devices (NICs) alike, moves
     down by one (root: 2); any <os><boot dev> goes (libvirt refuses it
-    beside per-device orders).  A SCSI rescue disk gets a virtio-scsi
-    controller when the guest has none."""
+    beside per-device orders).  A rescue disk on a bus that needs a
+    controller (SCSI) gets one when the guest has none, of
+    ``controller_model`` (None: the table's, virtio-scsi)."""
     others = _other_bootable_devices(guest)
     mapping = blockinfo.get_stable_rescue_mapping(
         domain_disk_infos(guest), rescue_disk.target_bus,
@@ -114,15 +99,17 @@ def apply_stable_rescue(guest, rescue_disk, scsi_model='virtio-scsi'):
     _shift_boot_orders(others)
     if guest.os is not None:
         guest.os.boot_devs = []
-    if rescue_disk.target_bus == 'scsi':
-        ctrl = guest.get_controller('scsi', 0)
+    rule = bus_table.RULES[rescue_disk.target_bus]
+    if rule.controller:
+        ctrl = guest.get_controller(rule.controller, 0)
         if ctrl is None:
-            ctrl = vconfig.GuestController(type='scsi', index=0,
-                                           model=scsi_model)
+            ctrl = vconfig.GuestController(
+                type=rule.controller, index=0,
+                model=controller_model or rule.controller_model)
             _insert_after_disks(guest, ctrl)
         rescue_disk.address = blockinfo.drive_address(
             blockinfo.disk_info_from_config(rescue_disk),
-            ctrl.model or 'lsilogic')
+            ctrl.model or rule.implicit_model)
     _insert_after_disks(guest, rescue_disk)
     return guest
 
@@ -158,10 +145,10 @@ def apply_legacy_rescue(guest, rescue_disk, config_drive_path=None):
     return guest
 
 
-def stable_rescue_xml(domain_xml, rescue_disk, scsi_model='virtio-scsi'):
+def stable_rescue_xml(domain_xml, rescue_disk, controller_model=None):
     """apply_stable_rescue on domain XML text; returns the XML."""
     return apply_stable_rescue(read_domain(domain_xml), rescue_disk,
-                               scsi_model).to_xml()
+                               controller_model).to_xml()
 
 
 def legacy_rescue_xml(domain_xml, rescue_disk, config_drive_path=None):
@@ -196,9 +183,9 @@ class RescueMixin:
         props = image_meta.properties
         machine = domain_machine_type(domain)
         caps = None
-        if is_stable_rescue(props):
+        if rescue_rules.is_stable_rescue(props):
             caps = self._host_disk_caps(machine)
-        device = validate_rescue(
+        device = rescue_rules.validate_rescue(
             self.virt_type, self._instance_image_props(instance), props,
             caps, machine,
             _image_attr(image_meta, 'disk_format'),
@@ -259,8 +246,8 @@ class RescueMixin:
             if device is None:
                 apply_legacy_rescue(domain, disk, config_drive)
             else:
-                apply_stable_rescue(domain, disk, blockinfo.scsi_model_for(
-                    image_meta.properties))
+                apply_stable_rescue(domain, disk, blockinfo.controller_models(
+                    image_meta.properties).get(disk.target_bus))
             xml = domain.to_xml()
             touched = True
             guest.poweroff()
@@ -300,7 +287,8 @@ class RescueMixin:
             driver_name='qemu', driver_format=fmt,
             driver_cache=self.settings.disk_cachemode, source_path=path,
             target_dev=info['dev'], target_bus=info['bus'],
-            boot_order=info['boot_index'], readonly=info['type'] == 'cdrom')
+            boot_order=info['boot_index'],
+            readonly=bus_table.KIND_RULES[info['type']].readonly)
 
     def _restore_domain(self, guest, saved, was_running):
         try:

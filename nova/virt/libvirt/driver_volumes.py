@@ -12,9 +12,6 @@ from nova.virt.libvirt import volume as libvirt_volume
 
 LOG = logging.getLogger(__name__)
 
-# Buses QEMU can hot-plug a disk onto while the guest runs.
-HOTPLUG_BUSES = bus_table.HOTPLUG_BUSES
-
 
 def read_domains(*xmls):
     """config.Guest for each domain XML text given (None stays None)."""
@@ -39,12 +36,14 @@ def find_disk(xml, dev=None, serial=None):
     return None
 
 
-def scsi_controller_model(xml):
-    """Model of SCSI controller 0 in a domain XML, or None if absent."""
-    ctrl = vconfig.Guest.from_xml(xml).get_controller('scsi', 0)
+def controller_model(xml, bus):
+    """Model of the controller (index 0) a disk on ``bus`` sits on in a
+    domain XML (libvirt's implicit one when unnamed), or None if absent."""
+    rule = bus_table.RULES[bus]
+    ctrl = vconfig.Guest.from_xml(xml).get_controller(rule.controller, 0)
     if ctrl is None:
         return None
-    return ctrl.model or 'lsilogic'
+    return ctrl.model or rule.implicit_model
 
 
 class VolumeMixin:
@@ -127,20 +126,20 @@ class VolumeMixin:
                        % (dev, instance.uuid))
         if not dev:
             dev = blockinfo.get_next_device_name(used, bus)
-        if running and bus not in HOTPLUG_BUSES:
+        if running and not bus_table.RULES[bus].hotplug:
             raise exception.Invalid(
                 reason='the %s bus cannot take a disk while the instance '
                        'runs (hot-plug works on: %s); stop it first'
-                       % (bus, ', '.join(HOTPLUG_BUSES)))
+                       % (bus, ', '.join(bus_table.HOTPLUG_BUSES)))
         driver = libvirt_volume.get_volume_driver(connection_info)
         info = blockinfo.disk_info(bus, dev, device_type)
         disk = driver.get_config(connection_info, info,
                                  self.settings.disk_cachemode)
         driver.connect_volume(connection_info, instance)
         try:
-            if bus == 'scsi':
-                disk.address = self._scsi_address(guest, conf_xml, running,
-                                                  dev)
+            if bus_table.RULES[bus].controller:
+                disk.address = self._controller_address(guest, conf_xml, running,
+                                                        bus, dev)
             guest.attach_device(disk.to_xml(), live=running, config=True)
         except Exception:
             driver.disconnect_volume(connection_info, instance)
@@ -150,16 +149,17 @@ class VolumeMixin:
                  dev)
         return blockinfo.prepend_dev(dev)
 
-    def _scsi_address(self, guest, conf_xml, running, dev):
-        """Make sure SCSI controller 0 exists (virtio-scsi when we add it)
-        and return the disk's drive address on it."""
-        model = scsi_controller_model(conf_xml)
+    def _controller_address(self, guest, conf_xml, running, bus, dev):
+        """Make sure the bus's controller 0 exists (the table's model when we
+        add it: virtio-scsi) and return the disk's address on it, if the
+        driver writes one."""
+        model = controller_model(conf_xml, bus)
         if model is None:
-            model = 'virtio-scsi'
-            ctrl = vconfig.GuestController(type='scsi', index=0, model=model)
+            rule = bus_table.RULES[bus]
+            model = rule.controller_model
+            ctrl = vconfig.GuestController(type=rule.controller, index=0, model=model)
             guest.attach_device(ctrl.to_xml(), live=running, config=True)
-        return blockinfo.drive_address(blockinfo.disk_info('scsi', dev),
-                                       model)
+        return blockinfo.drive_address(blockinfo.disk_info(bus, dev), model)
 
     def detach_volume(self, context, connection_info, instance, mountpoint,
                       encryption=None):

@@ -4,7 +4,7 @@ import dataclasses
 import os
 
 from nova import exception
-from nova.virt import configdrive
+from nova.virt import bus_table, configdrive
 from nova.virt.libvirt import blockinfo, consoles, guestfeatures
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
@@ -27,7 +27,6 @@ LOCAL_DISK_FORMATS = {
 
 # [libvirt]config_drive_format -> the device the drive is attached as.
 CONFIG_DRIVE_DEVICE = {'iso9660': 'cdrom', 'vfat': 'disk'}
-DEFAULT_SCSI_MODEL = blockinfo.DEFAULT_SCSI_MODEL
 
 _X86_ARCHES = ('i686', 'x86_64')
 
@@ -126,15 +125,16 @@ def local_disk_format(name):
     return fmt
 
 
-def guest_disk(info, path, fmt, cachemode, scsi_model=DEFAULT_SCSI_MODEL):
-    """A file-backed <disk> for one disk mapping entry."""
+def guest_disk(info, path, fmt, cachemode, controller_model=None):
+    """A file-backed <disk> for one disk mapping entry (``controller_model``:
+    the model of its bus's controller, None for the table's)."""
     return vconfig.GuestDisk(
         source_type='file', source_device=info['type'],
         driver_name='qemu', driver_format=fmt, driver_cache=cachemode,
         source_path=path, target_dev=info['dev'], target_bus=info['bus'],
         boot_order=info['boot_index'],
-        readonly=info['type'] == 'cdrom',
-        address=blockinfo.drive_address(info, scsi_model))
+        readonly=bus_table.KIND_RULES[info['type']].readonly,
+        address=blockinfo.drive_address(info, controller_model))
 
 
 def volume_connection_infos(block_device_info):
@@ -149,15 +149,17 @@ def volume_connection_infos(block_device_info):
 
 
 def guest_disks(settings, instance, disk_mapping, block_device_info=None,
-                scsi_model=DEFAULT_SCSI_MODEL):
+                controller_models=None):
     """<disk>s in mapping order (root, ephemerals, swap, volumes, config
     drive); volumes are described by their volume driver.
+    ``controller_models``: blockinfo.controller_models() of the image.
 
     libvirt keeps disks grouped by bus when it stores a definition (a
     scsi volume listed between virtio disks moves after them); targets,
     addresses and boot orders are what stay fixed, not element order.
     """
     inst_dir = instance_dir(settings, instance)
+    models = controller_models or {}
     connections = None
     disks = []
     for name, info in disk_mapping.items():
@@ -166,7 +168,7 @@ def guest_disks(settings, instance, disk_mapping, block_device_info=None,
         fmt = local_disk_format(name)
         if fmt is not None:
             disks.append(guest_disk(info, os.path.join(inst_dir, name), fmt,
-                                    settings.disk_cachemode, scsi_model))
+                                    settings.disk_cachemode, models.get(info['bus'])))
             continue
         if connections is None:
             connections = volume_connection_infos(block_device_info)
@@ -177,18 +179,23 @@ def guest_disks(settings, instance, disk_mapping, block_device_info=None,
                        % (info.get('volume_id'), info['dev']))
         disk = libvirt_volume.get_volume_driver(conn).get_config(
             conn, info, settings.disk_cachemode)
-        disk.address = blockinfo.drive_address(info, scsi_model)
+        disk.address = blockinfo.drive_address(info, models.get(info['bus']))
         disks.append(disk)
     return disks
 
 
-def disk_controllers(disk_mapping, scsi_model=DEFAULT_SCSI_MODEL):
-    """The SCSI controller the disks need (one, index 0), if any."""
+def disk_controllers(disk_mapping, controller_models=None):
+    """The controllers the disks' buses need (one each, index 0): the SCSI
+    controller for SCSI disks."""
+    models = controller_models or {}
+    controllers = {}
     for info in disk_mapping.values():
-        if info['bus'] == 'scsi':
-            return [vconfig.GuestController(type='scsi', index=0,
-                                            model=scsi_model)]
-    return []
+        rule = bus_table.RULES[info['bus']]
+        if rule.controller and rule.controller not in controllers:
+            controllers[rule.controller] = vconfig.GuestController(
+                type=rule.controller, index=0,
+                model=models.get(rule.name) or rule.controller_model)
+    return list(controllers.values())
 
 
 def guest_os(settings, image_props, boot_files):
@@ -233,10 +240,10 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     if settings.arch in _X86_ARCHES:
         guest.features = [vconfig.GuestFeatureACPI(),
                           vconfig.GuestFeatureAPIC()]
-    scsi_model = blockinfo.scsi_model_for(props)
+    models = blockinfo.controller_models(props)
     devices = guest_disks(settings, instance, disk_mapping,
-                          block_device_info, scsi_model)
-    devices.extend(disk_controllers(disk_mapping, scsi_model))
+                          block_device_info, models)
+    devices.extend(disk_controllers(disk_mapping, models))
     # The serial port's output lands in the console log, which survives the
     # guest and needs no reader attached (libvirt adds the matching
     # <console>); with serial consoles on, the port also listens on TCP.

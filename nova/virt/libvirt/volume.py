@@ -3,6 +3,7 @@
 import os
 
 from nova import exception
+from nova.virt import bus_table
 from nova.virt.libvirt import config as vconfig
 
 # Image formats QEMU may open a file volume as; anything else would make
@@ -65,7 +66,7 @@ class FileVolumeDriver(VolumeDriver):
             source_path=path, target_dev=info['dev'],
             target_bus=info['bus'], boot_order=info.get('boot_index'),
             readonly=(data.get('access_mode') == 'ro' or
-                      info['type'] == 'cdrom'),
+                      bus_table.KIND_RULES[info['type']].readonly),
             # A multiattach volume is open in several guests at once.
             shareable=bool(connection_info.get('multiattach')),
             serial=volume_id(connection_info))

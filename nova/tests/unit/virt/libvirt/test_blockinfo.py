@@ -3,6 +3,7 @@
 import pytest
 
 from nova import exception
+from nova.virt import disk_buses
 from nova.virt.libvirt import blockinfo
 
 
@@ -49,14 +50,14 @@ def test_iso_root_honours_hw_cdrom_bus_not_hw_disk_bus():
 
 
 def test_cdrom_on_arm_defaults_to_scsi():
-    assert blockinfo.default_disk_bus('qemu', 'cdrom',
-                                      arch='aarch64') == 'scsi'
+    assert disk_buses.default_disk_bus('qemu', 'cdrom',
+                                       arch='aarch64') == 'scsi'
 
 
 def test_floppy_and_lun_defaults():
-    assert blockinfo.default_disk_bus('qemu', 'floppy') == 'fdc'
-    assert blockinfo.default_disk_bus('kvm', 'lun') == 'scsi'
-    assert blockinfo.default_disk_bus('lxc', 'disk') == 'lxc'
+    assert disk_buses.default_disk_bus('qemu', 'floppy') == 'fdc'
+    assert disk_buses.default_disk_bus('kvm', 'lun') == 'scsi'
+    assert disk_buses.default_disk_bus('lxc', 'disk') == 'lxc'
 
 
 def test_invalid_bus_for_virt_type_is_clear():

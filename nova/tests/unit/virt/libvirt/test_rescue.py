@@ -8,100 +8,16 @@ import pytest
 from lxml import etree
 
 from nova import exception
-from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import driver as libvirt_driver
 from nova.virt.libvirt import driver_rescue as rescue
 
-CAPS_PC = {'bus': ('ide', 'fdc', 'scsi', 'virtio', 'usb', 'sata'),
-           'diskDevice': ('disk', 'cdrom', 'floppy', 'lun')}
-CAPS_Q35 = {'bus': ('fdc', 'scsi', 'virtio', 'usb', 'sata'),
-            'diskDevice': ('disk', 'cdrom', 'floppy', 'lun')}
-
 
 def canon(xml):
     parser = etree.XMLParser(remove_blank_text=True)
     return etree.tostring(etree.fromstring(xml, parser), method='c14n')
-
-
-# ------------------------------------------------------------- validation
-
-@pytest.mark.parametrize('inst,props,machine,fmt,expected', [
-    ({}, {}, None, 'raw', None),
-    ({}, {'hw_rescue_bus': 'usb'}, None, 'raw', ('usb', 'disk')),
-    ({'hw_disk_bus': 'scsi'}, {'hw_rescue_device': 'disk'}, None, 'raw',
-     ('scsi', 'disk')),
-    ({}, {'hw_rescue_device': 'disk'}, None, 'raw', ('virtio', 'disk')),
-    ({}, {'hw_rescue_device': 'cdrom'}, None, 'iso', ('ide', 'cdrom')),
-    ({}, {'hw_rescue_device': 'cdrom'}, 'pc-q35-7.2', 'iso',
-     ('sata', 'cdrom')),
-    ({}, {'hw_rescue_device': 'floppy'}, None, 'raw', ('fdc', 'floppy')),
-    ({}, {'hw_rescue_bus': 'fdc'}, None, 'raw', ('fdc', 'floppy')),
-    ({}, {'hw_rescue_bus': 'scsi', 'hw_rescue_device': 'cdrom'}, 'q35',
-     'iso', ('scsi', 'cdrom')),
-    ({}, {'hw_rescue_bus': 'usb'}, None, 'iso', ('usb', 'disk')),
-    # A plain disk image goes in the drive too, as upstream does.
-    ({}, {'hw_rescue_device': 'cdrom'}, None, 'raw', ('ide', 'cdrom')),
-    ({}, {'hw_rescue_device': 'cdrom'}, 'pc-q35-7.2', 'qcow2', ('sata', 'cdrom')),
-])
-def test_validate_rescue_accepts(inst, props, machine, fmt, expected):
-    caps = CAPS_Q35 if machine else CAPS_PC
-    assert rescue.validate_rescue('kvm', inst, props, caps, machine,
-                                  fmt) == expected
-
-
-@pytest.mark.parametrize('virt,props,machine,fmt,caps,error,words', [
-    ('qemu', {'hw_rescue_bus': 'xen'}, None, 'raw', None,
-     rescue.UnsupportedRescueBus, ["'xen'", 'virtio, ide']),
-    ('qemu', {'hw_rescue_device': 'lun'}, None, 'raw', None,
-     rescue.UnsupportedRescueDevice, ["'lun'", 'disk, cdrom, floppy']),
-    ('qemu', {'hw_rescue_bus': 'usb', 'hw_rescue_device': 'floppy'}, None,
-     'raw', None, rescue.UnsupportedRescueDevice, ['fdc', "'usb'"]),
-    ('qemu', {'hw_rescue_bus': 'fdc', 'hw_rescue_device': 'disk'}, None,
-     'raw', None, rescue.UnsupportedRescueBus, ['floppy', "'disk'"]),
-    ('qemu', {'hw_rescue_bus': 'ide'}, 'pc-q35-7.2', 'raw', None,
-     rescue.UnsupportedRescueBus, ['IDE', 'q35']),
-    ('qemu', {'hw_rescue_bus': 'virtio', 'hw_rescue_device': 'cdrom'}, None,
-     'iso', None, rescue.UnsupportedRescueDevice, ["'virtio'", 'cdrom']),
-    ('qemu', {'hw_rescue_bus': 'usb', 'hw_rescue_device': 'cdrom'}, None,
-     'iso', None, rescue.UnsupportedRescueDevice, ['usb', 'firmware']),
-    ('qemu', {'hw_rescue_device': 'cdrom'}, None, None, None,
-     rescue.UnsupportedRescueImage, ['disk_format=None']),
-    ('qemu', {'hw_rescue_bus': 'usb'}, None, 'raw',
-     {'bus': ('virtio', 'ide'), 'diskDevice': ('disk',)},
-     rescue.UnsupportedRescueBus, ["host's QEMU", "'usb'", 'virtio, ide']),
-    ('qemu', {'hw_rescue_device': 'floppy'}, None, 'raw',
-     {'bus': ('fdc',), 'diskDevice': ('disk',)},
-     rescue.UnsupportedRescueDevice, ["host's QEMU", 'floppy']),
-    ('lxc', {'hw_rescue_bus': 'usb'}, None, 'raw', None,
-     rescue.UnsupportedRescue, ["'lxc'", 'stable device rescue']),
-    ('xen', {'hw_rescue_device': 'disk'}, None, 'raw', None,
-     rescue.UnsupportedRescue, ["'xen'"]),
-])
-def test_validate_rescue_refuses(virt, props, machine, fmt, caps, error,
-                                 words):
-    with pytest.raises(error) as err:
-        rescue.validate_rescue(virt, {}, props, caps, machine, fmt)
-    assert isinstance(err.value, exception.Invalid)
-    for word in words:
-        assert word in err.value.format_message(), err.value
-
-
-def test_legacy_rescue_of_volume_backed_instance_is_refused():
-    with pytest.raises(rescue.UnsupportedRescue) as err:
-        rescue.validate_rescue('qemu', {}, {}, None, None, 'raw',
-                               volume_backed=True)
-    assert 'hw_rescue_bus' in err.value.format_message()
-    # Legacy rescue stays available on lxc when the props are absent.
-    assert rescue.validate_rescue('lxc', {}, {}, None, None, 'raw') is None
-
-
-def test_validate_with_image_meta_props_object():
-    props = image_meta_obj.ImageMeta.from_dict(
-        {'properties': {'hw_rescue_bus': 'scsi'}}).properties
-    assert rescue.validate_rescue('kvm', {}, props) == ('scsi', 'disk')
 
 
 def test_parse_domain_disk_caps():
@@ -372,9 +288,9 @@ def test_invalid_rescue_changes_nothing(drv, instance):
     # A cdrom on the usb bus never boots: refused before anything changes.
     meta = fx.make_image_meta('rescue-iso', disk_format='iso', hw_rescue_bus='usb',
                               hw_rescue_device='cdrom')
-    with pytest.raises(rescue.UnsupportedRescueDevice):
+    with pytest.raises(exception.UnsupportedRescueDevice):
         drv.validate_rescue_request(instance, meta)
-    with pytest.raises(rescue.UnsupportedRescueDevice):
+    with pytest.raises(exception.UnsupportedRescueDevice):
         drv.rescue(None, instance, None, meta, 'pw')
     assert persistent(drv, instance) == before
     assert not os.path.exists(os.path.join(drv.get_instance_dir(instance),
@@ -433,7 +349,7 @@ def test_volume_backed_rescue(drv, tmp_path):
     drv.spawn(None, inst, fx.make_image_meta(None, None), [], None, {},
               block_device_info=bdi)
     try:
-        with pytest.raises(rescue.UnsupportedRescue):
+        with pytest.raises(exception.UnsupportedRescue):
             drv.rescue(None, inst, None, fx.make_image_meta('rescue-raw'),
                        'pw', bdi)
         drv.rescue(None, inst, None,
@@ -453,9 +369,9 @@ def test_volume_backed_is_the_managers_decision_not_the_domains(drv, instance):
     the mappings by the compute manager), never from the domain's root disk."""
     before = persistent(drv, instance)
     backed = dict(fx.block_device_info(), volume_backed=True)
-    with pytest.raises(rescue.UnsupportedRescue, match='volume-backed'):
+    with pytest.raises(exception.UnsupportedRescue, match='volume-backed'):
         drv.rescue(None, instance, None, fx.make_image_meta('rescue-raw'), 'pw', backed)
-    with pytest.raises(rescue.UnsupportedRescue, match='volume-backed'):
+    with pytest.raises(exception.UnsupportedRescue, match='volume-backed'):
         drv.validate_rescue_request(instance, fx.make_image_meta('rescue-raw'),
                                     volume_backed=True)
     assert canon(persistent(drv, instance)) == canon(before)

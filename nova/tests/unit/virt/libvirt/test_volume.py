@@ -91,9 +91,11 @@ def test_domain_helpers():
     assert driver_volumes.find_disk(DOMAIN, 'sdb').serial == 'vol-b'
     assert driver_volumes.find_disk(DOMAIN, None, 'vol-b') is not None
     assert driver_volumes.find_disk(DOMAIN, 'vdz') is None
-    assert driver_volumes.scsi_controller_model(DOMAIN) == 'virtio-scsi'
-    assert driver_volumes.scsi_controller_model(
-        '<domain><devices/></domain>') is None
+    assert driver_volumes.controller_model(DOMAIN, 'scsi') == 'virtio-scsi'
+    assert driver_volumes.controller_model(
+        '<domain><devices/></domain>', 'scsi') is None
+    assert driver_volumes.controller_model(
+        DOMAIN.replace(" model='virtio-scsi'", ''), 'scsi') == 'lsilogic'
 
 
 @pytest.mark.parametrize('props,dev,bus,expected', [
