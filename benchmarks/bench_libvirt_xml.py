@@ -5,10 +5,9 @@ import sys
 import timeit
 
 from nova.tests.fixtures import libvirt as fx
-from nova.virt.libvirt import blockinfo
-from nova.virt.libvirt import driver as libvirt_driver
+from nova.virt.libvirt import blockinfo, guest_config
 
-SETTINGS = libvirt_driver.GuestSettings(
+SETTINGS = guest_config.GuestSettings(
     domain_type='kvm', arch='x86_64', instances_path='/var/lib/nova/instances',
     disk_cachemode='none', machine_types=(('x86_64', 'q35'),))
 
@@ -50,13 +49,13 @@ def main(repeat=15):
             block_device_info=bdi)
 
     def driver_mapping():
-        return libvirt_driver.get_disk_mapping('kvm', SETTINGS, instance,
+        return guest_config.get_disk_mapping('kvm', SETTINGS, instance,
                                                meta, bdi)
 
     def xml():
-        mapping = libvirt_driver.get_disk_mapping('kvm', SETTINGS, instance,
+        mapping = guest_config.get_disk_mapping('kvm', SETTINGS, instance,
                                                   meta, bdi)
-        return libvirt_driver.get_guest_config(
+        return guest_config.get_guest_config(
             SETTINGS, instance, meta, mapping, None, bdi).to_xml()
 
     xml()   # warm imports and caches

@@ -59,8 +59,9 @@ class BusRule:
 
     def exists_on(self, machine_type):
         """False when machine type ``machine_type`` has no such bus."""
-        return not (machine_type and any(family in machine_type
-                                         for family in self.machines_without))
+        if not machine_type or not self.machines_without:
+            return True
+        return not any(family in machine_type for family in self.machines_without)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,6 +19,14 @@ class ComputeDriver:
     ``instance`` arguments are Instance objects (uuid, name, flavor,
     image_ref, ...); ``image_meta`` is an ImageMeta.  Methods a driver does
     not support raise NotImplementedError so the manager can say so.
+
+    The manager also calls these when a driver has them (it looks them up
+    first, and treats a missing one as "not supported"):
+    ``start_lifecycle_events(callback, on_reconnect)``,
+    ``stop_lifecycle_events()``, ``list_own_domains(name_template)``,
+    ``set_admin_password(instance, new_pass)``, and
+    ``get_vnc_console``/``get_spice_console``/``get_serial_console(context,
+    instance)``.
     """
 
     capabilities = {
@@ -140,6 +148,82 @@ class ComputeDriver:
     def snapshot(self, context, instance, dest_path):
         """Write the root disk to ``dest_path`` as a standalone image;
         returns {'path', 'disk_format', 'container_format', 'size'}."""
+        raise NotImplementedError()
+
+    # ----------------------------------------------------- resize, moves
+    def migrate_disk_and_power_off(self, context, instance, flavor, timeout=0,
+                                   retry_interval=0, block_device_info=None,
+                                   keep_for_another_host=False):
+        """Stop the guest and keep what a revert needs; with
+        ``keep_for_another_host`` its files stay for the destination."""
+        raise NotImplementedError()
+
+    def moved_instance_dir(self, instance):
+        """Where the source keeps the files of a guest moving to another host."""
+        raise NotImplementedError()
+
+    def receive_instance_files(self, context, instance, disk_dir):
+        """Copy a moving guest's files from the source's ``disk_dir``."""
+        raise NotImplementedError()
+
+    def finish_migration(self, context, instance, image_meta, block_device_info=None,
+                         power_on=True, connect_volumes=False):
+        """Define the guest for its new flavor (and start it)."""
+        raise NotImplementedError()
+
+    def confirm_migration(self, context, migration, instance, network_info=None,
+                          another_host=False):
+        """The resize or move stays: drop what a revert would have used."""
+        raise NotImplementedError()
+
+    def finish_revert_migration(self, context, instance, image_meta,
+                                block_device_info=None, power_on=True,
+                                connect_volumes=False):
+        """Back to the old flavor and disks (and start the guest)."""
+        raise NotImplementedError()
+
+    # --------------------------------------------------- live migration
+    def live_migration_target(self, instance):
+        """What a source needs to reach this host (the destination's answer)."""
+        raise NotImplementedError()
+
+    def check_live_migration_source(self, instance, target, block_device_info=None):
+        """MigrationPreCheckError unless the guest can go live to ``target``;
+        returns what the destination prepares from."""
+        raise NotImplementedError()
+
+    def pre_live_migration(self, context, instance, source_dir, disks):
+        """Prepare this host (the destination) for the arriving guest."""
+        raise NotImplementedError()
+
+    def connect_live_migration_volumes(self, instance, connection_infos):
+        """Connect the volumes the guest arrives with."""
+        raise NotImplementedError()
+
+    def disconnect_live_migration_volumes(self, instance, connection_infos):
+        """Let go of volume connections this host no longer uses."""
+        raise NotImplementedError()
+
+    def rollback_live_migration_at_destination(self, context, instance):
+        """The move failed: nothing of the guest stays on this destination."""
+        raise NotImplementedError()
+
+    def live_migration(self, context, instance, target, progress=None):
+        """Move the running guest to ``target``; blocks until done."""
+        raise NotImplementedError()
+
+    def live_migration_abort(self, instance):
+        raise NotImplementedError()
+
+    def live_migration_force_complete(self, instance):
+        raise NotImplementedError()
+
+    def live_migration_resume(self, instance):
+        """Run a guest that arrived paused."""
+        raise NotImplementedError()
+
+    def cleanup_after_live_migration(self, context, instance):
+        """The guest runs elsewhere now: remove its files here."""
         raise NotImplementedError()
 
     # ----------------------------------------------------------- rescue

@@ -82,7 +82,7 @@ def guest_state(aio, host, sid):
 
 
 def instance_dir(aio, host, sid):
-    return os.path.join(driver(aio, host).instances_path, sid)
+    return os.path.join(driver(aio, host).core.instances_path, sid)
 
 
 def volume_hosts(aio, volume_id):
@@ -116,7 +116,7 @@ def test_migrate_then_confirm_moves_guest_files_and_claims(aio, server):
     assert usage(aio, 'testhost')[1] == usage(aio, 'testhost2')[1] == 64
     # The root overlay reads its base from the destination's own image cache.
     info = _backing(os.path.join(instance_dir(aio, 'testhost2', server), 'disk'))
-    assert info.startswith(driver(aio, 'testhost2').instances_path), info
+    assert info.startswith(driver(aio, 'testhost2').core.instances_path), info
 
     assert act(aio, server, {'confirmResize': None})[0] == 204
     aio.wait_for_status(server, ['ACTIVE'], token=ADMIN)

@@ -21,7 +21,7 @@ def aio(tmp_path_factory):
         ('DEFAULT', 'running_deleted_instance_poll_interval'): -1})
     running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'))
     running.compute = running.aio.services[1].manager
-    listener = running.compute.driver._lifecycle_listener
+    listener = running.compute.driver.lifecycle.listener
     assert listener is not None and listener.connected.wait(10)
     running.conn = libvirt.open('test:///default')
     yield running

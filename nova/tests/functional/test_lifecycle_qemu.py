@@ -27,7 +27,7 @@ def cloud(tmp_path_factory):
         'OS-FLV-EXT-DATA:ephemeral': 1, 'swap': 64}}, token='admin:admin')
     assert status == 200, body
     c.compute = c.aio.services[1].manager
-    assert c.compute.driver._lifecycle_listener.connected.wait(20)
+    assert c.compute.driver.lifecycle.listener.connected.wait(20)
     c.conn = libvirt.open(fx.QEMU_URI)
     yield c
     c.conn.close()
@@ -257,7 +257,7 @@ def test_listener_reconnects_when_libvirtd_drops_it_and_resyncs(cloud):
     if not shutil.which('virt-admin'):
         pytest.skip('virt-admin is not installed')
     sid = boot(cloud)
-    listener = cloud.compute.driver._lifecycle_listener
+    listener = cloud.compute.driver.lifecycle.listener
     before = listener.reconnects
     # A change the events will not tell: only the resync after reconnecting fixes it.
     cloud.db.instance_update(sid, {'power_state': 3})

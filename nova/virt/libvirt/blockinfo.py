@@ -48,17 +48,16 @@ from nova.virt.libvirt import config_devices
 
 DEFAULT_MAX_DEVS = 26
 
-_DEV_RES = {}
+_DEV_RE = [None, None]          # (the PREFIX_BUS it was built from, pattern)
 
 
 def _dev_re():
-    """The device name pattern of the table's prefixes (compiled once each)."""
-    prefixes = tuple(bus_table.PREFIX_BUS)
-    regex = _DEV_RES.get(prefixes)
-    if regex is None:
-        regex = _DEV_RES[prefixes] = re.compile(
-            r'^(%s)([a-z]+)$' % '|'.join(sorted(prefixes)))
-    return regex
+    """The device name pattern of the table's prefixes (rebuilt only when
+    the table's view is another object, as in a test with more rows)."""
+    prefixes = bus_table.PREFIX_BUS
+    if _DEV_RE[0] is not prefixes:
+        _DEV_RE[:] = [prefixes, re.compile(r'^(%s)([a-z]+)$' % '|'.join(sorted(prefixes)))]
+    return _DEV_RE[1]
 
 
 def get_dev_name(prefix, index):

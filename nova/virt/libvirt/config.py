@@ -363,7 +363,7 @@ class GuestClock(ConfigObject):
 
 # --------------------------------------------------------------------- domain
 
-class Guest(ConfigObject):
+class GuestDomain(ConfigObject):
     """<domain>: the whole guest; children come from the classes above.
 
     A parsed domain models its name, memory, vcpus, <os>, <cputune>,

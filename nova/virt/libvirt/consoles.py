@@ -100,7 +100,7 @@ def console_devices(consoles, log_path, serial_port=None):
 # ------------------------------------------------------------ live domain XML
 
 def _domain(domain_xml):
-    return vconfig.Guest.from_xml(domain_xml)
+    return vconfig.GuestDomain.from_xml(domain_xml)
 
 
 def vnc_port(domain_xml):

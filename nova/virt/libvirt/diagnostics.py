@@ -21,7 +21,7 @@ _LEGACY_NIC = ('_rx', '_rx_packets', '_rx_errors', '_rx_drop',
 
 def devices(domain_xml):
     """([disk target dev], [(interface target dev, mac)]) of a live domain."""
-    domain = vconfig.Guest.from_xml(domain_xml)
+    domain = vconfig.GuestDomain.from_xml(domain_xml)
     disks = [disk.target_dev for disk in domain.get_disks() if disk.target_dev]
     nics = [(nic.target_dev, nic.mac_addr)
             for nic in domain.get_devices(vconfig.GuestInterface)]
@@ -94,13 +94,16 @@ def standard(domain, state, hypervisor, config_drive, launched_at=None):
     }
 
 
-class DiagnosticsMixin:
-    """Mixed into LibvirtDriver; needs self._guest() and self.virt_type."""
+class LibvirtDiagnostics:
+    """get_diagnostics and get_instance_diagnostics of a running guest."""
+
+    def __init__(self, core):
+        self._core = core
 
     def get_diagnostics(self, instance):
-        return legacy(self._guest(instance).domain)
+        return legacy(self._core.guest(instance).domain)
 
     def get_instance_diagnostics(self, instance):
-        guest = self._guest(instance)
-        return standard(guest.domain, guest.get_power_state(), self.virt_type,
+        guest = self._core.guest(instance)
+        return standard(guest.domain, guest.get_power_state(), self._core.virt_type,
                         instance.config_drive, instance.launched_at)

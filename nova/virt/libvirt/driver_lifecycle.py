@@ -1,17 +1,13 @@
-"""LibvirtDriver: lifecycle events, domains recreated from instance data, our own domains."""
+"""Libvirt driver: lifecycle events of the host's guests, and which domains are ours."""
 
-import logging
 import os
 import re
 
 import libvirt
 
 from nova import exception
-from nova.objects import image_meta as image_meta_obj
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import events
-
-LOG = logging.getLogger(__name__)
 
 _PRINTF = re.compile(r'%%|%(\((?P<key>\w+)\))?[-#0 +]*\d*(?P<conv>[sdixX])')
 _UUID_RE = r'[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}'
@@ -39,8 +35,8 @@ def name_pattern(template):
 
 def file_paths(domain_xml):
     """Every host file a domain definition points at (file disks, serial and
-    console sources, direct-boot kernel and initrd), read through config.Guest."""
-    guest = vconfig.Guest.from_xml(domain_xml)
+    console sources, direct-boot kernel and initrd), read through config.GuestDomain."""
+    guest = vconfig.GuestDomain.from_xml(domain_xml)
     paths = [guest.os.kernel, guest.os.initrd] if guest.os is not None else []
     for dev in guest.devices:
         if isinstance(dev, vconfig.GuestDisk) and dev.source_type == 'file':
@@ -57,59 +53,30 @@ def owns_files(domain_xml, instances_path, uuid):
                for p in file_paths(domain_xml))
 
 
-class LifecycleMixin:
-    """Mixed into LibvirtDriver (uses host, settings and the spawn helpers)."""
+class LibvirtLifecycle:
+    """Lifecycle events of this host's guests, and which domains are ours."""
 
-    _lifecycle_listener = None
+    def __init__(self, core):
+        self._core = core
+        self._listener = None
+
+    @property
+    def listener(self):
+        """The running events.LifecycleListener, or None."""
+        return self._listener
 
     # ------------------------------------------------------------ events
     def start_lifecycle_events(self, callback, on_reconnect=None):
         """Call ``callback(uuid, power_state)`` for each guest lifecycle event."""
         self.stop_lifecycle_events()
-        self._lifecycle_listener = events.LifecycleListener(
-            self.host.uri, callback, on_reconnect).start()
-        return self._lifecycle_listener
+        self._listener = events.LifecycleListener(
+            self._core.host.uri, callback, on_reconnect).start()
+        return self._listener
 
     def stop_lifecycle_events(self):
-        listener, self._lifecycle_listener = self._lifecycle_listener, None
+        listener, self._listener = self._listener, None
         if listener is not None:
             listener.stop()
-
-    # ------------------------------------------------------------ recreate
-    def _guest_or_recreate(self, context, instance, block_device_info=None):
-        """The instance's domain; when it is gone, define it again from the
-        instance's data (flavor, image metadata with overrides, block device
-        mappings, config drive) as upstream's hard reboot does."""
-        try:
-            return self._guest(instance)
-        except exception.InstanceNotFound:
-            pass
-        LOG.warning('Domain of %s is missing; recreating it from the instance data',
-                    instance.uuid)
-        return self._recreate_guest(context, instance, block_device_info)
-
-    def _recreate_guest(self, context, instance, block_device_info):
-        image_meta = image_meta_obj.ImageMeta.from_instance(instance)
-        disk_mapping = self.get_disk_mapping(instance, image_meta, block_device_info)
-        inst_dir = self.get_instance_dir(instance)
-        os.makedirs(inst_dir, exist_ok=True)
-        # Disks still on the host are reused as they are (their data is the
-        # guest's); only missing files are made again.
-        missing = {name: info for name, info in disk_mapping.items()
-                   if not os.path.exists(os.path.join(inst_dir, name))}
-        if 'disk' in missing:
-            self._create_root_disk(context, instance, image_meta)
-        self._create_local_disks(instance, {n: i for n, i in missing.items()
-                                            if n not in ('disk', 'disk.config')},
-                                 block_device_info)
-        if 'disk.config' in missing:
-            self._create_config_drive(instance, [], None)
-        self._connect_volumes(instance, block_device_info)
-        boot_files = self._fetch_boot_files(context, instance, image_meta, disk_mapping)
-        with self._placement_lock:
-            xml = self.get_guest_xml(instance, image_meta, disk_mapping, boot_files,
-                                     block_device_info, host_info=self.host_info())
-            return self.host.define_guest(xml)
 
     # ------------------------------------------------------------ our domains
     def list_own_domains(self, name_template):
@@ -118,7 +85,7 @@ class LifecycleMixin:
         in our instance directory.  Anything else on the host is not ours."""
         pattern = name_pattern(name_template)
         found = []
-        for guest in self.host.list_guests():
+        for guest in self._core.host.list_guests():
             try:
                 name, uuid = guest.name, guest.uuid
                 if not pattern.match(name):
@@ -126,5 +93,5 @@ class LifecycleMixin:
                 xml = guest.get_xml_desc(inactive=True)
             except (exception.NotFound, libvirt.libvirtError):
                 continue   # gone while we looked
-            found.append((uuid, name, owns_files(xml, self.instances_path, uuid)))
+            found.append((uuid, name, owns_files(xml, self._core.instances_path, uuid)))
         return found

@@ -47,7 +47,7 @@ def _machine_id():
 
 def writable_local_disks(domain, inst_dir):
     """[(target dev, path)] of the writable file disks of ``domain`` (a
-    config.Guest) that live in the instance directory ``inst_dir``."""
+    config.GuestDomain) that live in the instance directory ``inst_dir``."""
     prefix = os.path.join(inst_dir, '')
     return [(disk.target_dev, disk.source_path) for disk in domain.get_disks()
             if disk.source_type == 'file' and disk.source_path and
@@ -67,7 +67,7 @@ def _swapper(swaps):
 
 
 def destination_domain(domain, swaps, serial=None, volume_paths=None):
-    """``domain`` (a config.Guest of the migratable XML) as the destination
+    """``domain`` (a config.GuestDomain of the migratable XML) as the destination
     runs it; changed in place and returned.
 
     ``swaps``: (source dir, destination dir) pairs, the instance directory
@@ -92,25 +92,30 @@ def destination_domain(domain, swaps, serial=None, volume_paths=None):
     return domain
 
 
-class LiveMigrateMixin:
-    """Mixed into LibvirtDriver.
+class LibvirtLiveMigrate:
+    """Live migration, source and destination sides.
 
     The destination is another libvirt daemon (another machine, or a second
     daemon on this one: tools/start-libvirtd-peer.sh). Each host has its own
     instance directory; the guest's writable local disks are copied by
     QEMU while it runs (VIR_MIGRATE_NON_SHARED_INC onto empty overlays on
     the same base image), the read-only ones (config drive) as files.
+    ``consoles`` (LibvirtConsoles) knows the serial ports guests here hold.
     """
+
+    def __init__(self, core, consoles):
+        self._core = core
+        self._consoles = consoles
 
     # -- both sides ---------------------------------------------------------------
     def live_migration_target(self, instance):
         """What the source needs to reach this host: daemon identity, URI, directory."""
-        return {'host_uuid': self.host.get_capabilities().host_uuid,
-                'connection_uri': self.host.uri,
-                'instance_dir': self.get_instance_dir(instance),
-                'base_dir': self.image_cache.base_dir, 'is_test': self.host.is_test,
+        return {'host_uuid': self._core.host.get_capabilities().host_uuid,
+                'connection_uri': self._core.host.uri,
+                'instance_dir': self._core.instance_dir(instance),
+                'base_dir': self._core.image_cache.base_dir, 'is_test': self._core.host.is_test,
                 'machine_id': _machine_id(), 'serial': self._live_serial_endpoint(),
-                'inbound_addr': self.conf.libvirt.live_migration_inbound_addr}
+                'inbound_addr': self._core.conf.libvirt.live_migration_inbound_addr}
 
     def _live_serial_endpoint(self):
         """Where an arriving guest's TCP serial console listens here: a free port.
@@ -119,11 +124,11 @@ class LiveMigrateMixin:
         source may be taken here (on one machine it always is, by the source's
         QEMU, while both run).
         """
-        settings = self.settings.consoles
+        settings = self._core.settings.consoles
         if settings is None or not settings.serial_enabled:
             return None
         return {'host': settings.serial_host,
-                'port': consoles.pick_serial_port(settings, self._used_serial_ports(),
+                'port': consoles.pick_serial_port(settings, self._consoles.used_serial_ports(),
                                                   from_top=True)}
 
     def check_live_migration_source(self, instance, target, block_device_info=None):
@@ -136,10 +141,10 @@ class LiveMigrateMixin:
                 reason='the source and destination hosts use one libvirt daemon (%s); '
                        'live migration needs a daemon per host'
                        % (mine['host_uuid'] or mine['connection_uri']))
-        if target['is_test'] or self.host.is_test:
+        if target['is_test'] or self._core.host.is_test:
             raise exception.MigrationPreCheckError(
                 reason="libvirt's test driver cannot live migrate a guest")
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         if not guest.is_active():
             raise exception.MigrationPreCheckError(
                 reason='the guest of instance %s is not running' % instance.uuid)
@@ -149,8 +154,8 @@ class LiveMigrateMixin:
 
     def _writable_local_disks(self, guest):
         """[(target dev, path)] of the guest's writable disks in its instance directory."""
-        return writable_local_disks(vconfig.Guest.from_xml(guest.get_xml_desc()),
-                                    os.path.join(self.instances_path, guest.uuid))
+        return writable_local_disks(vconfig.GuestDomain.from_xml(guest.get_xml_desc()),
+                                    os.path.join(self._core.instances_path, guest.uuid))
 
     # -- destination --------------------------------------------------------------
     def pre_live_migration(self, context, instance, source_dir, disks):
@@ -166,7 +171,7 @@ class LiveMigrateMixin:
             raise exception.MigrationError(
                 reason='the source host\'s instance directory %s is not reachable from '
                        'this host' % source_dir)
-        inst_dir = self.get_instance_dir(instance)
+        inst_dir = self._core.instance_dir(instance)
         if os.path.exists(inst_dir):
             raise exception.MigrationError(
                 reason='instance directory %s already exists on the destination' % inst_dir)
@@ -190,7 +195,7 @@ class LiveMigrateMixin:
                     imagebackend.qemu_img_info(facts['backing'])['format']
                 imagebackend.execute('qemu-img', 'create', '-q', '-f', 'qcow2', '-b',
                                      facts['backing'], '-F', backing_fmt, dest, size)
-                self._rebase_on_own_cache(dest)
+                imagebackend.rebase_on_cache(dest, self._core.image_cache.base_dir)
             else:
                 imagebackend.execute('qemu-img', 'create', '-q', '-f', fmt, dest, size)
         except imagebackend.ProcessError as exc:
@@ -212,21 +217,21 @@ class LiveMigrateMixin:
     def rollback_live_migration_at_destination(self, context, instance):
         """The move failed: no guest and no files of it stay here."""
         try:
-            guest = self.host.get_guest(instance.uuid)
+            guest = self._core.host.get_guest(instance.uuid)
         except exception.InstanceNotFound:
             guest = None
         if guest is not None:
             guest.poweroff()
             guest.undefine()
-        shutil.rmtree(self.get_instance_dir(instance), ignore_errors=True)
+        shutil.rmtree(self._core.instance_dir(instance), ignore_errors=True)
 
     # -- source -------------------------------------------------------------------
     def destination_xml(self, guest, target):
         """The guest's migratable XML with this host's paths swapped for ``target``'s."""
         flags = libvirt.VIR_DOMAIN_XML_MIGRATABLE | libvirt.VIR_DOMAIN_XML_SECURE
-        domain = vconfig.Guest.from_xml(guest.domain.XMLDesc(flags))
-        swaps = ((os.path.join(self.instances_path, guest.uuid), target['instance_dir']),
-                 (self.image_cache.base_dir, target['base_dir']))
+        domain = vconfig.GuestDomain.from_xml(guest.domain.XMLDesc(flags))
+        swaps = ((os.path.join(self._core.instances_path, guest.uuid), target['instance_dir']),
+                 (self._core.image_cache.base_dir, target['base_dir']))
         return destination_domain(domain, swaps, target.get('serial'),
                                   target.get('volume_paths')).to_xml(pretty_print=False)
 
@@ -238,7 +243,7 @@ class LiveMigrateMixin:
         defined) on the destination and is undefined here; on failure it
         still runs here and MigrationError is raised.
         """
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         disks = self._writable_local_disks(guest)
         flags = (libvirt.VIR_MIGRATE_LIVE | libvirt.VIR_MIGRATE_PERSIST_DEST |
                  libvirt.VIR_MIGRATE_UNDEFINE_SOURCE)
@@ -250,9 +255,9 @@ class LiveMigrateMixin:
             params[libvirt.VIR_MIGRATE_PARAM_LISTEN_ADDRESS] = addr
             if disks:
                 params[libvirt.VIR_MIGRATE_PARAM_DISKS_URI] = 'tcp://%s' % uri_host
-        if self.conf.libvirt.live_migration_bandwidth:
+        if self._core.conf.libvirt.live_migration_bandwidth:
             params[libvirt.VIR_MIGRATE_PARAM_BANDWIDTH] = \
-                self.conf.libvirt.live_migration_bandwidth
+                self._core.conf.libvirt.live_migration_bandwidth
         if disks:
             flags |= libvirt.VIR_MIGRATE_NON_SHARED_INC
             params[libvirt.VIR_MIGRATE_PARAM_MIGRATE_DISKS] = [dev for dev, _p in disks]
@@ -297,7 +302,7 @@ class LiveMigrateMixin:
     def live_migration_abort(self, instance):
         """Ask libvirt to stop the migration job of the guest (it stays here)."""
         try:
-            self._guest(instance).domain.abortJob()
+            self._core.guest(instance).domain.abortJob()
         except libvirt.libvirtError as exc:
             raise exception.MigrationError(reason=exc.get_error_message())
 
@@ -306,7 +311,7 @@ class LiveMigrateMixin:
 
         The guest is resumed on the destination once it has arrived.
         """
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         guest.pause()
         try:
             guest.domain.migrateSetMaxSpeed(UNCAPPED_MIB_S, 0)
@@ -316,7 +321,7 @@ class LiveMigrateMixin:
 
     def live_migration_resume(self, instance):
         """Run the guest that arrived paused (force complete) on this host."""
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         if guest.domain.state()[0] == libvirt.VIR_DOMAIN_PAUSED:
             guest.resume()
 
@@ -333,4 +338,4 @@ class LiveMigrateMixin:
 
     def cleanup_after_live_migration(self, context, instance):
         """The guest runs elsewhere now: its files here go."""
-        shutil.rmtree(self.get_instance_dir(instance), ignore_errors=True)
+        shutil.rmtree(self._core.instance_dir(instance), ignore_errors=True)

@@ -15,14 +15,17 @@ AGENT_POLL_INTERVAL = 0.25
 
 def agent_channel_state(domain_xml):
     """'connected', 'disconnected', or None when libvirt reports no state."""
-    for channel in vconfig.Guest.from_xml(domain_xml).get_devices(vconfig.GuestChannel):
+    for channel in vconfig.GuestDomain.from_xml(domain_xml).get_devices(vconfig.GuestChannel):
         if channel.target_name == consoles.AGENT_CHANNEL:
             return channel.target_state
     return None
 
 
-class PasswordMixin:
-    """Mixed into LibvirtDriver."""
+class LibvirtPassword:
+    """set_admin_password through the QEMU guest agent."""
+
+    def __init__(self, core):
+        self._core = core
 
     def set_admin_password(self, instance, new_pass):
         props = image_meta_obj.ImageMeta.from_instance(instance).properties
@@ -31,8 +34,8 @@ class PasswordMixin:
             raise exception.InstanceAgentNotEnabled()
         user = props.get('os_admin_user') or (
             'Administrator' if props.get('os_type') == 'windows' else 'root')
-        guest = self._guest(instance)
-        self._wait_for_agent(guest, self.conf.libvirt.agent_connect_timeout)
+        guest = self._core.guest(instance)
+        self._wait_for_agent(guest, self._core.conf.libvirt.agent_connect_timeout)
         try:
             guest.domain.setUserPassword(user, new_pass, 0)
         except libvirt.libvirtError as exc:

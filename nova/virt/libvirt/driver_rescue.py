@@ -5,10 +5,10 @@ import logging
 import os
 
 from nova import exception
-from nova.objects import image_meta as image_meta_obj
 from nova.virt import bus_table, rescue_rules
 from nova.virt.libvirt import blockinfo, config_caps, imagebackend
 from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt.guest_config import image_attr, instance_image_props
 
 LOG = logging.getLogger(__name__)
 
@@ -30,12 +30,12 @@ def parse_domain_disk_caps(domcaps):
 
 
 def read_domain(xml):
-    """A domain definition (XML text) as a config.Guest."""
-    return vconfig.Guest.from_xml(xml)
+    """A domain definition (XML text) as a config.GuestDomain."""
+    return vconfig.GuestDomain.from_xml(xml)
 
 
 def domain_disk_infos(guest):
-    """Disk info of every <disk> of a config.Guest, in XML order."""
+    """Disk info of every <disk> of a config.GuestDomain, in XML order."""
     return [blockinfo.disk_info_from_config(d) for d in guest.get_disks()]
 
 
@@ -159,23 +159,27 @@ def legacy_rescue_xml(domain_xml, rescue_disk, config_drive_path=None):
 
 # ----------------------------------------------------------------- the mixin
 
-class RescueMixin:
-    """rescue/unrescue for LibvirtDriver (uses its host, settings,
-    image_cache, get_instance_dir, _guest and _connect_volumes)."""
+class LibvirtRescue:
+    """rescue/unrescue and the host-side rescue check.
+
+    ``disks`` (LibvirtDisks) connects the volumes of a volume-backed guest.
+    """
+
+    def __init__(self, core, disks):
+        self._core = core
+        self._disks = disks
 
     def _unrescue_xml_path(self, instance):
-        return os.path.join(self.get_instance_dir(instance), UNRESCUE_XML)
+        return os.path.join(self._core.instance_dir(instance), UNRESCUE_XML)
 
-    def _instance_image_props(self, instance):
-        if getattr(instance, 'system_metadata', None):
-            return image_meta_obj.ImageMeta.from_instance(instance).properties
-        return getattr(instance, 'image_props', None) or {}
-
-    def _host_disk_caps(self, machine_type):
-        if self.host.is_test:
+    def host_disk_caps(self, machine_type):
+        """The disk buses and devices this host's QEMU offers for a machine
+        type (parse_domain_disk_caps), None when unknown."""
+        host, settings = self._core.host, self._core.settings
+        if host.is_test:
             return None
-        return parse_domain_disk_caps(self.host.get_domain_capabilities(
-            self.settings.domain_type, self.settings.arch, machine_type))
+        return parse_domain_disk_caps(host.get_domain_capabilities(
+            settings.domain_type, settings.arch, machine_type))
 
     def _validate_rescue(self, instance, image_meta, domain, volume_backed):
         """``volume_backed`` is the compute manager's decision (from the
@@ -184,12 +188,12 @@ class RescueMixin:
         machine = domain_machine_type(domain)
         caps = None
         if rescue_rules.is_stable_rescue(props):
-            caps = self._host_disk_caps(machine)
+            caps = self.host_disk_caps(machine)
         device = rescue_rules.validate_rescue(
-            self.virt_type, self._instance_image_props(instance), props,
+            self._core.virt_type, instance_image_props(instance), props,
             caps, machine,
-            _image_attr(image_meta, 'disk_format'),
-            volume_backed, self.settings.arch)
+            image_attr(image_meta, 'disk_format'),
+            volume_backed, self._core.settings.arch)
         if device is not None:
             # A bus with no free name must be refused before the API answers,
             # not found out by the rescue itself after the 200.
@@ -200,7 +204,7 @@ class RescueMixin:
         """The API's pre-check (through compute RPC) when the guest's disks
         may fill the rescue bus: raises Invalid for a rescue this host
         cannot do; changes nothing."""
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         domain = read_domain(guest.get_xml_desc(inactive=True))
         return self._validate_rescue(instance, image_meta, domain, volume_backed)
 
@@ -217,7 +221,7 @@ class RescueMixin:
         ``rescue_password`` is not used: the rescue image brings its own
         credentials (no rescue config drive is built).
         """
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         saved_path = self._unrescue_xml_path(instance)
         if os.path.exists(saved_path):
             raise exception.Conflict(
@@ -232,8 +236,8 @@ class RescueMixin:
                 instance, image_meta, domain,
                 bool((block_device_info or {}).get('volume_backed')))
             if device is not None:
-                self._connect_volumes(instance, block_device_info)
-            inst_dir = self.get_instance_dir(instance)
+                self._disks.connect_volumes(instance, block_device_info)
+            inst_dir = self._core.instance_dir(instance)
             config_drive = os.path.join(inst_dir, CONFIG_DRIVE)
             config = [d.target_dev for d in domain.get_disks()
                       if d.source_path == config_drive]
@@ -254,7 +258,7 @@ class RescueMixin:
             # libvirt's own saved definition plus disks our config objects
             # format (their XML is schema-checked by the rescue tests): the
             # schema check here would add about 12 ms to every rescue.
-            guest = self.host.define_guest(xml, validate=False)
+            guest = self._core.host.define_guest(xml, validate=False)
             guest.launch()
         except Exception:
             if touched:
@@ -268,15 +272,15 @@ class RescueMixin:
         """Create the rescue media file and its config.GuestDisk at disk
         info ``info``: a qcow2 overlay of the image (read-only in a cdrom),
         or for a cdrom and an ISO the ISO itself (raw, read-only)."""
-        image_id = _image_attr(image_meta, 'id')
-        disk_format = _image_attr(image_meta, 'disk_format')
+        image_id = image_attr(image_meta, 'id')
+        disk_format = image_attr(image_meta, 'disk_format')
         try:
             if info['type'] == 'cdrom' and disk_format == 'iso':
-                base = self.image_cache.get(context, image_id, disk_format)
+                base = self._core.image_cache.get(context, image_id, disk_format)
                 imagebackend.link_or_copy(base.path, path)
                 fmt = 'raw'
             else:
-                imagebackend.create_root_disk(context, self.image_cache,
+                imagebackend.create_root_disk(context, self._core.image_cache,
                                               image_id, path, 0, disk_format)
                 fmt = 'qcow2'
         except imagebackend.ProcessError as exc:
@@ -285,7 +289,7 @@ class RescueMixin:
         return vconfig.GuestDisk(
             source_type='file', source_device=info['type'],
             driver_name='qemu', driver_format=fmt,
-            driver_cache=self.settings.disk_cachemode, source_path=path,
+            driver_cache=self._core.settings.disk_cachemode, source_path=path,
             target_dev=info['dev'], target_bus=info['bus'],
             boot_order=info['boot_index'],
             readonly=bus_table.KIND_RULES[info['type']].readonly)
@@ -293,7 +297,7 @@ class RescueMixin:
     def _restore_domain(self, guest, saved, was_running):
         try:
             guest.poweroff()
-            guest = self.host.define_guest(saved, validate=False)
+            guest = self._core.host.define_guest(saved, validate=False)
             if was_running:
                 guest.launch()
         except exception.NovaException:
@@ -301,7 +305,7 @@ class RescueMixin:
                           guest.uuid)
 
     def _remove_rescue_files(self, instance):
-        inst_dir = self.get_instance_dir(instance)
+        inst_dir = self._core.instance_dir(instance)
         for name in (RESCUE_DISK, UNRESCUE_XML):
             try:
                 os.unlink(os.path.join(inst_dir, name))
@@ -321,20 +325,12 @@ class RescueMixin:
         except FileNotFoundError:
             raise exception.Conflict(
                 reason='instance %s is not rescued' % instance.uuid)
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         guest.poweroff()
-        guest = self.host.define_guest(saved, validate=False)
+        guest = self._core.host.define_guest(saved, validate=False)
         guest.launch()
         self._remove_rescue_files(instance)
         LOG.info('Unrescued %s', instance.uuid)
-
-
-def _image_attr(image_meta, name):
-    """An ImageMeta field or None (unset o.vo fields raise on access)."""
-    is_set = getattr(image_meta, 'obj_attr_is_set', None)
-    if is_set is not None and not is_set(name):
-        return None
-    return getattr(image_meta, name, None)
 
 
 def _write_file(path, text):

@@ -14,15 +14,26 @@ MOVED_SUFFIX = '_resize'
 GiB = 1024 ** 3
 
 
-class ResizeMixin:
-    """Mixed into LibvirtDriver."""
+class LibvirtResize:
+    """Resize and cold moves between hosts.
+
+    ``power`` (LibvirtPower) shuts the guest down cleanly; ``disks``
+    (LibvirtDisks) connects and disconnects its volumes; ``definition``
+    (LibvirtDefinition) defines it again for its new flavor.
+    """
+
+    def __init__(self, core, power, disks, definition):
+        self._core = core
+        self._power = power
+        self._disks = disks
+        self._definition = definition
 
     def _resize_backup_path(self, instance):
-        return self.get_instance_disk_path(instance) + BACKUP_SUFFIX
+        return self._core.instance_disk_path(instance) + BACKUP_SUFFIX
 
     def moved_instance_dir(self, instance):
         """Where the source keeps a guest's files while it runs on another host."""
-        return self.get_instance_dir(instance) + MOVED_SUFFIX
+        return self._core.instance_dir(instance) + MOVED_SUFFIX
 
     def migrate_disk_and_power_off(self, context, instance, flavor, timeout=0,
                                    retry_interval=0, block_device_info=None,
@@ -36,23 +47,23 @@ class ResizeMixin:
         which the destination copies and a confirm deletes, as upstream.
         """
         try:
-            guest = self._guest(instance)
+            guest = self._core.guest(instance)
         except exception.InstanceNotFound:
             guest = None
         if guest is not None:
             if timeout and guest.is_active():
-                self._clean_shutdown(guest, timeout, retry_interval)
+                self._power.clean_shutdown(guest, timeout, retry_interval)
             guest.poweroff()
         if keep_for_another_host:
             if guest is not None:
                 guest.undefine()
-            self._disconnect_volumes(instance, block_device_info)
-            inst_dir, moved = self.get_instance_dir(instance), self.moved_instance_dir(instance)
+            self._disks.disconnect_volumes(instance, block_device_info)
+            inst_dir, moved = self._core.instance_dir(instance), self.moved_instance_dir(instance)
             shutil.rmtree(moved, ignore_errors=True)
             if os.path.isdir(inst_dir):
                 os.rename(inst_dir, moved)
             return
-        disk = self.get_instance_disk_path(instance)
+        disk = self._core.instance_disk_path(instance)
         if os.path.exists(disk):
             shutil.copy2(disk, self._resize_backup_path(instance))
 
@@ -68,39 +79,14 @@ class ResizeMixin:
                 reason='the source host\'s instance directory %s is not reachable from '
                        'this host: moving a server between hosts needs shared storage '
                        'for the instances path, or both hosts on one machine' % disk_dir)
-        inst_dir = self.get_instance_dir(instance)
+        inst_dir = self._core.instance_dir(instance)
         os.makedirs(inst_dir, exist_ok=True)
         for name in sorted(os.listdir(disk_dir)):
             src, dest = os.path.join(disk_dir, name), os.path.join(inst_dir, name)
             if os.path.isfile(src):
                 shutil.copy2(src, dest)
                 if name.startswith('disk'):
-                    self._rebase_on_own_cache(dest)
-
-    def _rebase_on_own_cache(self, path):
-        info = imagebackend.qemu_img_info(path)
-        backing = info.get('full-backing-filename') or info.get('backing-filename')
-        if info.get('format') != 'qcow2' or not backing:
-            return
-        base_dir = self.image_cache.base_dir
-        own = os.path.join(base_dir, os.path.basename(backing))
-        if os.path.abspath(backing) == own:
-            return
-        if not os.path.exists(own):
-            if not os.path.exists(backing):
-                raise exception.MigrationError(
-                    reason='the base image %s of %s is not reachable from this host'
-                           % (backing, os.path.basename(path)))
-            os.makedirs(base_dir, exist_ok=True)
-            part = '%s.part-%d' % (own, os.getpid())
-            imagebackend.link_or_copy(backing, part)
-            os.replace(part, own)
-        fmt = info.get('backing-filename-format') or imagebackend.qemu_img_info(own)['format']
-        try:
-            imagebackend.execute('qemu-img', 'rebase', '-u', '-f', 'qcow2', '-b', own,
-                                 '-F', fmt, path)
-        except imagebackend.ProcessError as exc:
-            raise exception.MigrationError(reason=exc.format_message())
+                    imagebackend.rebase_on_cache(dest, self._core.image_cache.base_dir)
 
     def finish_migration(self, context, instance, image_meta, block_device_info=None,
                          power_on=True, connect_volumes=False):
@@ -109,7 +95,7 @@ class ResizeMixin:
         ``connect_volumes``: the guest arrives from another host, its volumes
         are not connected here yet.
         """
-        disk = self.get_instance_disk_path(instance)
+        disk = self._core.instance_disk_path(instance)
         root_gb = instance.flavor.root_gb
         if root_gb and os.path.exists(disk):
             current = imagebackend.qemu_img_info(disk).get('virtual-size', 0)
@@ -121,17 +107,12 @@ class ResizeMixin:
                 except imagebackend.ProcessError as exc:
                     raise exception.HypervisorError(reason=exc.format_message())
         if connect_volumes:
-            self._connect_volumes(instance, block_device_info)
+            self._disks.connect_volumes(instance, block_device_info)
         self._redefine(context, instance, image_meta, block_device_info, power_on)
 
     def _redefine(self, context, instance, image_meta, block_device_info, power_on):
         """The domain XML from the instance as it is now (vcpus, memory), then start it."""
-        disk_mapping = self.get_disk_mapping(instance, image_meta, block_device_info)
-        boot_files = self._fetch_boot_files(context, instance, image_meta, disk_mapping)
-        with self._placement_lock:
-            xml = self.get_guest_xml(instance, image_meta, disk_mapping, boot_files,
-                                     block_device_info, host_info=self.host_info())
-            guest = self.host.define_guest(xml)
+        guest = self._definition.define(context, instance, image_meta, block_device_info)
         if power_on:
             guest.launch()
         return guest
@@ -151,17 +132,17 @@ class ResizeMixin:
                                 block_device_info=None, power_on=True, connect_volumes=False):
         """Back to the saved root disk (or kept directory) and the old flavor, then start."""
         try:
-            self._guest(instance).poweroff()
+            self._core.guest(instance).poweroff()
         except exception.InstanceNotFound:
             pass
         moved = self.moved_instance_dir(instance)
         if os.path.isdir(moved):
-            inst_dir = self.get_instance_dir(instance)
+            inst_dir = self._core.instance_dir(instance)
             shutil.rmtree(inst_dir, ignore_errors=True)
             os.rename(moved, inst_dir)
         backup = self._resize_backup_path(instance)
         if os.path.exists(backup):
-            os.replace(backup, self.get_instance_disk_path(instance))
+            os.replace(backup, self._core.instance_disk_path(instance))
         if connect_volumes:
-            self._connect_volumes(instance, block_device_info)
+            self._disks.connect_volumes(instance, block_device_info)
         self._redefine(context, instance, image_meta, block_device_info, power_on)

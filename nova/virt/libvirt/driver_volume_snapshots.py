@@ -19,7 +19,7 @@ def volume_disk(xml, volume_id):
     """(target dev, [active file, its backing files...], active format) of the file
     disk whose serial is ``volume_id`` in domain XML ``xml``; None if absent.  The
     backing files are known only from a running domain's XML."""
-    return _volume_disk(vconfig.Guest.from_xml(xml), volume_id)
+    return _volume_disk(vconfig.GuestDomain.from_xml(xml), volume_id)
 
 
 def _volume_disk(domain, volume_id):
@@ -45,13 +45,16 @@ def _fail(reason):
     return exception.HypervisorError(reason=reason)
 
 
-class VolumeSnapshotMixin:
-    """Assisted volume snapshot calls for LibvirtDriver (needs _guest)."""
+class LibvirtVolumeSnapshots:
+    """Assisted snapshots of attached file volumes: external overlays and merges."""
+
+    def __init__(self, core):
+        self._core = core
 
     def _snapshot_disk(self, guest, volume_id):
         """(running, the parsed domain, volume_disk's answer) of the volume."""
         running = guest.is_active()
-        domain = vconfig.Guest.from_xml(guest.get_xml_desc(inactive=not running))
+        domain = vconfig.GuestDomain.from_xml(guest.get_xml_desc(inactive=not running))
         found = _volume_disk(domain, volume_id)
         if found is None:
             raise _fail("Disk with id '%s' not found attached to instance." % volume_id)
@@ -70,7 +73,7 @@ class VolumeSnapshotMixin:
         if os.path.basename(new_file) != new_file or new_file in ('', '.', '..'):
             raise _fail('new_file must be a file name in the volume\'s directory, got %r'
                         % new_file)
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         _running, domain, (dev, chain, fmt) = self._snapshot_disk(guest, volume_id)
         new_path = os.path.join(os.path.dirname(chain[0]), new_file)
         if new_path in chain:
@@ -119,7 +122,7 @@ class VolumeSnapshotMixin:
         (blockCommit, running guest only).  Returns the active file."""
         if delete_info.get('type') != 'qcow2':
             raise _fail('Unknown delete_info type %s' % delete_info.get('type'))
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         running, _domain, (dev, chain, _fmt) = self._snapshot_disk(guest, volume_id)
         active = chain[0]
         if not running:

@@ -9,13 +9,14 @@ from nova.virt import bus_table
 from nova.virt.libvirt import blockinfo, imagebackend
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
+from nova.virt.libvirt.guest_config import instance_image_props
 
 LOG = logging.getLogger(__name__)
 
 
 def read_domains(*xmls):
-    """config.Guest for each domain XML text given (None stays None)."""
-    return [vconfig.Guest.from_xml(xml) if xml else None for xml in xmls]
+    """config.GuestDomain for each domain XML text given (None stays None)."""
+    return [vconfig.GuestDomain.from_xml(xml) if xml else None for xml in xmls]
 
 
 def domain_targets(*xmls):
@@ -28,7 +29,7 @@ def find_disk(xml, dev=None, serial=None):
     """The config.GuestDisk with target ``dev`` (or ``serial``), or None."""
     if not xml:
         return None
-    for disk in vconfig.Guest.from_xml(xml).get_disks():
+    for disk in vconfig.GuestDomain.from_xml(xml).get_disks():
         if dev and disk.target_dev == dev:
             return disk
         if not dev and serial and disk.serial == serial:
@@ -40,15 +41,18 @@ def controller_model(xml, bus):
     """Model of the controller (index 0) a disk on ``bus`` sits on in a
     domain XML (libvirt's implicit one when unnamed), or None if absent."""
     rule = bus_table.RULES[bus]
-    ctrl = vconfig.Guest.from_xml(xml).get_controller(rule.controller, 0)
+    ctrl = vconfig.GuestDomain.from_xml(xml).get_controller(rule.controller, 0)
     if ctrl is None:
         return None
     return ctrl.model or rule.implicit_model
 
 
-class VolumeMixin:
-    """Volume calls for LibvirtDriver (needs host, settings, conf,
-    _guest, _instance_image_props)."""
+class LibvirtVolumes:
+    """Volume attach and detach (persistent and hot-plug), the next device
+    name, and the root disk snapshot."""
+
+    def __init__(self, core):
+        self._core = core
 
     def _domain_xmls(self, guest):
         """(persistent XML, live XML or None when stopped)."""
@@ -59,7 +63,7 @@ class VolumeMixin:
     def guest_volume_disks(self, instance):
         """{volume id (disk serial): '/dev/<target>'} of the persistent and live domain."""
         found = {}
-        for guest in read_domains(*self._domain_xmls(self._guest(instance))):
+        for guest in read_domains(*self._domain_xmls(self._core.guest(instance))):
             for disk in guest.get_disks() if guest else ():
                 if disk.serial:
                     found[disk.serial] = blockinfo.prepend_dev(disk.target_dev)
@@ -67,13 +71,13 @@ class VolumeMixin:
 
     @staticmethod
     def _machine_type(xml):
-        guest = vconfig.Guest.from_xml(xml)
+        guest = vconfig.GuestDomain.from_xml(xml)
         return guest.os.machine if guest.os is not None else None
 
     def _volume_bus(self, props, dev, bus, device_type, machine):
-        return blockinfo.get_volume_bus(self.virt_type, props, dev, bus,
+        return blockinfo.get_volume_bus(self._core.virt_type, props, dev, bus,
                                         device_type, machine,
-                                        self.settings.arch)
+                                        self._core.settings.arch)
 
     def get_next_volume_device(self, instance, image_meta=None, bus=None,
                                device_type='disk', requested=None, in_use=()):
@@ -81,10 +85,10 @@ class VolumeMixin:
         when it is free and fits the bus; Invalid when taken).  The
         persistent domain (plus the live one) is the source of names in
         use, so names stay stable across reboots."""
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         conf_xml, live_xml = self._domain_xmls(guest)
         props = (image_meta.properties if image_meta is not None
-                 else self._instance_image_props(instance))
+                 else instance_image_props(instance))
         dev = blockinfo.strip_dev(requested)
         if dev and dev.startswith('xvd'):
             # A Xen name (upstream accepts it): libvirt guests have no such
@@ -111,13 +115,13 @@ class VolumeMixin:
         Returns the device name used ('/dev/vdb'), for the manager to
         store in the block device mapping.
         """
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         conf_xml, live_xml = self._domain_xmls(guest)
         running = live_xml is not None
         device_type = device_type or 'disk'
         dev = blockinfo.strip_dev(mountpoint)
         machine = self._machine_type(conf_xml)
-        bus = self._volume_bus(self._instance_image_props(instance), dev,
+        bus = self._volume_bus(instance_image_props(instance), dev,
                                disk_bus, device_type, machine)
         used = domain_targets(conf_xml, live_xml)
         if dev and dev in used:
@@ -134,7 +138,7 @@ class VolumeMixin:
         driver = libvirt_volume.get_volume_driver(connection_info)
         info = blockinfo.disk_info(bus, dev, device_type)
         disk = driver.get_config(connection_info, info,
-                                 self.settings.disk_cachemode)
+                                 self._core.settings.disk_cachemode)
         driver.connect_volume(connection_info, instance)
         try:
             if bus_table.RULES[bus].controller:
@@ -165,7 +169,7 @@ class VolumeMixin:
                       encryption=None):
         """Remove from the persistent domain and unplug from the running
         guest, waiting up to [libvirt]device_detach_timeout for it."""
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         conf_xml, live_xml = self._domain_xmls(guest)
         dev = blockinfo.strip_dev(mountpoint)
         serial = libvirt_volume.volume_id(connection_info or {})
@@ -195,7 +199,7 @@ class VolumeMixin:
         LOG.info('Detached volume %s from %s', serial, instance.uuid)
 
     def _wait_for_unplug(self, guest, dev):
-        deadline = time.monotonic() + self.conf.libvirt.device_detach_timeout
+        deadline = time.monotonic() + self._core.conf.libvirt.device_detach_timeout
         while True:
             if not guest.is_active() or dev not in domain_targets(
                     guest.get_xml_desc()):
@@ -204,17 +208,17 @@ class VolumeMixin:
                 raise exception.HypervisorError(
                     reason='the guest did not release /dev/%s within %ss; the '
                            'volume stays attached' % (
-                               dev, self.conf.libvirt.device_detach_timeout))
+                               dev, self._core.conf.libvirt.device_detach_timeout))
             time.sleep(0.05)
 
     # ------------------------------------------------------------ snapshot
     def _root_disk_source(self, guest, instance):
         """(path, format) of the root disk: the image overlay, else the
         boot-order-1 disk of the persistent domain (a file volume)."""
-        path = self.get_instance_disk_path(instance)
+        path = self._core.instance_disk_path(instance)
         if os.path.exists(path):
             return path, 'qcow2'
-        domain = vconfig.Guest.from_xml(guest.get_xml_desc(inactive=True))
+        domain = vconfig.GuestDomain.from_xml(guest.get_xml_desc(inactive=True))
         for disk in domain.get_disks():
             if disk.boot_order == 1:
                 return disk.source_path, disk.driver_format
@@ -229,7 +233,7 @@ class VolumeMixin:
         Returns {'path', 'disk_format', 'container_format', 'size'} for the
         manager's upload.
         """
-        guest = self._guest(instance)
+        guest = self._core.guest(instance)
         src, fmt = self._root_disk_source(guest, instance)
         running = guest.is_active()
         paused = False

@@ -4,6 +4,7 @@ import dataclasses
 import os
 
 from nova import exception
+from nova.objects import image_meta as image_meta_obj
 from nova.virt import bus_table, configdrive
 from nova.virt.libvirt import blockinfo, consoles, guestfeatures
 from nova.virt.libvirt import config as vconfig
@@ -85,6 +86,14 @@ def image_attr(image_meta, name):
     if is_set is not None and not is_set(name):
         return None
     return getattr(image_meta, name, None)
+
+
+def instance_image_props(instance):
+    """The image properties an instance was built with (its system metadata,
+    overrides merged), or a plain dict's ``image_props``; {} if none."""
+    if getattr(instance, 'system_metadata', None):
+        return image_meta_obj.ImageMeta.from_instance(instance).properties
+    return getattr(instance, 'image_props', None) or {}
 
 
 def instance_dir(settings, instance):
@@ -224,14 +233,14 @@ def kernel_cmdline(image_props, disk_mapping):
 def get_guest_config(settings, instance, image_meta, disk_mapping,
                      boot_files=None, block_device_info=None, host_info=None,
                      serial_port=None):
-    """The whole config.Guest for an instance; no I/O, no libvirt calls.
+    """The whole config.GuestDomain for an instance; no I/O, no libvirt calls.
 
     ``block_device_info`` supplies the connection_info of the volumes the
     mapping names.
     """
     flavor = instance.flavor
     props = image_meta.properties
-    guest = vconfig.Guest(
+    guest = vconfig.GuestDomain(
         virt_type=settings.domain_type, name=instance.name,
         uuid=instance.uuid, memory_kib=flavor.memory_mb * 1024,
         vcpus=flavor.vcpus,

@@ -4,15 +4,7 @@ import dataclasses
 
 from nova import exception
 from nova.virt import hardware
-from nova.virt.guest_request import (  # noqa: F401 - the driver-neutral half, re-exported
-    SPEC_BOOT_MENU,
-    SPEC_VIDEO_RAM_MAX,
-    GuestRequest,
-    boot_menu_request,
-    typed_props,
-    validate_image_request,
-    video_request,
-)
+from nova.virt.guest_request import validate_image_request
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import config_caps
 
@@ -79,7 +71,7 @@ def pinned_host_cpus(domain_xmls):
     """
     taken = set()
     for xml in domain_xmls:
-        tune = vconfig.Guest.from_xml(xml).cputune
+        tune = vconfig.GuestDomain.from_xml(xml).cputune
         for pin in tune.vcpupins if tune is not None else ():
             cpus = hardware.parse_cpu_spec(_cpus_text(pin.cpuset))
             if len(cpus) == 1:

@@ -436,3 +436,29 @@ def link_or_copy(src, dest):
     except OSError:
         shutil.copyfile(src, dest)
     return dest
+
+
+def rebase_on_cache(path, base_dir):
+    """Point the qcow2 overlay ``path`` at its base image in the image cache
+    ``base_dir`` (linked or copied there when this host lacks it)."""
+    info = qemu_img_info(path)
+    backing = info.get('full-backing-filename') or info.get('backing-filename')
+    if info.get('format') != 'qcow2' or not backing:
+        return
+    own = os.path.join(base_dir, os.path.basename(backing))
+    if os.path.abspath(backing) == own:
+        return
+    if not os.path.exists(own):
+        if not os.path.exists(backing):
+            raise exception.MigrationError(
+                reason='the base image %s of %s is not reachable from this host'
+                       % (backing, os.path.basename(path)))
+        os.makedirs(base_dir, exist_ok=True)
+        part = '%s.part-%d' % (own, os.getpid())
+        link_or_copy(backing, part)
+        os.replace(part, own)
+    fmt = info.get('backing-filename-format') or qemu_img_info(own)['format']
+    try:
+        execute('qemu-img', 'rebase', '-u', '-f', 'qcow2', '-b', own, '-F', fmt, path)
+    except ProcessError as exc:
+        raise exception.MigrationError(reason=exc.format_message())

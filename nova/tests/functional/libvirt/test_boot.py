@@ -62,7 +62,7 @@ def test_boot_root_disk_then_destroy(drv, instance):
     with pytest.raises(exception.InstanceNotFound):
         drv.get_info(instance)
     assert instance.uuid not in drv.list_instance_uuids()
-    assert not os.path.exists(drv.get_instance_dir(instance))
+    assert not os.path.exists(drv.core.instance_dir(instance))
     print('spawn->console %.2fs, destroy %.2fs' % (booted, destroyed))
 
 

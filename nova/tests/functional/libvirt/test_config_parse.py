@@ -42,15 +42,15 @@ def test_saved_and_live_domains_round_trip(drv, machine):
         saved = guest.get_xml_desc(inactive=True, secure=True)
         live = guest.get_xml_desc()
         for xml in (saved, live):
-            parsed = vconfig.Guest.from_xml(xml)
+            parsed = vconfig.GuestDomain.from_xml(xml)
             assert fx.canon_xml(parsed.to_xml()) == fx.canon_xml(xml)
-        disks = vconfig.Guest.from_xml(saved).get_disks()
+        disks = vconfig.GuestDomain.from_xml(saved).get_disks()
         assert {d.serial: d.target_dev for d in disks if d.serial} == {
             'vol-a': 'vdd', 'vol-b': 'sdb'}
         # libvirt gave every disk an address; parsing keeps them.
         assert all(d.address is not None for d in disks)
         # What libvirt stores back from our formatted object is unchanged.
-        drv.host.define_guest(vconfig.Guest.from_xml(saved).to_xml())
+        drv.host.define_guest(vconfig.GuestDomain.from_xml(saved).to_xml())
         assert fx.canon_xml(guest.get_xml_desc(inactive=True, secure=True)) \
             == fx.canon_xml(saved)
     finally:
@@ -60,7 +60,7 @@ def test_saved_and_live_domains_round_trip(drv, machine):
 def test_host_capabilities_parse(drv):
     caps = config_caps.Capabilities.from_xml(
         drv.host.get_connection().getCapabilities())
-    assert caps.arch == drv.settings.arch
+    assert caps.arch == drv.core.settings.arch
     assert 'qemu' in caps.guest_domain_types[caps.arch]
     assert caps.cells and all(cell.cpus for cell in caps.cells)
     domcaps = drv.host.get_domain_capabilities('qemu')

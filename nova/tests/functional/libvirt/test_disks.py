@@ -71,7 +71,7 @@ def test_boot_with_every_disk_kind(drv, tmp_path):
         assert '"driver":"virtio-scsi-pci"' in argv
         assert '"bootindex":1' in argv and argv.count('bootindex') == 1
 
-        iso = os.path.join(drv.get_instance_dir(inst), 'disk.config')
+        iso = os.path.join(drv.core.instance_dir(inst), 'disk.config')
         assert configdrive.read_iso_label(iso) == 'config-2'
         files = fx.read_iso_files(iso)
         meta = json.loads(files['openstack/latest/meta_data.json'])

@@ -12,7 +12,7 @@ from nova import exception, power_state
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg, kernelguest
 from nova.tests.fixtures import libvirt as fx
-from nova.virt.libvirt import config_base, guestfeatures
+from nova.virt.libvirt import config_base, driver_consoles, guest_config, guestfeatures
 from nova.virt.libvirt import driver as libvirt_driver
 
 pytestmark = fx.requires_libvirtd()
@@ -60,24 +60,24 @@ def with_host_info(drv, host_info):
     The driver reads ``settings.host_info``; until GuestSettings carries it,
     a frozen subclass adds the field.
     """
-    settings = drv.settings
+    settings = drv.core.settings
     if 'host_info' in {f.name for f in dataclasses.fields(settings)}:
-        drv._settings = dataclasses.replace(settings, host_info=host_info)
+        drv.core._settings = dataclasses.replace(settings, host_info=host_info)
         return
     cls = dataclasses.make_dataclass(
         'SettingsWithHostInfo',
         [('host_info', object, dataclasses.field(default=None))],
         bases=(type(settings),), frozen=True)
-    drv._settings = cls(**{f.name: getattr(settings, f.name)
+    drv.core._settings = cls(**{f.name: getattr(settings, f.name)
                            for f in dataclasses.fields(settings)},
                         host_info=host_info)
 
 
 def wait_for_report(drv, instance, timeout=KERNEL_BOOT_TIMEOUT):
-    path = drv.get_console_log_path(instance)
+    path = drv.core.console_log_path(instance)
     deadline = time.monotonic() + timeout
     while True:
-        text = libvirt_driver.read_tail(path, 1 << 20).decode(
+        text = driver_consoles.read_tail(path, 1 << 20).decode(
             'utf-8', 'replace')
         if kernelguest.DONE_MARKER in text:
             return kernelguest.parse_report(text)
@@ -225,7 +225,7 @@ def test_hugepages_guest(drv, boot_files, cleanup):
     instance = kernel_instance(memory_mb=128, extra_specs=flavor_specs)
     meta = image_meta(os_command_line=CMDLINE_C,
                       hw_mem_page_size='%d' % HUGEPAGE_KIB)
-    host_info = drv.settings.host_info
+    host_info = drv.core.settings.host_info
     pages_needed = 128 * 1024 // HUGEPAGE_KIB
 
     # The XML, on this host's topology with enough pages in node 0.
@@ -233,9 +233,9 @@ def test_hugepages_guest(drv, boot_files, cleanup):
     rich = dataclasses.replace(host_info, cells=(dataclasses.replace(
         cells[0], pages=((4, 1 << 20), (HUGEPAGE_KIB, pages_needed))),)
         + cells[1:])
-    guest = libvirt_driver.get_guest_config(
-        dataclasses.replace(drv.settings, host_info=rich), instance, meta,
-        drv.get_disk_mapping(instance, meta))
+    guest = guest_config.get_guest_config(
+        dataclasses.replace(drv.core.settings, host_info=rich), instance, meta,
+        drv.definition.disk_mapping(instance, meta))
     backing = guest.format_dom().find('memoryBacking')
     assert config_base.to_text(backing.find('hugepages/page'), pretty_print=False) == \
         '<page size="2048" unit="KiB" nodeset="0"/>'
@@ -246,7 +246,7 @@ def test_hugepages_guest(drv, boot_files, cleanup):
         with pytest.raises(exception.Invalid, match='not enough 2048 KiB '
                                                     'pages for 128 MiB'):
             drv.spawn(None, instance, meta, [], None, {})
-        assert not os.path.exists(drv.get_instance_dir(instance))
+        assert not os.path.exists(drv.core.instance_dir(instance))
         pytest.skip('huge page boot skipped: %s' % reason)
 
     cleanup.append(instance)
@@ -280,7 +280,7 @@ def test_pinning_video_boot_menu_machine_on_a_live_domain(drv, cleanup):
     drv.spawn(None, instance, meta, [], None, {})
     dom = live_xml(drv, instance)
 
-    host_cpus = sorted(cpu for cell in drv.settings.host_info.cells
+    host_cpus = sorted(cpu for cell in drv.core.settings.host_info.cells
                        for cpu in cell.cpus)
     pins = {int(p.get('vcpu')): p.get('cpuset')
             for p in dom.findall('cputune/vcpupin')}
@@ -340,7 +340,7 @@ def test_no_properties_no_extras_on_a_live_domain(drv, cleanup):
 
 def test_requests_the_host_cannot_meet_fail_before_qemu(drv):
     too_many = fx.make_instance(flavor=fx.make_flavor(
-        vcpus=len(drv.settings.host_info.cells[0].cpus) + 1, memory_mb=64))
+        vcpus=len(drv.core.settings.host_info.cells[0].cpus) + 1, memory_mb=64))
     with pytest.raises(exception.Invalid,
                        match='need as many free host CPUs'):
         drv.spawn(None, too_many, image_meta(hw_cpu_policy='dedicated'),
@@ -354,11 +354,11 @@ def test_requests_the_host_cannot_meet_fail_before_qemu(drv):
     for instance in (too_many, conflict):
         with pytest.raises(exception.InstanceNotFound):
             drv.get_info(instance)
-        assert not os.path.exists(drv.get_instance_dir(instance))
+        assert not os.path.exists(drv.core.instance_dir(instance))
 
 
 def test_video_model_outside_domain_capabilities(drv):
-    assert 'xen' not in drv.settings.host_info.video_models
+    assert 'xen' not in drv.core.settings.host_info.video_models
     instance = fx.make_instance()
     with pytest.raises(exception.Invalid,
                        match='hw_video_model=xen is not supported by this '
@@ -373,7 +373,7 @@ def test_libvirt_accepts_the_xml_with_schema_validation(drv):
         'hw:cpu_policy': 'dedicated', 'hw:mem_page_size': 'any'})
     meta = image_meta(hw_numa_nodes='2', hw_video_model='virtio',
                       hw_boot_menu='yes', os_command_line=CMDLINE_A)
-    xml = drv.get_guest_xml(instance, meta)
+    xml = drv.definition.guest_xml(instance, meta)
     conn = drv.host.get_connection()
     dom = conn.defineXMLFlags(xml, libvirt.VIR_DOMAIN_DEFINE_VALIDATE)
     dom.undefine()

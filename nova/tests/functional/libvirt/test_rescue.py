@@ -61,7 +61,7 @@ def persistent(drv, inst):
 
 
 def rescue_disk_xpath(drv, inst):
-    return "//disk[source/@file='%s/disk.rescue']" % drv.get_instance_dir(
+    return "//disk[source/@file='%s/disk.rescue']" % drv.core.instance_dir(
         inst)
 
 

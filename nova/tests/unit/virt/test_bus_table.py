@@ -148,7 +148,7 @@ def test_a_new_bus_is_one_row(table):
         rescue_rules.validate_rescue('kvm', {}, {'hw_rescue_bus': 'nvme',
                                                  'hw_rescue_device': 'cdrom'}, None, None,
                                      'iso')
-    guest = vconfig.Guest(name='d', devices=[vconfig.GuestDisk(
+    guest = vconfig.GuestDomain(name='d', devices=[vconfig.GuestDisk(
         source_path='/d', target_dev='vda', target_bus='virtio', boot_order=1)])
     rescue = vconfig.GuestDisk(source_path='/r', target_dev='nva', target_bus='nvme',
                                boot_order=1)

@@ -220,7 +220,7 @@ def test_small_devices():
 
 
 def test_whole_guest():
-    guest = config.Guest(
+    guest = config.GuestDomain(
         virt_type='qemu', name='instance-00000001',
         uuid='11111111-2222-3333-4444-555555555555', memory_kib=65536,
         vcpus=2, os=config.GuestOS(arch='x86_64'),
@@ -315,7 +315,7 @@ def test_every_device_formats_boot_order_alias_and_address():
      config.GuestFilesystem),
 ])
 def test_bootable_devices_parse_their_boot_order_and_round_trip(xml, cls):
-    domain = config.Guest.from_xml(
+    domain = config.GuestDomain.from_xml(
         "<domain type='qemu'><name>d</name><devices>%s</devices></domain>" % xml)
     (dev,) = domain.devices
     assert type(dev) is cls and isinstance(dev, config.GuestDevice)
@@ -385,7 +385,7 @@ def test_rewrite_paths_reaches_modelled_and_kept_paths():
         <input type='passthrough' bus='virtio'><source evdev='/i/u/ev'/>
         </input>
       </devices></domain>""" % LIVE_CHAIN
-    domain = config.Guest.from_xml(xml)
+    domain = config.GuestDomain.from_xml(xml)
     domain.rewrite_paths(lambda p: p.replace('/i/u', '/j/u').replace('/v/', '/w/'))
     text = domain.to_xml()
     for path in ('/j/u/kernel', '/j/u/console.log', "file=\"/j/u/disk\"",

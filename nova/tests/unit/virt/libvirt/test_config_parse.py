@@ -47,7 +47,7 @@ def test_domains_of_the_libvirt_test_driver_round_trip():
         conn.close()
     assert xmls
     for xml in xmls:
-        guest = round_trip(config.Guest, xml)
+        guest = round_trip(config.GuestDomain, xml)
         assert guest.get_disks()[0].target_dev == 'vda'
 
 
@@ -70,7 +70,7 @@ def test_spawned_guest_round_trips_and_matches_what_the_driver_built(
     try:
         guest = drv.host.get_guest(inst.uuid)
         for xml in (guest.get_xml_desc(inactive=True), guest.get_xml_desc()):
-            parsed = round_trip(config.Guest, xml)
+            parsed = round_trip(config.GuestDomain, xml)
             assert [(d.target_dev, d.target_bus, d.boot_order)
                     for d in parsed.get_disks()] == [
                 ('vda', 'virtio', 1), ('vdb', 'virtio', None),
@@ -84,7 +84,7 @@ def test_spawned_guest_round_trips_and_matches_what_the_driver_built(
 @pytest.mark.parametrize('name', SAVED)
 def test_saved_qemu_domains_round_trip(name):
     xml = saved(name)
-    guest = round_trip(config.Guest, xml)
+    guest = round_trip(config.GuestDomain, xml)
     assert guest.virt_type == 'qemu' and guest.memory_kib == 131072
     assert guest.vcpus == 2
     assert [p.cpuset for p in guest.cputune.vcpupins] == ['0', '1']
@@ -211,7 +211,7 @@ def test_live_char_devices_graphics_and_nics_parse():
         dev='vnet3'/><model type='virtio'/><alias name='net0'/><address
         type='pci' domain='0x0000' bus='0x00' slot='0x03'
         function='0x0'/></interface></devices></domain>"""
-    guest = round_trip(config.Guest, live)
+    guest = round_trip(config.GuestDomain, live)
     (serial,) = guest.get_devices(config.GuestSerial)
     assert (serial.type, serial.source_mode, serial.source_host,
             serial.source_service, serial.protocol_type, serial.log_file,
@@ -231,14 +231,14 @@ def test_live_char_devices_graphics_and_nics_parse():
 
 
 def test_a_domain_built_by_the_driver_parses_into_equal_objects():
-    guest = config.Guest(
+    guest = config.GuestDomain(
         name='i-1', uuid='u-1', memory_kib=65536, vcpus=2,
         os=config.GuestOS(arch='x86_64', machine='pc', boot_devs=['hd']),
         devices=[config.GuestDisk(source_path='/d', target_dev='vda',
                                   target_bus='virtio', boot_order=1),
                  config.GuestController(type='scsi', index=0,
                                         model='virtio-scsi')])
-    parsed = config.Guest.from_xml(guest.to_xml())
+    parsed = config.GuestDomain.from_xml(guest.to_xml())
     assert canon(parsed.format_dom()) == canon(guest.format_dom())
     assert (parsed.name, parsed.uuid, parsed.memory_kib, parsed.vcpus) == (
         'i-1', 'u-1', 65536, 2)

@@ -11,7 +11,7 @@ from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.virt.libvirt import driver as libvirt_driver
-from nova.virt.libvirt import imagebackend
+from nova.virt.libvirt import guest_config, imagebackend
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def spawned(drv):
 
 def test_spawn_builds_overlay_and_starts_domain(drv, spawned):
     disk = drv.get_instance_disk_path(spawned)
-    assert disk == os.path.join(drv.instances_path, spawned.uuid, 'disk')
+    assert disk == os.path.join(drv.core.instances_path, spawned.uuid, 'disk')
     info = imagebackend.qemu_img_info(disk, 'qcow2')
     assert info['backing-filename'] == drv.image_cache.path_for('image-1')
     assert info['backing-filename-format'] == 'raw'
@@ -57,7 +57,7 @@ def test_spawn_builds_overlay_and_starts_domain(drv, spawned):
 def test_destroy_removes_domain_and_directory_idempotently(drv, image):
     instance = fx.make_instance()
     drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
-    inst_dir = drv.get_instance_dir(instance)
+    inst_dir = drv.core.instance_dir(instance)
     assert os.path.isdir(inst_dir)
     drv.destroy(None, instance)
     assert not os.path.exists(inst_dir)
@@ -76,7 +76,7 @@ def test_destroy_can_keep_disks(drv):
     drv.destroy(None, instance, destroy_disks=False)
     assert os.path.exists(drv.get_instance_disk_path(instance))
     drv.destroy(None, instance)
-    assert not os.path.exists(drv.get_instance_dir(instance))
+    assert not os.path.exists(drv.core.instance_dir(instance))
 
 
 def test_second_spawn_reuses_cached_image(drv, image):
@@ -142,7 +142,7 @@ def test_bad_disk_bus_fails_before_touching_anything(drv, props, error):
         return
     with pytest.raises(error):
         drv.spawn(None, instance, meta, [], None, {})
-    assert not os.path.exists(drv.get_instance_dir(instance))
+    assert not os.path.exists(drv.core.instance_dir(instance))
     assert instance.uuid not in drv.list_instance_uuids()
 
 
@@ -151,7 +151,7 @@ def test_failed_image_fetch_rolls_back(drv):
     with pytest.raises(KeyError):
         drv.spawn(None, instance, fx.make_image_meta('missing'), [], None,
                   {})
-    assert not os.path.exists(drv.get_instance_dir(instance))
+    assert not os.path.exists(drv.core.instance_dir(instance))
     assert instance.uuid not in drv.list_instance_uuids()
 
 
@@ -160,7 +160,7 @@ def test_failed_define_rolls_back_disk(drv):
     instance = fx.make_instance(name='test')
     with pytest.raises(exception.HypervisorError):
         drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
-    assert not os.path.exists(drv.get_instance_dir(instance))
+    assert not os.path.exists(drv.core.instance_dir(instance))
 
 
 def test_spawn_with_real_image_meta_object(drv):
@@ -189,7 +189,7 @@ def test_flavor_root_gb_grows_the_overlay(drv):
 def test_console_output_is_a_bounded_tail(drv, spawned):
     assert drv.get_console_output(None, spawned) == b''
     limit = drv.conf.libvirt.console_log_max_bytes
-    with open(drv.get_console_log_path(spawned), 'wb') as f:
+    with open(drv.core.console_log_path(spawned), 'wb') as f:
         f.write(b'x' * limit + b'THE-END')
     out = drv.get_console_output(None, spawned)
     assert len(out) == limit and out.endswith(b'THE-END')
@@ -234,7 +234,7 @@ def test_nodename_is_reported_as_the_hypervisor_hostname(tmp_path, image):
     drv.init_host('host2')
     try:
         assert drv.get_available_resource()['hypervisor_hostname'] == 'host2'
-        assert drv.settings.instances_path == str(tmp_path / 'host2')
+        assert drv.core.settings.instances_path == str(tmp_path / 'host2')
     finally:
         drv.cleanup_host('host2')
 
@@ -248,15 +248,15 @@ def test_init_host_rejects_lxc(tmp_path):
 
 # ----------------------------------------------- XML without any hypervisor
 
-QEMU_SETTINGS = libvirt_driver.GuestSettings(
+QEMU_SETTINGS = guest_config.GuestSettings(
     domain_type='qemu', arch='x86_64', instances_path='/var/lib/nova/i',
     disk_cachemode='none', machine_types=(('x86_64', 'q35'),))
 
 
 def guest_xml(instance, meta, settings=QEMU_SETTINGS, boot_files=None):
-    mapping = libvirt_driver.get_disk_mapping('qemu', settings, instance,
+    mapping = guest_config.get_disk_mapping('qemu', settings, instance,
                                               meta)
-    return libvirt_driver.get_guest_config(settings, instance, meta, mapping,
+    return guest_config.get_guest_config(settings, instance, meta, mapping,
                                            boot_files).to_xml()
 
 
@@ -289,30 +289,30 @@ def test_iso_uefi_and_kernel_boot_xml_validates(tmp_path):
     # q35 from config: the CD-ROM goes on SATA.
     assert 'device="cdrom"' in iso and 'bus="sata"' in iso
     meta = fx.make_image_meta()
-    mapping = libvirt_driver.get_disk_mapping('qemu', QEMU_SETTINGS,
+    mapping = guest_config.get_disk_mapping('qemu', QEMU_SETTINGS,
                                               instance, meta)
-    boot = libvirt_driver.BootFiles(
+    boot = guest_config.BootFiles(
         kernel='/k', ramdisk='/r',
-        cmdline=libvirt_driver.kernel_cmdline(meta.properties, mapping))
+        cmdline=guest_config.kernel_cmdline(meta.properties, mapping))
     kxml = guest_xml(instance, meta, boot_files=boot)
     validate(tmp_path, kxml)
     assert ('<cmdline>root=/dev/vda console=tty0 console=ttyS0 '
             'console=hvc0</cmdline>') in kxml
     custom = fx.make_image_meta(os_command_line='console=ttyS0 quiet')
-    assert libvirt_driver.kernel_cmdline(custom.properties, mapping) == \
+    assert guest_config.kernel_cmdline(custom.properties, mapping) == \
         'console=ttyS0 quiet'
 
 
 def test_test_domain_xml_validates(tmp_path, drv):
     instance = fx.make_instance()
-    validate(tmp_path, drv.get_guest_xml(instance, fx.make_image_meta()))
+    validate(tmp_path, drv.definition.guest_xml(instance, fx.make_image_meta()))
 
 
 def test_machine_type_config_is_parsed_strictly():
-    assert libvirt_driver.parse_machine_types(['x86_64=q35', 'aarch64=virt'])\
+    assert guest_config.parse_machine_types(['x86_64=q35', 'aarch64=virt'])\
         == (('x86_64', 'q35'), ('aarch64', 'virt'))
     with pytest.raises(exception.Invalid):
-        libvirt_driver.parse_machine_types(['q35'])
+        guest_config.parse_machine_types(['q35'])
 
 
 def test_xml_generation_is_fast():
@@ -337,7 +337,7 @@ def test_kernel_and_ramdisk_are_copied_and_booted(tmp_path, image):
     instance = fx.make_instance(kernel_id='aki', ramdisk_id='ari')
     drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
     try:
-        inst_dir = drv.get_instance_dir(instance)
+        inst_dir = drv.core.instance_dir(instance)
         xml = drv.host.get_guest(instance.uuid).get_xml_desc()
         assert '<kernel>%s/kernel</kernel>' % inst_dir in xml
         assert '<initrd>%s/ramdisk</initrd>' % inst_dir in xml
@@ -366,7 +366,7 @@ def test_spawn_with_every_disk_kind(drv, tmp_path):
     drv.spawn(None, inst, fx.make_image_meta(), [], 'pw', {},
               network_info=nd.NETWORK_INFO, block_device_info=bdi)
     try:
-        inst_dir = drv.get_instance_dir(inst)
+        inst_dir = drv.core.instance_dir(inst)
         base = drv.image_cache.base_dir
         eph = imagebackend.qemu_img_info(os.path.join(inst_dir, 'disk.local'))
         assert eph['backing-filename'] == os.path.join(
@@ -404,7 +404,7 @@ def test_bdm_ephemeral_formats_and_unformatted(drv):
     drv.spawn(None, inst, fx.make_image_meta(), [], None, {},
               block_device_info=bdi)
     try:
-        inst_dir = drv.get_instance_dir(inst)
+        inst_dir = drv.core.instance_dir(inst)
         first = imagebackend.qemu_img_info(os.path.join(inst_dir,
                                                         'disk.eph0'))
         if imagebackend.can_format('vfat'):
@@ -442,7 +442,7 @@ def test_missing_volume_file_fails_spawn_cleanly(drv, tmp_path):
     with pytest.raises(exception.VolumeNotFound):
         drv.spawn(None, inst, fx.make_image_meta(), [], None, {},
                   block_device_info=bdi)
-    assert not os.path.exists(drv.get_instance_dir(inst))
+    assert not os.path.exists(drv.core.instance_dir(inst))
 
 
 def test_snapshot_is_standalone_qcow2(drv, spawned, tmp_path):

@@ -37,19 +37,19 @@ def test_no_agent_channel_reads_as_no_state():
 def test_the_wait_ends_when_the_agent_connects(monkeypatch):
     monkeypatch.setattr(driver_password, 'AGENT_POLL_INTERVAL', 0.001)
     guest = _Guest(['disconnected', 'disconnected', 'connected'])
-    assert driver_password.PasswordMixin._wait_for_agent(guest, 5) is True
+    assert driver_password.LibvirtPassword._wait_for_agent(guest, 5) is True
     assert guest.reads == 3
 
 
 @pytest.mark.parametrize('state', ['connected', None])
 def test_no_wait_when_connected_or_unknown(state):
     guest = _Guest([state])
-    assert driver_password.PasswordMixin._wait_for_agent(guest, 5) is True
+    assert driver_password.LibvirtPassword._wait_for_agent(guest, 5) is True
     assert guest.reads == 1
 
 
 def test_the_wait_gives_up_at_the_timeout(monkeypatch):
     monkeypatch.setattr(driver_password, 'AGENT_POLL_INTERVAL', 0.001)
     guest = _Guest(['disconnected'])
-    assert driver_password.PasswordMixin._wait_for_agent(guest, 0) is False
+    assert driver_password.LibvirtPassword._wait_for_agent(guest, 0) is False
     assert guest.reads == 1

@@ -5,10 +5,9 @@ import subprocess
 from lxml import etree
 
 from nova.tests.fixtures import libvirt as fx
-from nova.virt.libvirt import blockinfo
-from nova.virt.libvirt import driver as libvirt_driver
+from nova.virt.libvirt import blockinfo, guest_config
 
-SETTINGS = libvirt_driver.GuestSettings(
+SETTINGS = guest_config.GuestSettings(
     domain_type='qemu', arch='x86_64', instances_path='/i',
     disk_cachemode='none')
 UUID = '11111111-2222-3333-4444-555555555555'
@@ -32,9 +31,9 @@ def two_volumes():
 
 
 def devices_xml(instance, meta, bdi, settings=SETTINGS):
-    mapping = libvirt_driver.get_disk_mapping('qemu', settings, instance,
+    mapping = guest_config.get_disk_mapping('qemu', settings, instance,
                                               meta, bdi)
-    guest = libvirt_driver.get_guest_config(settings, instance, meta,
+    guest = guest_config.get_guest_config(settings, instance, meta,
                                             mapping, None, bdi)
     root = etree.fromstring(guest.to_xml())
     devices = root.find('devices')
@@ -155,11 +154,11 @@ def test_non_virtio_scsi_model_leaves_addresses_to_libvirt():
 
 
 def test_vfat_config_drive_is_a_disk_on_the_disk_bus():
-    settings = libvirt_driver.GuestSettings(
+    settings = guest_config.GuestSettings(
         domain_type='qemu', arch='x86_64', instances_path='/i',
         config_drive_format='vfat')
     instance = fx.make_instance(uuid=UUID, config_drive='True')
-    mapping = libvirt_driver.get_disk_mapping(
+    mapping = guest_config.get_disk_mapping(
         'qemu', settings, instance, fx.make_image_meta())
     assert mapping['disk.config'] == blockinfo.disk_info('virtio', 'vdz')
 
@@ -167,12 +166,12 @@ def test_vfat_config_drive_is_a_disk_on_the_disk_bus():
 def test_force_config_drive_and_no_config_drive():
     instance = fx.make_instance(config_drive='')
     meta = fx.make_image_meta()
-    assert 'disk.config' not in libvirt_driver.get_disk_mapping(
+    assert 'disk.config' not in guest_config.get_disk_mapping(
         'qemu', SETTINGS, instance, meta)
-    forced = libvirt_driver.GuestSettings(
+    forced = guest_config.GuestSettings(
         domain_type='qemu', arch='x86_64', instances_path='/i',
         force_config_drive=True)
-    assert 'disk.config' in libvirt_driver.get_disk_mapping(
+    assert 'disk.config' in guest_config.get_disk_mapping(
         'qemu', forced, instance, meta)
 
 
@@ -184,9 +183,9 @@ def test_full_xml_is_fast():
                                 for i in range(4)])
 
     def build():
-        mapping = libvirt_driver.get_disk_mapping('qemu', SETTINGS, instance,
+        mapping = guest_config.get_disk_mapping('qemu', SETTINGS, instance,
                                                   meta, bdi)
-        return libvirt_driver.get_guest_config(SETTINGS, instance, meta,
+        return guest_config.get_guest_config(SETTINGS, instance, meta,
                                                mapping, None, bdi).to_xml()
 
     per_call = min(timeit.repeat(build, number=50, repeat=3)) / 50

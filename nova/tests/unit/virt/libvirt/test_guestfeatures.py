@@ -9,10 +9,10 @@ import pytest
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import libvirt as fx
+from nova.virt import guest_request
 from nova.virt import hardware as hw
 from nova.virt.libvirt import config as vconfig
-from nova.virt.libvirt import config_base
-from nova.virt.libvirt import driver as libvirt_driver
+from nova.virt.libvirt import config_base, guest_config
 from nova.virt.libvirt import guestfeatures as gf
 
 SETTINGS = types.SimpleNamespace(domain_type='qemu', arch='x86_64')
@@ -39,7 +39,7 @@ def snippet(text):
 
 
 def make_guest(vcpus, memory_mb):
-    return vconfig.Guest(virt_type='qemu', name='instance-1',
+    return vconfig.GuestDomain(virt_type='qemu', name='instance-1',
                          uuid='9b5b5a56-3a7e-4e38-8a7e-5b0d6f3c2a11',
                          memory_kib=memory_mb * 1024, vcpus=vcpus,
                          os=vconfig.GuestOS(type='hvm', arch='x86_64'))
@@ -362,7 +362,7 @@ def flavor_with(**specs):
 
 
 def test_validate_image_request_returns_the_request():
-    request = gf.validate_image_request(
+    request = guest_request.validate_image_request(
         flavor_with(hw__mem_page_size='any', hw__boot_menu='yes'),
         {'hw_numa_nodes': '2', 'hw_mem_page_size': '2MB',
          'hw_video_model': 'virtio'})
@@ -370,14 +370,14 @@ def test_validate_image_request_returns_the_request():
     assert [sorted(c.cpus) for c in request.topology.cells] == [[0], [1]]
     assert request.boot_menu is True
     assert request.video_model == 'virtio'
-    empty = gf.validate_image_request(API_FLAVOR, {})
+    empty = guest_request.validate_image_request(API_FLAVOR, {})
     assert empty.topology.cells == () and empty.boot_menu is None
 
 
 def test_validate_accepts_objects_too():
     flavor = fx.make_flavor(vcpus=2, memory_mb=1024)
     props = image_meta_obj.ImageMetaProps.from_dict({'hw_numa_nodes': '2'})
-    assert len(gf.validate_image_request(flavor, props).topology.cells) == 2
+    assert len(guest_request.validate_image_request(flavor, props).topology.cells) == 2
 
 
 @pytest.mark.parametrize('specs, props, message', [
@@ -410,7 +410,7 @@ def test_validate_accepts_objects_too():
 def test_validate_image_request_rejects(specs, props, message):
     flavor = dict(API_FLAVOR, extra_specs=specs)
     with pytest.raises(exception.Invalid) as info:
-        gf.validate_image_request(flavor, props)
+        guest_request.validate_image_request(flavor, props)
     assert message in info.value.format_message()
     assert info.value.code == 400
 
@@ -480,7 +480,7 @@ def test_libvirt_test_driver_capabilities_parse():
 
 def driver_xml(vcpus=2, memory_mb=1024, specs=None, domain_type='qemu',
                boot_files=None, **image):
-    settings = libvirt_driver.GuestSettings(
+    settings = guest_config.GuestSettings(
         domain_type=domain_type, arch='x86_64', instances_path='/srv/inst',
         machine_types=(('x86_64', 'pc'),))
     flavor = fx.make_flavor(vcpus=vcpus, memory_mb=memory_mb,
@@ -491,13 +491,13 @@ def driver_xml(vcpus=2, memory_mb=1024, specs=None, domain_type='qemu',
     meta = image_meta_obj.ImageMeta.from_dict(
         {'id': 'image-1', 'disk_format': 'raw', 'properties': image})
     # The disk mapping follows [libvirt]virt_type, never 'test'.
-    mapping = libvirt_driver.get_disk_mapping('qemu', settings, instance,
+    mapping = guest_config.get_disk_mapping('qemu', settings, instance,
                                               meta)
     if boot_files == 'kernel':
-        boot_files = libvirt_driver.BootFiles(
+        boot_files = guest_config.BootFiles(
             kernel='/k', ramdisk='/r',
-            cmdline=libvirt_driver.kernel_cmdline(meta.properties, mapping))
-    guest = libvirt_driver.get_guest_config(settings, instance, meta,
+            cmdline=guest_config.kernel_cmdline(meta.properties, mapping))
+    guest = guest_config.get_guest_config(settings, instance, meta,
                                             mapping, boot_files)
     return guest.format_dom()
 

@@ -55,7 +55,7 @@ def canon(xml):
 
 
 def test_destination_xml_names_the_destinations_paths_ports_and_volumes():
-    domain = lm.destination_domain(vconfig.Guest.from_xml(SOURCE_WITH_CHAIN), SWAPS,
+    domain = lm.destination_domain(vconfig.GuestDomain.from_xml(SOURCE_WITH_CHAIN), SWAPS,
                                    TARGET['serial'], TARGET['volume_paths'])
     expected = (SOURCE
                 .replace('/s/u/', '/d/u/')
@@ -68,7 +68,7 @@ def test_destination_xml_names_the_destinations_paths_ports_and_volumes():
 
 
 def test_destination_xml_without_serial_or_volumes_only_moves_paths():
-    xml = lm.destination_domain(vconfig.Guest.from_xml(SOURCE_WITH_CHAIN), SWAPS).to_xml()
+    xml = lm.destination_domain(vconfig.GuestDomain.from_xml(SOURCE_WITH_CHAIN), SWAPS).to_xml()
     root = etree.fromstring(xml.encode())
     assert root.xpath('//serial/source/@service') == ['10000']
     assert root.xpath('//disk/source/@file') == ['/d/u/disk', '/vols/v1',
@@ -76,12 +76,12 @@ def test_destination_xml_without_serial_or_volumes_only_moves_paths():
     assert root.findtext('os/kernel') == '/d/u/kernel'
     # A path merely starting like the directory is another directory.
     other = SOURCE_WITH_CHAIN.replace('/s/u/disk.config', '/s/u2/disk.config')
-    xml = lm.destination_domain(vconfig.Guest.from_xml(other), SWAPS).to_xml()
+    xml = lm.destination_domain(vconfig.GuestDomain.from_xml(other), SWAPS).to_xml()
     assert '/s/u2/disk.config' in xml
 
 
 def test_writable_local_disks_are_the_instance_directorys_writable_files():
-    domain = vconfig.Guest.from_xml(SOURCE_WITH_CHAIN)
+    domain = vconfig.GuestDomain.from_xml(SOURCE_WITH_CHAIN)
     assert lm.writable_local_disks(domain, '/s/u') == [('vda', '/s/u/disk')]
     assert lm.writable_local_disks(domain, '/s/u/') == [('vda', '/s/u/disk')]
     assert lm.writable_local_disks(domain, '/s') == [('vda', '/s/u/disk')]

@@ -256,7 +256,7 @@ def test_capabilities_advertise_stable_rescue(drv, tmp_path):
 ])
 def test_stable_rescue_and_unrescue(drv, instance, props, fmt, image):
     before = persistent(drv, instance)
-    inst_dir = drv.get_instance_dir(instance)
+    inst_dir = drv.core.instance_dir(instance)
     drv.rescue(None, instance, None,
                fx.make_image_meta(image, disk_format=fmt, **props), 'pw')
     during = persistent(drv, instance)
@@ -293,7 +293,7 @@ def test_invalid_rescue_changes_nothing(drv, instance):
     with pytest.raises(exception.UnsupportedRescueDevice):
         drv.rescue(None, instance, None, meta, 'pw')
     assert persistent(drv, instance) == before
-    assert not os.path.exists(os.path.join(drv.get_instance_dir(instance),
+    assert not os.path.exists(os.path.join(drv.core.instance_dir(instance),
                                            'unrescue.xml'))
 
 
@@ -317,7 +317,7 @@ def test_failed_rescue_restores_the_domain(drv, instance, monkeypatch):
     assert len(calls) == 2 and calls[1] == before
     assert canon(persistent(drv, instance)) == canon(before)
     assert drv.get_info(instance).state == 1
-    inst_dir = drv.get_instance_dir(instance)
+    inst_dir = drv.core.instance_dir(instance)
     assert not os.path.exists(os.path.join(inst_dir, 'disk.rescue'))
     assert not os.path.exists(os.path.join(inst_dir, 'unrescue.xml'))
 
@@ -400,7 +400,7 @@ def test_instance_hw_disk_bus_from_system_metadata(drv, tmp_path):
 
 
 def test_plain_image_in_a_cdrom_is_a_read_only_qcow2_overlay(drv, instance):
-    inst_dir = drv.get_instance_dir(instance)
+    inst_dir = drv.core.instance_dir(instance)
     drv.rescue(None, instance, None, fx.make_image_meta(
         'rescue-raw', disk_format='raw', hw_rescue_device='cdrom'), 'pw')
     root = etree.fromstring(persistent(drv, instance).encode())
