@@ -348,11 +348,13 @@ EOF
   (cd "$S" && close_inherited_fds && exec "$VENV/bin/gunicorn")
 }
 
-# A Python daemon in a session (and process group) of its own, pid in $1.
+# A Python daemon in a session (and process group) of its own, pid in $1. It runs in the
+# state directory: a checkout it was started from may be removed while it runs (haproxy,
+# which the metadata agent starts, fails without a working directory).
 spawn() {
   local pidfile=$1 logfile=$2
   shift 2
-  (close_inherited_fds && exec setsid "$@" >"$logfile" 2>&1 </dev/null) &
+  (cd "$S" && close_inherited_fds && exec setsid "$@" >"$logfile" 2>&1 </dev/null) &
   echo $! > "$pidfile"
 }
 

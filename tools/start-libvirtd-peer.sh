@@ -109,7 +109,9 @@ if [ -n "$NETNS" ]; then
     [ -e "/run/netns/$NETNS" ] || { echo "no network namespace $NETNS" >&2; exit 1; }
     IN_NETNS="nsenter --net=/run/netns/$NETNS"
 fi
-# The namespace keeps its bind mounts private; virtlogd and libvirtd share it.
+# The namespace keeps its bind mounts private; virtlogd and libvirtd share it. They run
+# in $ROOT, not in the checkout that started them (it may be removed while they run).
+cd "$ROOT"
 # shellcheck disable=SC2086
 setsid nohup $IN_NETNS unshare -m --propagation private sh -c '
     set -e
