@@ -126,6 +126,9 @@ class InstancesDB(store.DBStore):
         changes_since = filters.pop('changes-since', None)
         if changes_since is not None:
             query = query.where(INSTANCES.c.updated_at >= changes_since)
+        changes_before = filters.pop('changes-before', None)
+        if changes_before is not None:
+            query = query.where(INSTANCES.c.updated_at <= changes_before)
         flavorid = filters.pop('instance_type_flavorid', None)
         if flavorid is not None:
             # In SQL, before LIMIT: filtering a page afterwards empties pages.
