@@ -78,6 +78,8 @@ CASES = {
     'server marker': ('server', lambda w, x: ('GET', '/servers?marker=' + x, None)),
     'server marker, detail': ('server', lambda w, x: ('GET', '/servers/detail?marker=' + x,
                                                       None)),
+    'server marker, sorted by uuid': ('server', lambda w, x: (
+        'GET', '/servers?sort_key=uuid&sort_dir=asc&marker=' + x, None)),
     'server uuid filter': ('server', lambda w, x: ('GET', '/servers/detail?uuid=' + x, None)),
     'server uuid filter, changes-since': ('server', lambda w, x: (
         'GET', '/servers?changes-since=2000-01-01T00:00:00Z&uuid=' + x, None)),
