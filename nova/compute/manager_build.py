@@ -90,17 +90,8 @@ class BuildManager:
             # Deleted while spawning; the delete path cleans up the guest.
             LOG.info('Instance %s was deleted during spawn', instance.uuid)
             return
-        self._record_numa_topology(instance)
-
-    def _record_numa_topology(self, instance):
-        """Keep the NUMA cells the driver placed the guest on (GET /servers/{id}/topology)."""
-        try:
-            topology = self.driver.get_numa_topology(instance)
-            if topology is not None:
-                self.conductor_db.instance_update(instance.uuid, {'numa_topology': topology})
-        except Exception:  # noqa: BLE001 - a running guest is not failed for its record.
-            LOG.warning('Could not record the NUMA topology of %s', instance.uuid,
-                        exc_info=True)
+        # A new guest starts with no record: only a NUMA guest needs the write.
+        self.core.record_numa_topology(instance, only_if_placed=True)
 
     def _deleted_meanwhile(self, instance):
         """True when this instance itself is gone or being deleted."""
