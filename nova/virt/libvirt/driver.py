@@ -5,7 +5,7 @@ import threading
 
 from nova.virt import bus_table, driver
 from nova.virt.libvirt import host as libvirt_host
-from nova.virt.libvirt import imagebackend, numa_record
+from nova.virt.libvirt import imagebackend
 from nova.virt.libvirt.diagnostics import LibvirtDiagnostics
 from nova.virt.libvirt.driver_build import LibvirtBuild
 from nova.virt.libvirt.driver_consoles import LibvirtConsoles
@@ -159,7 +159,7 @@ class LibvirtDriver(driver.ComputeDriver):
         return self.power.get_info(instance, use_cache)
 
     def get_numa_topology(self, instance):
-        return numa_record.of_guest(self.core.guest(instance), instance)
+        return self.diagnostics.get_numa_topology(instance)
 
     def start_lifecycle_events(self, callback, on_reconnect=None):
         return self.lifecycle.start_lifecycle_events(callback, on_reconnect)
