@@ -282,6 +282,20 @@ class AggregateActionConflict(Conflict):
     msg_fmt = "Cannot %(action)s aggregate %(aggregate_id)s. Reason: %(reason)s."
 
 
+# Upstream's refusals of an aggregate action, one message per action (the
+# delete one names host removal, as upstream's does).
+class InvalidAggregateActionDelete(InvalidAggregateAction):
+    msg_fmt = "Cannot remove host from aggregate %(aggregate_id)s. Reason: %(reason)s."
+
+
+class InvalidAggregateActionUpdate(InvalidAggregateAction):
+    msg_fmt = "Cannot update aggregate %(aggregate_id)s. Reason: %(reason)s."
+
+
+class InvalidAggregateActionUpdateMeta(InvalidAggregateAction):
+    msg_fmt = "Cannot update metadata of aggregate %(aggregate_id)s. Reason: %(reason)s."
+
+
 class AvailabilityZoneNotFound(NotFound):
     msg_fmt = "Availability zone %(zone)s could not be found."
 

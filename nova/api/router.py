@@ -214,6 +214,7 @@ ROUTES = [
                               'DELETE': m(servers.delete)}),
     ('/servers/{server_id}/action', {'POST': m(server_action)}),
     ('/servers/{server_id}/ips', {'GET': m(servers.ips_index)}),
+    ('/servers/{server_id}/topology', {'GET': m(servers.topology, mv.SERVER_TOPOLOGY)}),
     ('/servers/{server_id}/ips/{network_label}', {'GET': m(servers.ips_show)}),
     ('/servers/{server_id}/metadata', {'GET': m(server_metadata.index),
                                        'POST': m(server_metadata.create),

@@ -79,6 +79,20 @@ def clamp_int(text, ceiling):
     return ceiling if len(text) > _MAX_DIGITS else min(int(text), ceiling)
 
 
+def changes_window(params):
+    """The validated query's ``changes-since``/``changes-before`` as naive UTC datetimes.
+
+    400 when the window is empty (since later than before), with upstream's message.
+    """
+    window = {key: timeutils.normalize_time(timeutils.parse_isotime(params[key]))
+              for key in ('changes-since', 'changes-before') if params.get(key)}
+    if 'changes-since' in window and 'changes-before' in window and \
+            window['changes-before'] < window['changes-since']:
+        raise wsgi.fault(400, 'The value of changes-since must be less than or equal to '
+                              'changes-before.')
+    return window
+
+
 def _path(error):
     return '/'.join(str(p) for p in error.absolute_path) or 'body'
 

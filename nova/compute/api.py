@@ -47,7 +47,7 @@ class API:
         self.server_groups = api_server_groups.ServerGroupsAPI(db, self.quota)
         # Services, hypervisors, hosts and the availability zones they are in.
         self.admin = api_admin.AdminAPI(conf, db, compute_rpcapi)
-        self.aggregates = api_aggregates.AggregatesAPI(conf, db)
+        self.aggregates = api_aggregates.AggregatesAPI(db)
         self.usage = api_usage.UsageAPI(db)
         self.proxy = api_proxy.ProxyAPI(image_api, volume_api)
         self.records = api_records.RecordsAPI(db)

@@ -8,8 +8,7 @@ AZ_KEY = 'availability_zone'
 class AggregatesAPI:
     """os-aggregates for the compute API (admin callers)."""
 
-    def __init__(self, conf, db):
-        self._conf = conf
+    def __init__(self, db):
         self._db = db
 
     def aggregate_list(self, context):
@@ -19,13 +18,14 @@ class AggregatesAPI:
         return self._db.aggregate_get(aggregate_id)
 
     def aggregate_create(self, context, name, zone=None):
-        self._check_zone_name(zone)
+        # Any name the schema lets through is a zone, 'internal' included, as upstream.
         return self._db.aggregate_create(name, {AZ_KEY: zone} if zone else None)
 
     def aggregate_update(self, context, aggregate_id, values):
         agg = self._db.aggregate_get(aggregate_id)
         if AZ_KEY in values:
-            self._check_zone_change(agg, values[AZ_KEY], 'update aggregate')
+            self._check_zone_change(agg, values[AZ_KEY], exception.InvalidAggregateActionUpdate)
+        # Checked before anything is written (upstream renames first, then refuses).
         agg = self._db.aggregate_update(agg['id'], name=values.get('name'))
         if AZ_KEY in values:
             agg = self._db.aggregate_metadata_set(agg['id'], {AZ_KEY: values[AZ_KEY]})
@@ -34,8 +34,8 @@ class AggregatesAPI:
     def aggregate_delete(self, context, aggregate_id):
         agg = self._db.aggregate_get(aggregate_id)
         if agg['hosts']:
-            raise exception.InvalidAggregateAction(action='delete', aggregate_id=agg['id'],
-                                                   reason='Host aggregate is not empty')
+            raise exception.InvalidAggregateActionDelete(aggregate_id=agg['id'],
+                                                         reason='Host aggregate is not empty')
         self._db.aggregate_destroy(agg['id'])
 
     def aggregate_add_host(self, context, aggregate_id, host):
@@ -59,28 +59,31 @@ class AggregatesAPI:
     def aggregate_set_metadata(self, context, aggregate_id, metadata):
         agg = self._db.aggregate_get(aggregate_id)
         if AZ_KEY in metadata:
-            self._check_zone_change(agg, metadata[AZ_KEY], 'update aggregate metadata')
+            self._check_zone_change(agg, metadata[AZ_KEY],
+                                    exception.InvalidAggregateActionUpdateMeta)
         return self._db.aggregate_metadata_set(agg['id'], metadata)
 
-    def _check_zone_name(self, zone):
-        if zone and zone == self._conf.internal_service_availability_zone:
-            raise exception.InvalidAggregateAction(
-                action='create', aggregate_id='new',
-                reason='Aggregates cannot use the internal availability zone %s' % zone)
+    def _check_zone_change(self, agg, zone, refusal):
+        """Upstream's rules for giving an aggregate a zone by update or set_metadata.
 
-    def _check_zone_change(self, agg, zone, action):
-        """A host is in one zone: refuse a zone its hosts' other aggregates contradict."""
-        self._check_zone_name(zone)
+        A zone has a name (null or empty is refused, not taken as "no zone"); a
+        host is in one zone, so a zone its hosts' other aggregates contradict is
+        refused; and a zone is not renamed under servers that live in it (soft
+        deleted ones included: they can be restored there).
+        """
         if not zone:
-            return
-        others = {}
-        for other in self._db.aggregate_get_all():
-            other_zone = other['metadata'].get(AZ_KEY)
-            if other['id'] != agg['id'] and other_zone and other_zone != zone:
-                for host in set(other['hosts']) & set(agg['hosts']):
-                    others[host] = other_zone
-        if others:
-            raise exception.InvalidAggregateAction(
-                action=action, aggregate_id=agg['id'],
-                reason='One or more hosts already in availability zone(s) %s'
-                       % sorted(set(others.values())))
+            raise refusal(aggregate_id=agg['id'],
+                          reason='Aggregate %s does not support empty named availability '
+                                 'zone' % agg['name'])
+        hosts = set(agg['hosts'])
+        conflicting = [other['metadata'][AZ_KEY] for other in self._db.aggregate_get_all()
+                       if other['id'] != agg['id'] and other['metadata'].get(AZ_KEY)
+                       and other['metadata'][AZ_KEY] != zone and hosts & set(other['hosts'])]
+        if conflicting:
+            raise refusal(aggregate_id=agg['id'],
+                          reason='One or more hosts already in availability zone(s) %s'
+                                 % conflicting)
+        if hosts and agg['metadata'].get(AZ_KEY) != zone and self._db.instance_get_all(
+                {'host': sorted(hosts)}, limit=1):
+            raise refusal(aggregate_id=agg['id'],
+                          reason='One or more hosts contain instances in this zone')

@@ -48,7 +48,12 @@ class ServerGroupsAPI:
         if not hint:
             return None
         if uuidutils.is_uuid_like(hint):
-            return self._db.server_group_get(hint)
+            group = self._db.server_group_get(hint)
+            # Another project's group is not there for this caller (not even
+            # as a different error): ids of other projects tell nothing.
+            if group['project_id'] != context.project_id and not context.is_admin:
+                raise exception.InstanceGroupNotFound(group_uuid=hint)
+            return group
         for group in self._db.server_group_get_all(context.project_id):
             if group['name'] == hint:
                 return group

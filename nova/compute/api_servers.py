@@ -83,6 +83,7 @@ class ServersAPI:
         """
         flavor, bdms, image_ref, boot = self._boot_source(context, request)
         cert_ids = trusted_certs.requested(self._conf, request.trusted_certs)
+        # As upstream, only a request without imageRef counts as booting from a volume here.
         trusted_certs.check_image_backed(cert_ids, volume_backed=not image_ref)
         if request.networks not in (None, 'none', 'auto'):
             raise exception.Invalid(reason='Requested networks are not available: this '
@@ -143,7 +144,10 @@ class ServersAPI:
         self._check_volumes(context, bdms, request.supports_multiattach)
         internal = self._boot_image(context, root, flavor)
         self._boot_images.check_boot_files(context, internal)
-        image_ref = root['image_id'] if root['kind'] == 'image' else ''
+        if root['bdm_image']:
+            self._boot_images.get_active(context, root['bdm_image'])
+        # A volume root records the image the request named, as upstream (none: '').
+        image_ref = root['image_id'] if root['kind'] == 'image' else root['image_ref']
         boot = image_props.apply_checked(self._conf, internal, request.image_props_override)
         # Fail now, not on the compute host, when the effective props are bad.
         api_boot_image.check_flavor(flavor, boot.props)
@@ -245,11 +249,12 @@ class ServersAPI:
     def _boot_image(self, context, root, flavor):
         """The internal-form image whose properties the instance boots with.
 
-        Volume roots take the image the volume was made from, as upstream:
-        the request's image for image->volume, else the volume's
-        volume_image_metadata. An existing volume boots only when its
-        ``bootable`` flag is set (upstream's 400 otherwise); a volume snapshot
-        only when its source volume's is, and with that volume's metadata.
+        Volume roots take the request's image (imageRef) if it names one, else
+        the image the volume is made from, as upstream: the mapping's image for
+        image->volume, else the volume's volume_image_metadata. Without
+        imageRef, an existing volume boots only when its ``bootable`` flag is
+        set (upstream's 400 otherwise); a volume snapshot only when its source
+        volume's is, and with that volume's metadata.
         """
         if root['image_id']:
             image = self._boot_images.get_active(context, root['image_id'])

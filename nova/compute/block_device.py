@@ -55,7 +55,7 @@ def normalize(bdms, image_ref, flavor):
                     'image_id': image_ref, 'boot_index': 0, 'device_type': 'disk',
                     'delete_on_termination': True,
                     'volume_size': flavor['root_gb'] or None})
-    return rows, {'kind': 'image', 'image_id': image_ref}
+    return rows, {'kind': 'image', 'image_id': image_ref, 'bdm_image': None}
 
 
 def _row(raw):
@@ -95,21 +95,25 @@ def _row(raw):
 
 
 def _root(root, image_ref):
-    """What the instance boots from, given its boot_index 0 mapping."""
+    """What the instance boots from, given its boot_index 0 mapping.
+
+    ``image_id`` is the image the instance records (``image_ref``) and takes
+    its properties from; ``bdm_image`` an image the mapping names besides,
+    which must exist too. As upstream, when the request names ``imageRef``
+    as well: a local root disk is built from ``imageRef`` (the mapping's
+    image is only checked); a volume root is made from the mapping's source
+    (its image, snapshot or volume, or blank), and ``imageRef`` only lends
+    the server its image properties and the image it shows.
+    """
     if root['source_type'] == 'blank' and root['destination_type'] == 'local':
         raise _invalid('A blank local disk cannot be the boot device.')
+    mapped = root.get('image_id')
     if root['destination_type'] == 'local':
-        if image_ref and root['image_id'] != image_ref:
-            raise _invalid('imageRef %s does not match the root block device mapping '
-                           'image %s.' % (image_ref, root['image_id']))
-        return {'kind': 'image', 'image_id': root['image_id']}
-    if root['source_type'] == 'blank':
-        # Upstream boots from a new empty volume; imageRef, if any, only
-        # lends the instance its image properties.
-        return {'kind': 'volume', 'bdm': root, 'image_id': image_ref or None}
-    if image_ref and root['source_type'] != 'image':
-        raise _invalid('imageRef and a volume root cannot be combined.')
-    return {'kind': 'volume', 'bdm': root, 'image_id': root.get('image_id')}
+        return {'kind': 'image', 'image_id': image_ref or mapped,
+                'bdm_image': mapped if image_ref and mapped != image_ref else None}
+    return {'kind': 'volume', 'bdm': root, 'image_id': image_ref or mapped,
+            'bdm_image': mapped if image_ref and mapped and mapped != image_ref else None,
+            'image_ref': image_ref}
 
 
 def _check_local_sizes(rows, flavor):

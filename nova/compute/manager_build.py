@@ -89,6 +89,9 @@ class BuildManager:
         except (exception.InstanceNotFound, exception.UnexpectedTaskStateError):
             # Deleted while spawning; the delete path cleans up the guest.
             LOG.info('Instance %s was deleted during spawn', instance.uuid)
+            return
+        # A new guest starts with no record: only a NUMA guest needs the write.
+        self.core.record_numa_topology(instance, only_if_placed=True)
 
     def _deleted_meanwhile(self, instance):
         """True when this instance itself is gone or being deleted."""

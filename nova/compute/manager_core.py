@@ -1,5 +1,7 @@
 """Compute manager: what every operation family shares (instance lock, state writes, disks)."""
 
+import logging
+
 import oslo_messaging as messaging
 from oslo_concurrency import lockutils
 
@@ -11,6 +13,8 @@ from nova.compute import resources as usage
 # Every endpoint carries this one target: oslo.messaging hands a message to
 # the first endpoint whose target accepts its version and that has the method.
 RPC_TARGET = messaging.Target(version='1.6')
+
+LOG = logging.getLogger(__name__)
 
 
 class ManagerCore:
@@ -53,6 +57,20 @@ class ManagerCore:
             self.conductor_db.instance_update(instance.uuid, values)
         except exception.InstanceNotFound:
             pass
+
+    def record_numa_topology(self, instance, only_if_placed=False):
+        """Keep the NUMA cells the driver placed the guest on (GET /servers/{id}/topology).
+
+        Called once a guest is (re)defined from its flavor and image: build,
+        rebuild, resize and its revert, unshelve. None clears an old record.
+        """
+        try:
+            topology = self.driver.get_numa_topology(instance)
+            if topology is not None or not only_if_placed:
+                self.conductor_db.instance_update(instance.uuid, {'numa_topology': topology})
+        except Exception:  # noqa: BLE001 - a running guest is not failed for its record.
+            LOG.warning('Could not record the NUMA topology of %s', instance.uuid,
+                        exc_info=True)
 
     def bdms(self, instance_uuid):
         return self.conductor_db.bdm_get_by_instance(instance_uuid)

@@ -126,6 +126,9 @@ class InstancesDB(store.DBStore):
         changes_since = filters.pop('changes-since', None)
         if changes_since is not None:
             query = query.where(INSTANCES.c.updated_at >= changes_since)
+        changes_before = filters.pop('changes-before', None)
+        if changes_before is not None:
+            query = query.where(INSTANCES.c.updated_at <= changes_before)
         flavorid = filters.pop('instance_type_flavorid', None)
         if flavorid is not None:
             # In SQL, before LIMIT: filtering a page afterwards empties pages.
@@ -139,8 +142,12 @@ class InstancesDB(store.DBStore):
         with self.engine.connect() as conn:
             mrow = None
             if marker is not None:
-                mrow = conn.execute(sa.select(INSTANCES).where(
-                    INSTANCES.c.uuid == marker)).first()
+                # The marker must be a server the caller may list: another
+                # project's id answers as an absent one (upstream pages from it).
+                where = [INSTANCES.c.uuid == marker]
+                if isinstance(filters.get('project_id'), str):
+                    where.append(INSTANCES.c.project_id == filters['project_id'])
+                mrow = conn.execute(sa.select(INSTANCES).where(*where)).first()
                 if mrow is None:
                     raise exception.Invalid(reason='marker [%s] not found' % marker)
             # oslo.db's keyset pagination copes with NULLs in the marker row.

@@ -133,6 +133,8 @@ class InstanceRecord(BASE):
     image_props_override = Column(Text)
     # JSON list: the network info cache (one entry per port), upstream's format.
     network_info = Column(Text)
+    # JSON object: the guest NUMA cells as the compute host placed them (topology API).
+    numa_topology = Column(Text)
     launched_at = Column(DateTime)
     terminated_at = Column(DateTime)
     created_at = Column(DateTime, nullable=False)

@@ -12,7 +12,8 @@ from nova.db import migration, sqlite_engine
 # Columns stored as JSON text, with what a NULL reads as.
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
-                  'tags': '[]', 'image_props_override': 'null', 'network_info': '[]'},
+                  'tags': '[]', 'image_props_override': 'null', 'network_info': '[]',
+                  'numa_topology': 'null'},
     'flavors': {'extra_specs': '{}'},
     'compute_nodes': {'capabilities': 'null'},
 }

@@ -21,6 +21,8 @@ DELETE = PREFIX % 'delete'
 EXTENDED_ATTRIBUTES = 'os_compute_api:os-extended-server-attributes'
 # Attaching a server to a router:external network that is not shared.
 NETWORK_ATTACH_EXTERNAL = 'network:attach_external_network'
+TOPOLOGY_INDEX = 'os_compute_api:os-server-topology:index'
+TOPOLOGY_HOST_INDEX = 'os_compute_api:os-server-topology:host:index'
 # Registered here; it also gates extra_specs in flavor bodies.
 FLAVOR_EXTRA_SPECS_INDEX = 'os_compute_api:os-flavor-extra-specs:index'
 
@@ -63,6 +65,12 @@ rules = [
           '/servers/{server_id}'),
     _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN, 'Delete a server', 'DELETE',
           '/servers/{server_id}'),
+    _rule(TOPOLOGY_INDEX, base.PROJECT_READER_OR_ADMIN,
+          'Show the NUMA topology of a server (microversion 2.78)',
+          'GET', '/servers/{server_id}/topology'),
+    _rule(TOPOLOGY_HOST_INDEX, base.ADMIN,
+          'Show the host NUMA nodes and CPU pinning in the topology of a server',
+          'GET', '/servers/{server_id}/topology'),
     policy.DocumentedRuleDefault(
         name=EXTENDED_ATTRIBUTES, check_str=base.ADMIN,
         description='Show OS-EXT-SRV-ATTR attributes of a server',

@@ -252,6 +252,10 @@ class ComputeDriver:
         """InstanceInfo for the guest; InstanceNotFound if it is absent."""
         raise NotImplementedError()
 
+    def get_numa_topology(self, instance):
+        """The guest's NUMA cells as placed (numa_record's shape), None without NUMA."""
+        return None
+
     def instance_exists(self, instance):
         try:
             self.get_info(instance)

@@ -471,6 +471,18 @@ def _boot(w, image_id, name, **extra):
     return resp['server']['id']
 
 
+def _topology(w, image_id):
+    """2.78: the NUMA topology of a server whose flavor asks for two guest nodes."""
+    w.call('POST', '/flavors', 200, {'flavor': {'name': 'numa.2', 'id': 'numa2', 'ram': 1024,
+                                                'vcpus': 2, 'disk': 1}})
+    w.call('POST', '/flavors/numa2/os-extra_specs', 200,
+           {'extra_specs': {'hw:numa_nodes': '2'}})
+    server_id = _boot(w, image_id, 'numa-server', flavorRef='numa2')
+    w.call('GET', '/servers/%s/topology' % server_id, 200, version='2.78',
+           resp_name='servers/v2.78/server-topology-resp.json')
+    _delete(w, server_id)
+
+
 def _delete(w, server_id):
     path = '/servers/%s' % server_id
     w.call('DELETE', path, 204, version=NEWEST)
@@ -913,6 +925,7 @@ def generate():
             _aggregates_zones_hosts(writer)
             _consoles(writer, image_id)
             _assisted_volume_snapshots(writer, image_id)
+            _topology(writer, image_id)
             return writer.files
         finally:
             aio.stop()

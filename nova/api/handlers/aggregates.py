@@ -42,8 +42,11 @@ def show(req, aggregate_id):
 @validation.schema(schemas.aggregate_update)
 def update(req, aggregate_id, body):
     req.context.can(policies.AGGREGATES_UPDATE, target={})
+    values = dict(body['aggregate'])
+    if 'name' in values:
+        values['name'] = values['name'].strip()
     agg = req.app.compute_api.aggregates.aggregate_update(req.context, _id(aggregate_id),
-                                                          body['aggregate'])
+                                                          values)
     return wsgi.json_response({'aggregate': views.aggregate(req, agg)})
 
 

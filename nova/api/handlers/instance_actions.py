@@ -47,11 +47,6 @@ def _instance(req, server_id, policy):
     return instance
 
 
-def _parse_time(value):
-    from oslo_utils import timeutils
-    return timeutils.normalize_time(timeutils.parse_isotime(value)) if value else None
-
-
 def index(req, server_id):
     # The server and the policy first, then the query string.
     return _index(req, _instance(req, server_id, policies.INSTANCE_ACTIONS_LIST))
@@ -66,8 +61,9 @@ def _index(req, instance, params=None):
         if 'limit' in params:
             limit = validation.clamp_int(params['limit'], req.app.conf.api.max_limit)
         kwargs['marker'] = params.get('marker')
-        kwargs['changes_since'] = _parse_time(params.get('changes-since'))
-        kwargs['changes_before'] = _parse_time(params.get('changes-before'))
+        window = validation.changes_window(params)
+        kwargs['changes_since'] = window.get('changes-since')
+        kwargs['changes_before'] = window.get('changes-before')
     actions = req.app.compute_api.records.action_list(req.context, instance, limit=limit, **kwargs)
     body = {'instanceActions': [_action_view(req, a) for a in actions]}
     links = common.next_link(req, 'servers/%s/os-instance-actions' % instance['uuid'],

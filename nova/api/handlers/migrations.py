@@ -18,8 +18,9 @@ from nova.policies import usage as policies
 def index(req, params):
     req.context.can(policies.MIGRATIONS, target={})
     filters = {k: params[k] for k in ('host', 'instance_uuid', 'source_compute', 'status',
-                                      'migration_type', 'user_id', 'project_id',
-                                      'changes-since', 'changes-before') if k in params}
+                                      'migration_type', 'user_id', 'project_id') if k in params}
+    # The schemas below 2.59 and 2.66 drop these unread, as upstream.
+    filters.update(validation.changes_window(params))
     if 'hidden' in params:
         filters['hidden'] = params['hidden'].lower() in ('1', 'true', 'yes', 'on')
     else:
@@ -27,9 +28,6 @@ def index(req, params):
     paged = req.is_at_least(mv.MIGRATIONS_PAGINATION)
     limit = int(params['limit']) if paged and 'limit' in params else None
     marker = params.get('marker') if paged else None
-    for key in ('changes-since', 'changes-before'):
-        if key in filters:
-            filters[key] = _naive(filters[key])
     migrations = req.app.compute_api.resize.migration_list(req.context, filters, limit=limit,
                                                            marker=marker)
     body = {'migrations': [_view(req, m) for m in migrations]}
@@ -39,11 +37,6 @@ def index(req, params):
             'href': req.url_for('os-migrations') + '?limit=%d&marker=%s' % (
                 limit, migrations[-1]['uuid'])}]
     return wsgi.json_response(body)
-
-
-def _naive(text):
-    from oslo_utils import timeutils
-    return timeutils.normalize_time(timeutils.parse_isotime(text))
 
 
 def _time(value):

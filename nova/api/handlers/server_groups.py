@@ -1,5 +1,6 @@
 """Handlers of /os-server-groups: create, list, show, delete."""
 
+from nova import exception
 from nova.api import microversion as mv
 from nova.api import validation, wsgi
 from nova.api.schemas import server_groups as schemas
@@ -8,8 +9,15 @@ from nova.policies import server_groups as policies
 
 
 def _get(req, group_id, policy):
-    group = req.app.compute_api.server_groups.server_group_get(req.context, group_id)
-    req.context.can(policy, target={'project_id': group['project_id']})
+    ctx = req.context
+    group = req.app.compute_api.server_groups.server_group_get(ctx, group_id)
+    target = {'project_id': group['project_id']}
+    # Another project's group answers as an absent one (upstream says 403,
+    # which tells that the id exists): doc/source/user/cross-project.rst.
+    if group['project_id'] != ctx.project_id and not ctx.can(policy, target=target,
+                                                             fatal=False):
+        raise exception.InstanceGroupNotFound(group_uuid=group_id)
+    ctx.can(policy, target=target)
     return group
 
 

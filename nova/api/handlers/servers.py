@@ -61,13 +61,24 @@ def show(req, server_id):
     return wsgi.json_response({'server': views.show(vc, instance)})
 
 
+def topology(req, server_id):
+    """GET /servers/{id}/topology (2.78): the guest NUMA cells; host fields for admins."""
+    instance = _get(req, server_id)
+    target = _target(instance)
+    req.context.can(policies.TOPOLOGY_INDEX, target=target)
+    with_host = req.context.can(policies.TOPOLOGY_HOST_INDEX, target=target, fatal=False)
+    return wsgi.json_response(views.topology(instance['numa_topology'], with_host))
+
+
 def _list(req, policy_name, all_tenants_policy):
     # Policy first, then the query string.
     req.context.can(policy_name, target={'project_id': req.context.project_id})
     return _filtered_list(req, all_tenants_policy)
 
 
-@validation.query_schema(schemas.list_query, strict_from=mv.FULL_UPDATE_BODY)
+@validation.query_schema(schemas.list_query, max_version=mv.before(mv.CHANGES_BEFORE))
+@validation.query_schema(schemas.list_query_v2_66, mv.CHANGES_BEFORE,
+                         strict_from=mv.FULL_UPDATE_BODY)
 def _filtered_list(req, all_tenants_policy, params):
     ctx = req.context
     filters = {}
@@ -103,10 +114,10 @@ def _filtered_list(req, all_tenants_policy, params):
         filters['instance_type_flavorid'] = params['flavor']
     if 'locked' in params:
         filters['locked'] = strutils.bool_from_string(params['locked'])
-    if 'changes-since' in params:
-        from oslo_utils import timeutils
-        filters['changes-since'] = timeutils.normalize_time(
-            timeutils.parse_isotime(params['changes-since']))
+    changes = validation.changes_window(params)
+    if changes:
+        # A window of changes lists the deleted servers in it too, as upstream.
+        filters.update(changes)
         filters['deleted'] = True
     if strutils.bool_from_string(params.get('deleted', 'false')) and ctx.is_admin:
         filters['deleted'] = True

@@ -54,11 +54,14 @@ aggregate_create = {
         'required': ['name'], 'additionalProperties': False}},
     'required': ['aggregate'], 'additionalProperties': False,
 }
+# An update's name may carry surrounding spaces (the handler strips them), as upstream.
+_agg_new_name = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+                 'pattern': r'^[^\x00-\x1f\x7f]*[^\x00-\x1f\x7f ][^\x00-\x1f\x7f]*$'}
 aggregate_update = {
     'type': 'object',
     'properties': {'aggregate': {
         'type': 'object',
-        'properties': {'name': _agg_name, 'availability_zone': {'oneOf': [_az,
+        'properties': {'name': _agg_new_name, 'availability_zone': {'oneOf': [_az,
                                                                          {'type': 'null'}]}},
         'additionalProperties': False, 'minProperties': 1}},
     'required': ['aggregate'], 'additionalProperties': False,

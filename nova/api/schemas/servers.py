@@ -224,7 +224,9 @@ _list_query_common = {
     'created_at': {'type': 'string'}, 'updated_at': {'type': 'string'},
     'launched_at': {'type': 'string'}, 'access_ip_v4': {'type': 'string'},
     'access_ip_v6': {'type': 'string'}, 'progress': {'type': 'string'},
-    'changes-before': {'type': 'string', 'format': 'date-time'},
     'pinned_availability_zone': {'type': 'string'},
 }
 list_query = {'type': 'object', 'properties': _list_query_common}
+# 2.66: changes-before (below 2.66 it is dropped unread, as upstream).
+list_query_v2_66 = {'type': 'object', 'properties': dict(
+    _list_query_common, **{'changes-before': {'type': 'string', 'format': 'date-time'}})}

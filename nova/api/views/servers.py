@@ -259,3 +259,20 @@ def detail(vc, instances, limit):
     if links:
         body['servers_links'] = links
     return body
+
+
+def topology(record, with_host):
+    """The 2.78 topology body of a recorded NUMA placement (numa_record's shape).
+
+    As upstream: each node's vCPUs, thread siblings and memory; host_node and
+    cpu_pinning only ``with_host`` (admins); no NUMA cells, no nodes.
+    """
+    nodes = []
+    for cell in (record or {}).get('cells', ()):
+        node = {'vcpu_set': list(cell['vcpus']), 'siblings': [list(s) for s in cell['siblings']],
+                'memory_mb': cell['memory_mb']}
+        if with_host:
+            node['host_node'] = cell['host_node']
+            node['cpu_pinning'] = dict(cell['cpu_pinning'])
+        nodes.append(node)
+    return {'nodes': nodes, 'pagesize_kb': (record or {}).get('pagesize_kb')}

@@ -432,3 +432,38 @@ def test_restart_during_resize_puts_the_old_flavor_back(aio, server):
 def test_actions_on_an_absent_server_are_404(aio, body):
     code, resp = act(aio, '8c3c6b0b-3a07-4b35-a8a3-2b6d2c4a3f59', body, token=ADMIN)
     assert code == 404, resp
+
+
+def _topology(aio, sid):
+    status, _h, body = aio.request('GET', '/servers/%s/topology' % sid, version='2.78',
+                                   token=ADMIN)
+    assert status == 200, body
+    return [(n['vcpu_set'], n['memory_mb']) for n in body['nodes']]
+
+
+def test_topology_follows_resize_revert_and_unshelve(aio, server):
+    # The record is rewritten whenever the guest is defined anew from its flavor.
+    status, _h, body = aio.request('POST', '/flavors', {'flavor': {
+        'name': 'numa2', 'id': 'numa2', 'ram': 128, 'vcpus': 2, 'disk': 2}}, token=ADMIN)
+    assert status == 200, body
+    assert aio.request('POST', '/flavors/numa2/os-extra_specs', {
+        'extra_specs': {'hw:numa_nodes': '2'}}, token=ADMIN)[0] == 200
+    two = [([0], 64), ([1], 64)]
+    assert _topology(aio, server) == []
+    assert act(aio, server, {'resize': {'flavorRef': 'numa2'}})[0] == 202
+    aio.wait_for_status(server, ['VERIFY_RESIZE'], version=V)
+    assert _topology(aio, server) == two
+    assert act(aio, server, {'revertResize': None})[0] == 202
+    aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert _topology(aio, server) == []
+    assert act(aio, server, {'resize': {'flavorRef': 'numa2'}})[0] == 202
+    aio.wait_for_status(server, ['VERIFY_RESIZE'], version=V)
+    assert act(aio, server, {'confirmResize': None})[0] == 204
+    aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert act(aio, server, {'shelve': None})[0] == 202
+    aio.wait_for_status(server, ['SHELVED'])
+    assert act(aio, server, {'shelveOffload': None}, token=ADMIN)[0] == 202
+    aio.wait_for_status(server, ['SHELVED_OFFLOADED'], version=V)
+    assert act(aio, server, {'unshelve': None})[0] == 202
+    aio.wait_for_status(server, ['ACTIVE'], version=V)
+    assert _topology(aio, server) == two

@@ -7,6 +7,7 @@ import libvirt
 
 from nova import power_state
 from nova.virt.libvirt import config as vconfig
+from nova.virt.libvirt import numa_record
 
 _STATE_NAMES = {
     power_state.RUNNING: 'running', power_state.PAUSED: 'paused',
@@ -95,10 +96,13 @@ def standard(domain, state, hypervisor, config_drive, launched_at=None):
 
 
 class LibvirtDiagnostics:
-    """get_diagnostics and get_instance_diagnostics of a running guest."""
+    """get_diagnostics, get_instance_diagnostics and the NUMA record of a guest."""
 
     def __init__(self, core):
         self._core = core
+
+    def get_numa_topology(self, instance):
+        return numa_record.of_guest(self._core.guest(instance), instance)
 
     def get_diagnostics(self, instance):
         return legacy(self._core.guest(instance).domain)

@@ -158,6 +158,9 @@ class LibvirtDriver(driver.ComputeDriver):
     def get_info(self, instance, use_cache=True):
         return self.power.get_info(instance, use_cache)
 
+    def get_numa_topology(self, instance):
+        return self.diagnostics.get_numa_topology(instance)
+
     def start_lifecycle_events(self, callback, on_reconnect=None):
         return self.lifecycle.start_lifecycle_events(callback, on_reconnect)
 

@@ -2,7 +2,9 @@
 
 import datetime
 import http.client
+import importlib
 import json
+import os
 import re
 import time
 import urllib.parse
@@ -148,9 +150,12 @@ class RawClient:
 
 def row_counts(engine):
     """Rows per table: a refused request must leave every count unchanged."""
+    tables = models.BASE.metadata.sorted_tables
+    # One statement: the fuzz counts before and after every refused request.
+    query = sa.select(*[sa.select(sa.func.count()).select_from(t).scalar_subquery()
+                        .label(t.name) for t in tables])
     with engine.connect() as conn:
-        return {t.name: conn.execute(sa.select(sa.func.count()).select_from(t)).scalar()
-                for t in models.BASE.metadata.sorted_tables}
+        return dict(conn.execute(query).one()._mapping)
 
 
 def wait_quiet(engine, timeout=30):
@@ -174,11 +179,26 @@ def wait_quiet(engine, timeout=30):
     return False
 
 
+def handler_schemas(meth):
+    """(schema, low, high) ranges of a route method's handler, or of the private function
+    it validates through (``create`` checks policy first, then calls ``_create``)."""
+    handler = getattr(meth, 'handler', None)
+    if handler is None:
+        return ()
+    ranges = getattr(handler, '__schemas__', None)
+    if ranges:
+        return ranges
+    func = handler.resolve() if hasattr(handler, 'resolve') else handler
+    module = importlib.import_module(func.__module__)
+    inner = getattr(module, '_' + func.__name__, None)
+    return getattr(inner, '__schemas__', ()) if inner is not None else ()
+
+
 def schema_for(template, method, version):
     """The body schema the route's handler validates at ``version`` (None if unknown)."""
     for path, methods in router.ROUTES:
         meth = methods.get(method) if path == template else None
-        for spec, low, high in getattr(getattr(meth, 'handler', None), '__schemas__', ()):
+        for spec, low, high in handler_schemas(meth):
             if (low is None or version >= low) and (high is None or version <= high):
                 return spec(version) if callable(spec) else spec
     return None
@@ -212,3 +232,127 @@ def minimal_body(schema, ids):
         return [minimal_body(schema.get('items'), ids)] * schema.get('minItems', 0)
     return None
 
+
+
+# ----------------------------------------------------------- what a request left
+
+# Instance columns a request may change; a refused one must change none of them.
+_INSTANCE_DIGEST = ('uuid', 'display_name', 'display_description', 'vm_state', 'task_state',
+                    'locked', 'metadata', 'tags', 'image_ref', 'key_name', 'host', 'deleted')
+
+
+def state(aio):
+    """Everything a request can create or change, counted: every table's rows, the
+    instances' user-visible columns, the embedded volume endpoint's volumes,
+    snapshots and attachments, and the guests libvirt holds."""
+    engine = aio.db.engine
+    snapshot = dict(row_counts(engine))
+    table = models.InstanceRecord.__table__
+    with engine.connect() as conn:
+        rows = conn.execute(sa.select(*[table.c[c] for c in _INSTANCE_DIGEST])
+                            .order_by(table.c.uuid)).fetchall()
+    snapshot['instances:columns'] = hash(tuple(tuple(r) for r in rows))
+    meta = os.path.join(aio.conf.state_path, 'volumes', 'metadata')
+    for kind in ('volumes', 'snapshots', 'attachments'):
+        path = os.path.join(meta, kind)
+        snapshot['volume:' + kind] = len([n for n in os.listdir(path) if n.endswith('.json')]) \
+            if os.path.isdir(path) else 0
+    drivers = {id(svc.manager.driver): svc.manager.driver for svc in aio.aio.services[1:]
+               if hasattr(getattr(svc, 'manager', None), 'driver')}
+    snapshot['libvirt:guests'] = sum(len(d.list_instance_uuids()) for d in drivers.values())
+    return snapshot
+
+
+def diff(before, after):
+    return {k: (before.get(k), after.get(k)) for k in set(before) | set(after)
+            if before.get(k) != after.get(k)}
+
+
+# ------------------------------------------------------- bodies from the schemas
+
+def _kind(schema):
+    stringy = any(k in schema for k in ('pattern', 'minLength', 'maxLength', 'format'))
+    kind = schema.get('type', 'string' if stringy else 'object')
+    return kind
+
+
+def variants(schema, ids, depth=0):
+    """Values at the edges of what ``schema`` accepts (and just past them).
+
+    Every oneOf/anyOf branch, objects with only their required keys and with
+    every key, array items with optional keys missing (``[{}]``), empty arrays
+    and objects, the shortest and longest strings, the smallest and largest
+    numbers and one past each. Deduplicated, in a stable order.
+    """
+    schema = schema if isinstance(schema, dict) else {}
+    out = []
+
+    def add(value):
+        if value not in out:
+            out.append(value)
+    for key in ('oneOf', 'anyOf'):
+        for branch in schema.get(key, ()):
+            for value in variants(branch, ids, depth + 1)[:3]:
+                add(value)
+    for value in list(schema.get('enum', ()))[:3]:  # Long enums (booleans): a few.
+        add(value)
+    kinds = _kind(schema)
+    for kind in kinds if isinstance(kinds, list) else [kinds]:
+        if kind == 'object':
+            props = schema.get('properties', {})
+            required = schema.get('required', [])
+            add({k: minimal_body(props.get(k), ids) for k in required})
+            if depth < 3 and props:
+                add({k: minimal_body(v, ids) for k, v in props.items()})
+        elif kind == 'array':
+            items = schema.get('items', {})
+            add([])
+            for item in variants(items, ids, depth + 1)[:4] if depth < 3 else ():
+                add([item])
+            if schema.get('maxItems') is not None:
+                add([minimal_body(items, ids)] * (schema['maxItems'] + 1))
+        elif kind == 'string':
+            if schema.get('format') == 'uuid':
+                add(ids.get('uuid', '00000000-0000-0000-0000-000000000000'))
+            low, high = schema.get('minLength', 0), schema.get('maxLength')
+            add('f' * low)
+            if low:
+                add('f' * (low - 1))
+            if high is not None:
+                add('f' * high)
+                add('f' * (high + 1))
+        elif kind in ('integer', 'number'):
+            for bound, step in (('minimum', -1), ('maximum', 1)):
+                if bound in schema:
+                    add(schema[bound])
+                    add(schema[bound] + step)
+            add(0)
+        elif kind == 'boolean':
+            add(True)
+            add(False)
+        elif kind == 'null':
+            add(None)
+    return out
+
+
+def schema_cases(schema, base, ids, limit=200):
+    """(path, body): ``base`` with one property, at any depth, replaced by each variant
+    of that property's own schema; the whole body's variants too."""
+    cases = []
+
+    def walk(spec, node, path):
+        spec = spec if isinstance(spec, dict) else {}
+        for key, sub in spec.get('properties', {}).items():
+            for value in variants(sub, ids):
+                body = json.loads(json.dumps(base))
+                target = body
+                for step in path:
+                    target = target[step]
+                if isinstance(target, dict):
+                    target[key] = value
+                    cases.append(('/'.join(path + [key]), body))
+            if isinstance(node, dict) and isinstance(node.get(key), dict):
+                walk(sub, node[key], path + [key])
+    walk(schema, base, [])
+    cases.extend(('', value) for value in variants(schema, ids))
+    return cases[:limit]

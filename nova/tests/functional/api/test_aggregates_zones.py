@@ -123,3 +123,66 @@ def test_zones_list_detail_and_scheduling(aio, image, nano):
     req(aio, 'POST', path + '/action', {'remove_host': {'host': 'testhost'}})
     status, _h, body = req(aio, 'GET', '/os-availability-zone', token='demo:demo')
     assert [z['zoneName'] for z in body['availabilityZoneInfo']] == ['nova']
+
+
+def _message(body):
+    return next(iter(body.values()))['message']
+
+
+def test_zone_rules_and_messages_as_upstream(aio, image, nano):
+    # Any zone name the schema accepts, the services' 'internal' one included.
+    status, _h, body = req(aio, 'POST', '/os-aggregates', {'aggregate': {
+        'name': 'inner', 'availability_zone': 'internal'}})
+    assert status == 200 and body['aggregate']['availability_zone'] == 'internal', body
+    inner = body['aggregate']['id']
+    # An empty zone is refused by update and by set_metadata, each naming its action
+    # and the real aggregate.
+    status, _h, body = req(aio, 'PUT', '/os-aggregates/%d' % inner,
+                           {'aggregate': {'availability_zone': None}})
+    assert status == 400 and _message(body) == (
+        'Cannot update aggregate %d. Reason: Aggregate inner does not support empty '
+        'named availability zone.' % inner)
+    status, _h, body = req(aio, 'POST', '/os-aggregates/%d/action' % inner,
+                           {'set_metadata': {'metadata': {'availability_zone': None}}})
+    assert status == 400 and _message(body) == (
+        'Cannot update metadata of aggregate %d. Reason: Aggregate inner does not support '
+        'empty named availability zone.' % inner)
+    # A second aggregate of the same host cannot give it another zone.
+    status, _h, body = req(aio, 'POST', '/os-aggregates', {'aggregate': {'name': 'outer'}})
+    outer = body['aggregate']['id']
+    for agg in (inner, outer):
+        assert req(aio, 'POST', '/os-aggregates/%d/action' % agg,
+                   {'add_host': {'host': 'testhost'}})[0] == 200
+    status, _h, body = req(aio, 'PUT', '/os-aggregates/%d' % outer,
+                           {'aggregate': {'name': '  outer2 ', 'availability_zone': 'az9'}})
+    assert status == 400 and _message(body) == (
+        "Cannot update aggregate %d. Reason: One or more hosts already in availability "
+        "zone(s) ['internal']." % outer)
+    # Nothing was written by the refused update (not even the name).
+    assert req(aio, 'GET', '/os-aggregates/%d' % outer)[2]['aggregate']['name'] == 'outer'
+    status, _h, body = req(aio, 'PUT', '/os-aggregates/%d' % outer,
+                           {'aggregate': {'name': '  outer2 '}})
+    assert status == 200 and body['aggregate']['name'] == 'outer2'
+    # A zone with servers in it is not renamed; the same name is accepted.
+    status, _h, body = aio.request('POST', '/servers', server_body(image, name='inzone'),
+                                   version='2.37')
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'])
+    status, _h, body = req(aio, 'PUT', '/os-aggregates/%d' % inner,
+                           {'aggregate': {'availability_zone': 'elsewhere'}})
+    assert status == 400 and _message(body) == (
+        'Cannot update aggregate %d. Reason: One or more hosts contain instances in this '
+        'zone.' % inner)
+    assert req(aio, 'PUT', '/os-aggregates/%d' % inner,
+               {'aggregate': {'availability_zone': 'internal'}})[0] == 200
+    status, _h, body = req(aio, 'DELETE', '/os-aggregates/%d' % inner)
+    assert status == 400 and _message(body) == (
+        'Cannot remove host from aggregate %d. Reason: Host aggregate is not empty.' % inner)
+    aio.request('DELETE', '/servers/' + sid)
+    aio.wait_for_status(sid, ['DELETED'])
+    assert req(aio, 'PUT', '/os-aggregates/%d' % inner,
+               {'aggregate': {'availability_zone': 'elsewhere'}})[0] == 200
+    for agg in (inner, outer):
+        req(aio, 'POST', '/os-aggregates/%d/action' % agg,
+            {'remove_host': {'host': 'testhost'}})
+        assert req(aio, 'DELETE', '/os-aggregates/%d' % agg)[0] == 200

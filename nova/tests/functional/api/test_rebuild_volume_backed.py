@@ -50,11 +50,12 @@ def test_rebuild_keeps_or_reimages_the_root_volume(aio, image, nano, tmp_path):
     other = aio.upload_image(str(other_disk), name='other', token=ADMIN, visibility='public')
     big = aio.upload_image(fixtures.tiny_disk(tmp_path / 'big.raw'), name='big', token=ADMIN,
                            visibility='public', min_disk=5)
-    status, _h, body = aio.request('POST', '/servers', server_body(
-        image, flavor=nano, name='vbr', block_device_mapping_v2=[{
-            'source_type': 'image', 'destination_type': 'volume', 'boot_index': 0,
-            'uuid': image, 'volume_size': 1, 'delete_on_termination': True}]),
-        version='2.37')
+    body = server_body(image, flavor=nano, name='vbr', block_device_mapping_v2=[{
+        'source_type': 'image', 'destination_type': 'volume', 'boot_index': 0,
+        'uuid': image, 'volume_size': 1, 'delete_on_termination': True}])
+    # No imageRef: a server booted from a volume alone shows no image.
+    body['server']['imageRef'] = ''
+    status, _h, body = aio.request('POST', '/servers', body, version='2.37')
     assert status == 202, body
     sid = body['server']['id']
     aio.wait_for_status(sid, ['ACTIVE'])

@@ -33,11 +33,39 @@ def test_blank_local_disk_cannot_be_the_boot_device():
         block_device.normalize([_blank('local')], IMAGE, FLAVOR)
 
 
-def test_existing_volume_root_and_image_ref_still_conflict():
-    bdm = {'source_type': 'volume', 'destination_type': 'volume', 'boot_index': 0,
-           'uuid': '0b5e2b0e-9c8e-4a51-a0a8-2b8d0b3c7e21'}
-    with pytest.raises(exception.Invalid, match='cannot be combined'):
-        block_device.normalize([bdm], IMAGE, FLAVOR)
+OTHER = '0c4d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f'
+VOLUME = '0b5e2b0e-9c8e-4a51-a0a8-2b8d0b3c7e21'
+
+
+@pytest.mark.parametrize('bdm,bdm_image', [
+    ({'source_type': 'volume', 'uuid': VOLUME}, None),
+    ({'source_type': 'snapshot', 'uuid': VOLUME}, None),
+    ({'source_type': 'image', 'uuid': OTHER, 'volume_size': 1}, OTHER),
+    ({'source_type': 'image', 'uuid': IMAGE, 'volume_size': 1}, None),
+])
+def test_volume_root_with_image_ref_is_made_from_the_mapping(bdm, bdm_image):
+    # As upstream: the mapping's source makes the volume; imageRef is the image
+    # the server records and takes its properties from.
+    bdm = dict(bdm, destination_type='volume', boot_index=0)
+    rows, root = block_device.normalize([bdm], IMAGE, FLAVOR)
+    assert root['kind'] == 'volume' and root['image_ref'] == IMAGE
+    assert root['image_id'] == IMAGE and root['bdm_image'] == bdm_image
+    assert rows[0][bdm['source_type'] + '_id'] == bdm['uuid']
+    assert block_device.is_volume_backed(rows)
+
+
+def test_volume_root_without_image_ref_records_no_image():
+    bdm = {'source_type': 'image', 'uuid': OTHER, 'volume_size': 1,
+           'destination_type': 'volume', 'boot_index': 0}
+    _rows, root = block_device.normalize([bdm], '', FLAVOR)
+    assert root['image_ref'] == '' and root['image_id'] == OTHER and root['bdm_image'] is None
+
+
+def test_local_root_is_built_from_image_ref():
+    bdm = {'source_type': 'image', 'uuid': OTHER, 'destination_type': 'local',
+           'boot_index': 0}
+    _rows, root = block_device.normalize([bdm], IMAGE, FLAVOR)
+    assert root == {'kind': 'image', 'image_id': IMAGE, 'bdm_image': OTHER}
 
 
 def _row(dest, boot_index, **extra):
