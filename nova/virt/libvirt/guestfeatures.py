@@ -3,7 +3,7 @@
 import dataclasses
 
 from nova import exception
-from nova.virt import hardware
+from nova.virt import hardware, numa_fit
 from nova.virt.guest_request import validate_image_request
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import config_caps
@@ -16,7 +16,7 @@ DEFAULT_VIDEO_MODEL = 'virtio'
 class HostInfo:
     """Host facts the decisions need; the driver reads them from libvirt.
 
-    ``cells``: hardware.HostCell per host NUMA node.  ``pinned_cpus``: host
+    ``cells``: numa_fit.HostCell per host NUMA node.  ``pinned_cpus``: host
     CPUs that other guests have pinned.  ``video_models``: models domain
     capabilities list, None when unknown (test:///, no domcaps).
     """
@@ -34,7 +34,7 @@ def _parsed(cls, xml):
 
 
 def host_cells_from_capabilities(caps_xml, free_pages=None):
-    """hardware.HostCell per <cell> of virConnectGetCapabilities XML (or a
+    """numa_fit.HostCell per <cell> of virConnectGetCapabilities XML (or a
     config_caps.Capabilities).
 
     ``free_pages``: {cell id: {size KiB: free count}} (virNodeGetFreePages)
@@ -47,7 +47,7 @@ def host_cells_from_capabilities(caps_xml, free_pages=None):
         pages.update((free_pages or {}).get(cell.id, {}))
         siblings = {frozenset(hardware.parse_cpu_spec(sib))
                     for _cpu, sib in cell.cpus if sib}
-        cells.append(hardware.HostCell(
+        cells.append(numa_fit.HostCell(
             id=cell.id,
             cpus=frozenset(cpu for cpu, _sib in cell.cpus),
             memory_kib=cell.memory_kib,
@@ -105,7 +105,7 @@ def _placements(topology, host_info):
     """Host placement of each guest node, or () when host facts are absent
     and the request needs none (the guest still gets its topology)."""
     if host_info is not None and host_info.cells:
-        return hardware.fit_guest_to_host(topology, host_info.cells,
+        return numa_fit.fit_guest_to_host(topology, host_info.cells,
                                           host_info.pinned_cpus)
     if topology.dedicated:
         raise _no_host_facts('hw_cpu_policy=dedicated')

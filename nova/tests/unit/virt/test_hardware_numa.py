@@ -5,6 +5,7 @@ import pytest
 from nova import exception
 from nova.objects import image_meta
 from nova.virt import hardware as hw
+from nova.virt import numa_fit as fit
 
 
 def props(**kwargs):
@@ -24,7 +25,7 @@ def invalid(match, func, *args, **kwargs):
 
 def cell(id_, cpus, memory_kib=4 * 1024 * 1024, pages=((4, 1048576),),
          siblings=()):
-    return hw.HostCell(id=id_, cpus=frozenset(cpus), memory_kib=memory_kib,
+    return fit.HostCell(id=id_, cpus=frozenset(cpus), memory_kib=memory_kib,
                        pages=tuple(pages), siblings=tuple(
                            frozenset(s) for s in siblings))
 
@@ -276,18 +277,18 @@ def pins(placements):
 
 
 def test_shared_guest_floats_over_its_host_node():
-    placed = hw.fit_guest_to_host(topo(4, 2048, hw_numa_nodes='2'), SMT_HOST)
+    placed = fit.fit_guest_to_host(topo(4, 2048, hw_numa_nodes='2'), SMT_HOST)
     assert [(p.guest_cell, p.host_cell, sorted(p.host_cpus), p.pinning)
             for p in placed] == [(0, 0, [0, 1, 4, 5], ()),
                                  (1, 1, [2, 3, 6, 7], ())]
 
 
 def test_no_cells_no_placement():
-    assert hw.fit_guest_to_host(topo(), SMT_HOST) == ()
+    assert fit.fit_guest_to_host(topo(), SMT_HOST) == ()
 
 
 def test_more_guest_nodes_than_host_nodes_share_a_node():
-    placed = hw.fit_guest_to_host(
+    placed = fit.fit_guest_to_host(
         topo(2, 256, {'hw:cpu_policy': 'dedicated'}, hw_numa_nodes='2'),
         TWO_CORE_HOST)
     assert [(p.guest_cell, p.host_cell) for p in placed] == [(0, 0), (1, 0)]
@@ -295,7 +296,7 @@ def test_more_guest_nodes_than_host_nodes_share_a_node():
 
 
 def test_dedicated_on_two_core_host_pins_what_fits():
-    placed = hw.fit_guest_to_host(topo(2, 512, {'hw:cpu_policy':
+    placed = fit.fit_guest_to_host(topo(2, 512, {'hw:cpu_policy':
                                                 'dedicated'}), TWO_CORE_HOST)
     assert pins(placed) == {0: 0, 1: 1}
     assert placed[0].host_cpus == {0, 1}
@@ -305,18 +306,18 @@ def test_dedicated_too_many_vcpus_for_the_host():
     invalid(r'guest NUMA node 0 \(4 vCPU\(s\), 512 MiB, pinned, thread '
             r'policy prefer\) fits on no host NUMA node: host node 0: 4 '
             r'pinned vCPU\(s\) need as many free host CPUs, there are 2',
-            hw.fit_guest_to_host,
+            fit.fit_guest_to_host,
             topo(4, 512, {'hw:cpu_policy': 'dedicated'}), TWO_CORE_HOST)
 
 
 def test_cpus_pinned_by_other_guests_are_skipped():
     t = topo(1, 512, {'hw:cpu_policy': 'dedicated'})
-    assert pins(hw.fit_guest_to_host(t, TWO_CORE_HOST, {0})) == {0: 1}
-    invalid('there are 0', hw.fit_guest_to_host, t, TWO_CORE_HOST, {0, 1})
+    assert pins(fit.fit_guest_to_host(t, TWO_CORE_HOST, {0})) == {0: 1}
+    invalid('there are 0', fit.fit_guest_to_host, t, TWO_CORE_HOST, {0, 1})
 
 
 def test_prefer_packs_vcpus_onto_thread_siblings():
-    placed = hw.fit_guest_to_host(
+    placed = fit.fit_guest_to_host(
         topo(2, 512, {'hw:cpu_policy': 'dedicated'}), SMT_HOST, {0})
     # Core {1,5} is whole; core {0,4} has one thread left: whole core first.
     assert pins(placed) == {0: 1, 1: 5}
@@ -326,23 +327,23 @@ def test_prefer_packs_vcpus_onto_thread_siblings():
 def test_isolate_takes_whole_cores():
     t = topo(2, 512, {'hw:cpu_policy': 'dedicated',
                       'hw:cpu_thread_policy': 'isolate'})
-    placed = hw.fit_guest_to_host(t, SMT_HOST)
+    placed = fit.fit_guest_to_host(t, SMT_HOST)
     assert pins(placed) == {0: 0, 1: 1}
     # One busy thread spoils its whole core for isolate.
     invalid(r'host node 0: isolate needs 2 cores with every thread free, '
             r'there are 1; host node 1: isolate needs 2 cores with every '
-            r'thread free, there are 1', hw.fit_guest_to_host, t, SMT_HOST,
+            r'thread free, there are 1', fit.fit_guest_to_host, t, SMT_HOST,
             {4, 7})
 
 
 def test_require_places_vcpus_on_siblings_and_shows_smt():
     t = topo(4, 1024, {'hw:cpu_policy': 'dedicated'},
              hw_cpu_thread_policy='require')
-    placed = hw.fit_guest_to_host(t, SMT_HOST)
+    placed = fit.fit_guest_to_host(t, SMT_HOST)
     assert pins(placed) == {0: 0, 1: 4, 2: 1, 3: 5}
     assert placed[0].threads == 2
     invalid(r'fits on no host NUMA node: host node 0: require needs SMT '
-            r'thread siblings, there are none', hw.fit_guest_to_host,
+            r'thread siblings, there are none', fit.fit_guest_to_host,
             topo(2, 512, {'hw:cpu_policy': 'dedicated',
                           'hw:cpu_thread_policy': 'require'}),
             TWO_CORE_HOST)
@@ -350,7 +351,7 @@ def test_require_places_vcpus_on_siblings_and_shows_smt():
 
 def test_each_guest_node_on_its_own_host_node_first():
     t = topo(4, 1024, {'hw:cpu_policy': 'dedicated'}, hw_numa_nodes='2')
-    placed = hw.fit_guest_to_host(t, SMT_HOST)
+    placed = fit.fit_guest_to_host(t, SMT_HOST)
     assert [p.host_cell for p in placed] == [0, 1]
     assert pins(placed) == {0: 0, 1: 4, 2: 2, 3: 6}
 
@@ -363,20 +364,20 @@ HUGE_HOST = (
 
 def test_large_pages_pick_the_largest_size_that_fits():
     t = topo(1, 1024, {'hw:mem_page_size': 'large'})
-    placed = hw.fit_guest_to_host(t, HUGE_HOST)
+    placed = fit.fit_guest_to_host(t, HUGE_HOST)
     assert (placed[0].host_cell, placed[0].page_size_kib) == (1, 1048576)
     t = topo(1, 128, {'hw:mem_page_size': 'large'})
-    assert hw.fit_guest_to_host(t, HUGE_HOST)[0].page_size_kib == 2048
+    assert fit.fit_guest_to_host(t, HUGE_HOST)[0].page_size_kib == 2048
 
 
 def test_explicit_page_size_and_page_accounting():
     t = topo(2, 256, {'hw:mem_page_size': '2048'}, hw_numa_nodes='2')
     # 64 pages (128 MiB) per guest node: node 0 has exactly 64.
-    placed = hw.fit_guest_to_host(t, HUGE_HOST)
+    placed = fit.fit_guest_to_host(t, HUGE_HOST)
     assert [(p.host_cell, p.page_size_kib) for p in placed] == [
         (0, 2048), (1, 2048)]
     t = topo(1, 256, {'hw:mem_page_size': '2MB'})
-    placed = hw.fit_guest_to_host(t, HUGE_HOST)
+    placed = fit.fit_guest_to_host(t, HUGE_HOST)
     assert placed[0].host_cell == 1
 
 
@@ -384,29 +385,29 @@ def test_no_huge_pages_on_the_host():
     invalid(r'guest NUMA node 0 \(1 vCPU\(s\), 128 MiB, 2048 KiB pages\) '
             r'fits on no host NUMA node: host node 0: not enough 2048 KiB '
             r'pages for 128 MiB \(pages on the host node: 2048 KiB: 0\)',
-            hw.fit_guest_to_host, topo(1, 128, {'hw:mem_page_size': '2048'}),
+            fit.fit_guest_to_host, topo(1, 128, {'hw:mem_page_size': '2048'}),
             (cell(0, {0, 1}, pages=((4, 1000), (2048, 0))),))
 
 
 def test_any_falls_back_to_small_pages():
     t = topo(1, 2048, {'hw:mem_page_size': 'any'})
-    placed = hw.fit_guest_to_host(t, HUGE_HOST)
+    placed = fit.fit_guest_to_host(t, HUGE_HOST)
     assert placed[0].page_size_kib is None
 
 
 def test_explicit_small_page_size_is_small():
     t = topo(1, 512, {'hw:mem_page_size': '4'})
-    assert hw.fit_guest_to_host(t, HUGE_HOST)[0].page_size_kib is None
+    assert fit.fit_guest_to_host(t, HUGE_HOST)[0].page_size_kib is None
 
 
 def test_small_page_guest_needs_node_memory():
     invalid(r'host node 0: 4096 MiB free, 8192 MiB needed',
-            hw.fit_guest_to_host, topo(2, 8192, hw_numa_nodes='1'),
+            fit.fit_guest_to_host, topo(2, 8192, hw_numa_nodes='1'),
             TWO_CORE_HOST)
 
 
 def test_host_without_topology():
-    invalid('the host reports no NUMA topology', hw.fit_guest_to_host,
+    invalid('the host reports no NUMA topology', fit.fit_guest_to_host,
             topo(1, 512, hw_numa_nodes='1'), ())
 
 

@@ -10,7 +10,7 @@ from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.tests.fixtures import libvirt as fx
 from nova.virt import guest_request
-from nova.virt import hardware as hw
+from nova.virt import numa_fit as fit
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import config_base, guest_config
 from nova.virt.libvirt import guestfeatures as gf
@@ -19,16 +19,16 @@ SETTINGS = types.SimpleNamespace(domain_type='qemu', arch='x86_64')
 
 # Two host NUMA nodes of two cores x two threads, 2 MiB and 1 GiB pages.
 SMT_HOST = gf.HostInfo(cells=(
-    hw.HostCell(0, frozenset({0, 1, 4, 5}), 8 * 1024 * 1024,
+    fit.HostCell(0, frozenset({0, 1, 4, 5}), 8 * 1024 * 1024,
                 ((4, 2097152), (2048, 1024), (1048576, 0)),
                 (frozenset({0, 4}), frozenset({1, 5}))),
-    hw.HostCell(1, frozenset({2, 3, 6, 7}), 8 * 1024 * 1024,
+    fit.HostCell(1, frozenset({2, 3, 6, 7}), 8 * 1024 * 1024,
                 ((4, 2097152), (2048, 1024), (1048576, 2)),
                 (frozenset({2, 6}), frozenset({3, 7}))),
 ))
 # This machine's shape: one node, two cores, no huge pages.
 TWO_CORE_HOST = gf.HostInfo(cells=(
-    hw.HostCell(0, frozenset({0, 1}), 4 * 1024 * 1024,
+    fit.HostCell(0, frozenset({0, 1}), 4 * 1024 * 1024,
                 ((4, 1048576), (2048, 0)),
                 (frozenset({0}), frozenset({1}))),
 ))
@@ -447,9 +447,9 @@ def test_host_info_from_capabilities():
     info = gf.host_info_from_capabilities(CAPS, DOMCAPS, pinned_cpus={3},
                                           free_pages={0: {2048: 4}})
     assert info.cells == (
-        hw.HostCell(0, frozenset({0, 2}), 2097152, ((4, 524288), (2048, 4)),
+        fit.HostCell(0, frozenset({0, 2}), 2097152, ((4, 524288), (2048, 4)),
                     (frozenset({0, 2}),)),
-        hw.HostCell(1, frozenset({1, 3}), 1048576, ((4, 262144),),
+        fit.HostCell(1, frozenset({1, 3}), 1048576, ((4, 262144),),
                     (frozenset({1}), frozenset({3}))),
     )
     assert info.pinned_cpus == {3}
