@@ -10,7 +10,7 @@ from oslo_utils import strutils
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
-from nova.virt import hardware
+from nova.virt import cpu_topology, hardware, hw_constraints, property_registry
 
 SPEC_BOOT_MENU = 'hw:boot_menu'
 SPEC_VIDEO_RAM_MAX = 'hw_video:ram_max_mb'   # upstream's (odd) key
@@ -24,6 +24,8 @@ class GuestRequest:
     boot_menu: bool = None
     video_model: str = None
     video_ram_mb: int = None
+    cpu: cpu_topology.TopologyRequest = None
+    devices: hw_constraints.DeviceRequest = hw_constraints.DeviceRequest()
 
 
 # ------------------------------------------------------------------ inputs
@@ -90,6 +92,29 @@ def video_request(extra_specs, props):
     return model, ram
 
 
+def vm_mode_request(props):
+    mode = props.get('hw_vm_mode')
+    if mode not in (None, 'hvm'):
+        raise exception.Invalid(
+            reason='image property hw_vm_mode=%s is not supported: the libvirt driver '
+                   'runs hvm guests' % mode)
+
+
+def emulator_threads_request(extra_specs, cpu_policy):
+    policy = extra_specs.get(hw_constraints.EMULATOR_THREADS)
+    if policy is None:
+        return
+    if cpu_policy != hardware.CPU_DEDICATED:
+        raise exception.Invalid(
+            reason='flavor extra spec %s needs dedicated CPUs (hw:cpu_policy=dedicated)'
+                   % hw_constraints.EMULATOR_THREADS)
+    if policy != 'share':
+        raise exception.Invalid(
+            reason='flavor extra spec %s=%s is not supported: no host CPU is set aside '
+                   'for emulator threads (share runs them on the guest\'s CPUs)'
+                   % (hw_constraints.EMULATOR_THREADS, policy))
+
+
 def validate_image_request(flavor, image_props):
     """Check a flavor + image properties combination; return the request.
 
@@ -101,10 +126,17 @@ def validate_image_request(flavor, image_props):
     """
     props = typed_props(image_props)
     extra_specs = _flavor_value(flavor, 'extra_specs') or {}
+    vcpus = _flavor_value(flavor, 'vcpus')
+    property_registry.check_refused(extra_specs, props)
+    vm_mode_request(props)
     topology = hardware.get_guest_topology(
-        _flavor_value(flavor, 'vcpus'), _flavor_value(flavor, 'memory_mb'),
-        extra_specs, props)
+        vcpus, _flavor_value(flavor, 'memory_mb'), extra_specs, props)
+    emulator_threads_request(extra_specs, topology.cpu_policy)
     model, ram = video_request(extra_specs, props)
     return GuestRequest(topology=topology,
                         boot_menu=boot_menu_request(extra_specs, props),
-                        video_model=model, video_ram_mb=ram)
+                        video_model=model, video_ram_mb=ram,
+                        cpu=cpu_topology.get_topology_request(
+                            vcpus, extra_specs, props),
+                        devices=hw_constraints.device_request(
+                            vcpus, extra_specs, props, topology))
