@@ -42,6 +42,20 @@ from nova.virt.libvirt.config_devices import (  # noqa: F401 - re-exported
     GuestVideo,
     parse_address,
 )
+from nova.virt.libvirt.config_extras import (  # noqa: F401 - re-exported
+    GuestFeatureHyperV,
+    GuestFeatureIOAPIC,
+    GuestFeatureKvmHidden,
+    GuestFeatureState,
+    GuestIOMMU,
+    GuestMetadataKept,
+    GuestNovaMetadata,
+    GuestSound,
+    GuestTPM,
+    GuestUSBRedir,
+    GuestVCPUSched,
+    GuestWatchdog,
+)
 from nova.virt.libvirt.config_snapshot import (  # noqa: F401 - re-exported
     GuestSnapshot,
     GuestSnapshotDisk,
@@ -63,6 +77,7 @@ class GuestOS(ConfigObject):
     loader_type = None          # rom | pflash
     loader_readonly = None
     loader_secure = None
+    loader_stateless = None
     nvram_path = None
     nvram_template = None
     kernel = None
@@ -82,7 +97,9 @@ class GuestOS(ConfigObject):
                  readonly=(None if self.loader_readonly is None
                            else _yes_no(self.loader_readonly)),
                  secure=(None if self.loader_secure is None
-                         else _yes_no(self.loader_secure)))
+                         else _yes_no(self.loader_secure)),
+                stateless=(None if self.loader_stateless is None
+                           else _yes_no(self.loader_stateless)))
         if self.nvram_path or self.nvram_template:
             _sub(os_, 'nvram', self.nvram_path, template=self.nvram_template)
         if self.kernel:
@@ -177,6 +194,8 @@ class GuestCPU(ConfigObject):
     threads = None
     features = ()
     numa_cells = ()
+    maxphysaddr_mode = None     # passthrough | emulate
+    maxphysaddr_bits = None
 
     def format_dom(self):
         cpu = etree.Element('cpu')
@@ -188,6 +207,9 @@ class GuestCPU(ConfigObject):
         if self.sockets or self.cores or self.threads:
             _sub(cpu, 'topology', sockets=self.sockets, dies=self.dies,
                  cores=self.cores, threads=self.threads)
+        if self.maxphysaddr_mode:
+            _sub(cpu, 'maxphysaddr', mode=self.maxphysaddr_mode,
+                 bits=self.maxphysaddr_bits)
         for feature in self.features:
             cpu.append(feature.format_dom())
         if self.numa_cells:
@@ -219,17 +241,23 @@ class GuestCPUTune(ConfigObject):
 
     root_name = 'cputune'
     shares = None
+    period = None
+    quota = None
     vcpupins = ()
     emulatorpin_cpuset = None
+    vcpuscheds = ()
 
     def format_dom(self):
         tune = etree.Element('cputune')
-        if self.shares is not None:
-            _sub(tune, 'shares', self.shares)
+        for child in ('shares', 'period', 'quota'):
+            if getattr(self, child) is not None:
+                _sub(tune, child, getattr(self, child))
         for pin in self.vcpupins:
             tune.append(pin.format_dom())
         if self.emulatorpin_cpuset is not None:
             _sub(tune, 'emulatorpin', cpuset=_cpus(self.emulatorpin_cpuset))
+        for sched in self.vcpuscheds:
+            tune.append(sched.format_dom())
         return self._append_extra(tune)
 
     def parse_dom(self, xmldoc):
@@ -298,6 +326,7 @@ class GuestMemoryBacking(ConfigObject):
 
     root_name = 'memoryBacking'
     hugepages = ()
+    nosharepages = False
     locked = False
     access_mode = None          # shared | private
 
@@ -307,6 +336,8 @@ class GuestMemoryBacking(ConfigObject):
             pages = _sub(backing, 'hugepages')
             for page in self.hugepages:
                 pages.append(page.format_dom())
+        if self.nosharepages:
+            _sub(backing, 'nosharepages')
         if self.locked:
             _sub(backing, 'locked')
         if self.access_mode:
@@ -394,6 +425,7 @@ class GuestDomain(ConfigObject):
     on_reboot = 'restart'
     on_crash = 'destroy'
     devices = ()
+    metadata = None             # GuestNovaMetadata
     extra_attrs = None
 
     def format_dom(self):
@@ -405,6 +437,8 @@ class GuestDomain(ConfigObject):
             _sub(dom, 'uuid', self.uuid)
         if self.description:
             _sub(dom, 'description', self.description)
+        if self.metadata is not None:
+            dom.append(self.metadata.format_dom())
         if self.memory_kib is not None:
             _sub(dom, 'memory', self.memory_kib, unit='KiB')
         if self.vcpus is not None:
@@ -457,6 +491,9 @@ class GuestDomain(ConfigObject):
         self.cpuset = elem.get('cpuset')
         self.extra_attrs.take('vcpu', elem, ('cpuset',))
 
+    def _parse_metadata(self, elem):
+        self.metadata = GuestMetadataKept().parse_dom(elem)
+
     def _parse_os(self, elem):
         self.os = GuestOS().parse_dom(elem)
 
@@ -469,7 +506,7 @@ class GuestDomain(ConfigObject):
 
     _PARSERS = {'name': _parse_text, 'uuid': _parse_text,
                 'description': _parse_text, 'memory': _parse_memory,
-                'vcpu': _parse_vcpu, 'os': _parse_os,
+                'vcpu': _parse_vcpu, 'os': _parse_os, 'metadata': _parse_metadata,
                 'cputune': _parse_cputune,
                 'on_poweroff': _parse_text, 'on_reboot': _parse_text,
                 'on_crash': _parse_text, 'devices': _parse_devices}

@@ -221,6 +221,8 @@ class GuestDisk(GuestDevice):
     serial = None
     readonly = False
     shareable = False
+    driver_packed = None        # True: packed virtqueues (virtio bus)
+    iotune = ()                 # ((child, value), ...): <iotune> limits
 
     def format_dom(self):
         more = self.extra_attrs or ExtraAttrs()
@@ -230,7 +232,9 @@ class GuestDisk(GuestDevice):
             more.put('driver', _sub(
                 dev, 'driver', name=self.driver_name,
                 type=self.driver_format, cache=self.driver_cache,
-                discard=self.driver_discard, io=self.driver_io))
+                discard=self.driver_discard, io=self.driver_io,
+                packed=None if self.driver_packed is None else
+                ('on' if self.driver_packed else 'off')))
         self._format_source(dev, more)
         if self.backing_store is not None:
             dev.append(self.backing_store.format_dom())
@@ -243,6 +247,10 @@ class GuestDisk(GuestDevice):
             _sub(dev, 'shareable')
         if self.serial:
             _sub(dev, 'serial', self.serial)
+        if self.iotune:
+            tune = _sub(dev, 'iotune')
+            for child, value in self.iotune:
+                _sub(tune, child, value)
         self._format_alias(dev)
         self._format_address(dev)
         return self._append_extra(dev)
@@ -460,9 +468,13 @@ class GuestRng(GuestDevice):
     root_name = 'rng'
     model = 'virtio'
     backend = '/dev/urandom'
+    rate_bytes = None
+    rate_period = None          # ms
 
     def format_dom(self):
         dev = etree.Element('rng', model=self.model)
+        if self.rate_bytes:
+            _sub(dev, 'rate', bytes=self.rate_bytes, period=self.rate_period)
         _sub(dev, 'backend', self.backend, model='random')
         self._format_alias(dev)
         self._format_address(dev)

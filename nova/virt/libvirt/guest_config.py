@@ -6,7 +6,7 @@ import os
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.virt import bus_table, configdrive
-from nova.virt.libvirt import blockinfo, consoles, guestfeatures
+from nova.virt.libvirt import blockinfo, consoles, guest_devices, guestfeatures
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import volume as libvirt_volume
 
@@ -44,6 +44,15 @@ class GuestSettings:
     config_drive_format: str = 'iso9660'    # iso9660 | vfat
     force_config_drive: bool = False
     consoles: object = None     # consoles.ConsoleSettings; None: log file only
+    # [libvirt] CPU options: cpu_mode (None: libvirt's default CPU), the
+    # custom models (first is the default) and extra flags.
+    cpu_mode: str = None
+    cpu_models: tuple = ()
+    cpu_flags: tuple = ()
+    rng_dev_path: str = '/dev/urandom'
+    swtpm_enabled: bool = False
+    firmware: tuple = ()        # firmware.Firmware, QEMU's descriptors
+    machine_aliases: dict = dataclasses.field(default_factory=dict)  # q35 -> pc-q35-7.2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,14 +79,21 @@ def parse_machine_types(values):
     return tuple(pairs)
 
 
+def guest_arch(settings, image_props):
+    """The architecture QEMU emulates: hw_emulation_architecture, else the host's."""
+    return image_props.get('hw_emulation_architecture') or settings.arch
+
+
 def machine_type_for(settings, image_props):
-    """Image property first, then config for the arch; None = libvirt's."""
+    """Image property first, then config for the arch, then upstream's
+    default for it; None = libvirt's (test:///)."""
     if settings.domain_type == 'test':
         return None
     machine = image_props.get('hw_machine_type')
     if machine:
         return machine
-    return dict(settings.machine_types).get(settings.arch)
+    arch = guest_arch(settings, image_props)
+    return dict(settings.machine_types).get(arch) or guest_devices.DEFAULT_MACHINES.get(arch)
 
 
 def image_attr(image_meta, name):
@@ -117,7 +133,7 @@ def get_disk_mapping(virt_type, settings, instance, image_meta,
         virt_type, props,
         disk_format=image_attr(image_meta, 'disk_format'),
         machine_type=machine_type_for(settings, props),
-        arch=settings.arch,
+        arch=guest_arch(settings, props),
         root_device_name=getattr(instance, 'root_device_name', None),
         ephemeral_gb=getattr(flavor, 'ephemeral_gb', 0) or 0,
         swap_mb=getattr(flavor, 'swap', 0) or 0,
@@ -211,7 +227,7 @@ def guest_os(settings, image_props, boot_files):
     """<os>: firmware or kernel boot; boot order lives on the devices so a
     rescue disk can later claim boot order 1 without touching <os>."""
     os_cfg = vconfig.GuestOS(
-        type='hvm', arch=settings.arch,
+        type='hvm', arch=guest_arch(settings, image_props),
         machine=machine_type_for(settings, image_props))
     if image_props.get('hw_firmware_type') == 'uefi':
         os_cfg.firmware = 'efi'
@@ -240,13 +256,17 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     """
     flavor = instance.flavor
     props = image_meta.properties
+    emulated = guest_arch(settings, props) != settings.arch
     guest = vconfig.GuestDomain(
-        virt_type=settings.domain_type, name=instance.name,
+        # A foreign architecture runs under TCG whatever this host's type.
+        virt_type='qemu' if emulated and settings.domain_type == 'kvm' else settings.domain_type,
+        name=instance.name,
         uuid=instance.uuid, memory_kib=flavor.memory_mb * 1024,
         vcpus=flavor.vcpus,
         os=guest_os(settings, props, boot_files),
         clock=vconfig.GuestClock(offset='utc'))
-    if settings.arch in _X86_ARCHES:
+    guest.metadata = guest_devices.nova_metadata(instance, image_attr(image_meta, 'id'))
+    if guest_arch(settings, props) in _X86_ARCHES:
         guest.features = [vconfig.GuestFeatureACPI(),
                           vconfig.GuestFeatureAPIC()]
     models = blockinfo.controller_models(props)
@@ -256,11 +276,10 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     # The serial port's output lands in the console log, which survives the
     # guest and needs no reader attached (libvirt adds the matching
     # <console>); with serial consoles on, the port also listens on TCP.
-    devices.extend(consoles.console_devices(
-        settings.consoles, os.path.join(instance_dir(settings, instance), CONSOLE_LOG),
-        serial_port))
+    log_path = os.path.join(instance_dir(settings, instance), CONSOLE_LOG)
+    devices.extend(consoles.console_devices(settings.consoles, log_path, serial_port))
     devices.extend(consoles.agent_devices(props))
     guest.devices = devices
     guestfeatures.apply(guest, settings, instance, image_meta,
-                        host_info or getattr(settings, 'host_info', None))
+                        host_info or getattr(settings, 'host_info', None), log_path)
     return guest

@@ -6,7 +6,7 @@ from nova import exception
 from nova.virt import hardware, numa_fit
 from nova.virt.guest_request import validate_image_request
 from nova.virt.libvirt import config as vconfig
-from nova.virt.libvirt import config_caps
+from nova.virt.libvirt import config_caps, guest_devices
 
 # What a guest gets when it asks for video RAM but names no model.
 DEFAULT_VIDEO_MODEL = 'virtio'
@@ -222,7 +222,7 @@ def apply_video(guest, model, ram_mb, host_info):
         guest.devices = list(guest.devices) + [vconfig.GuestVideo(model=model, vram=vram)]
 
 
-def apply(guest, settings, instance, image_meta, host_info=None):
+def apply(guest, settings, instance, image_meta, host_info=None, log_path=None):
     """Add what the flavor and image properties ask for to ``guest``.
 
     Pure: ``host_info`` (HostInfo or None) carries the host facts; without
@@ -239,4 +239,8 @@ def apply(guest, settings, instance, image_meta, host_info=None):
     if request.boot_menu is not None and guest.os is not None:
         guest.os.bootmenu = request.boot_menu
     apply_video(guest, request.video_model, request.video_ram_mb, host_info)
+    # CPU model and topology, firmware, clock, features and the optional
+    # devices: guest_devices (the serial port log is ``log_path``).
+    guest_devices.apply(guest, settings, instance, request,
+                        guest.os.machine if guest.os is not None else None, log_path)
     return guest
