@@ -6,6 +6,12 @@ from nova.image import glance, sysmeta
 from nova.objects import instance as instance_obj
 from nova.virt import rescue_rules
 
+# The rescue image properties a rescue reads: the server keeps its own
+# domain (hardware, firmware, devices), plus the rescue media on the bus,
+# device and controller these name.  An override of anything else would
+# be accepted and do nothing, so it is refused.
+RESCUE_PROPERTIES = ('hw_rescue_bus', 'hw_rescue_device', 'hw_scsi_model')
+
 
 class InstanceNotRescuable(exception.Invalid):
     msg_fmt = "Instance %(instance_id)s cannot be rescued: %(reason)s"
@@ -63,6 +69,7 @@ class RescueAPI:
         if overrides:
             # For this rescue only (2.106): checked and merged once, as at boot.
             image = image_props.apply_checked(self._conf, image, overrides).image
+            _check_rescue_overrides(overrides)
         props = image.get('properties') or {}
         stable = bool(props.get('hw_rescue_bus') or props.get('hw_rescue_device'))
         if volume_backed and not stable:
@@ -109,3 +116,12 @@ class RescueAPI:
     def unrescue(self, context, instance):
         inst = self._core.begin_action(context, instance, 'unrescue')
         self._compute_rpcapi.unrescue_instance(context, inst, inst.host)
+
+
+def _check_rescue_overrides(overrides):
+    for key in sorted(overrides):
+        if image_props.canonical(key) not in RESCUE_PROPERTIES:
+            raise exception.Invalid(
+                reason='image property %s does not apply to a rescue: the rescued server '
+                       'keeps its own hardware; a rescue override may set %s'
+                       % (key, ', '.join(RESCUE_PROPERTIES)))

@@ -151,7 +151,7 @@ class ServersAPI:
         boot = image_props.apply_checked(self._conf, internal, request.image_props_override)
         # Fail now, not on the compute host, when the effective props are bad.
         api_boot_image.check_flavor(flavor, boot.props)
-        host_rules.check_buses_somewhere(self._conf, self._db, boot.image)
+        host_rules.check_buses_somewhere(self._conf, self._db, boot.image, flavor)
         return flavor, bdms, image_ref, boot
 
     def _cast_build(self, context, instances, group, spec):

@@ -31,8 +31,12 @@ def _matches(key, patterns):
     return any(fnmatch.fnmatchcase(key, pattern) for pattern in patterns)
 
 
-def _canonical(key):
+def canonical(key):
+    """The field name of a property key (legacy aliases resolved)."""
     return image_meta.LEGACY_ALIASES.get(key, key)
+
+
+_canonical = canonical
 
 
 def _in_numa_family(key):

@@ -81,6 +81,21 @@ opts = [
                min=1024,
                help='Most bytes of the serial console log returned by the '
                     'console output API (the tail of the log).'),
+    cfg.StrOpt('cpu_mode',
+               choices=('host-model', 'host-passthrough', 'custom', 'none'),
+               help="Guest CPU mode. Unset or 'none': libvirt's default CPU for the "
+                    "virt type (qemu64 under TCG). 'custom' uses cpu_models."),
+    cfg.ListOpt('cpu_models', default=[],
+                help="CPU models for cpu_mode=custom, the first the default; a flavor "
+                     "picks another with hw:cpu_model."),
+    cfg.ListOpt('cpu_model_extra_flags', default=[],
+                help='CPU flags every guest requires on top of its CPU model '
+                     '(cpu_mode host-model, host-passthrough or custom).'),
+    cfg.StrOpt('rng_dev_path', default='/dev/urandom',
+               help='Host source of the virtio RNG that hw_rng_model=virtio images get.'),
+    cfg.BoolOpt('swtpm_enabled', default=False,
+                help='Offer virtual TPMs (hw_tpm_version / hw:tpm_version) through swtpm; '
+                     'their state lives in the instance directory.'),
 ]
 
 

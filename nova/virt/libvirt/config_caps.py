@@ -74,6 +74,7 @@ class Capabilities(ConfigObject):
     cells = ()                  # CapsNUMACell, one per host NUMA node
     page_sizes_kib = ()
     guest_domain_types = None   # {arch: (domain types)}
+    machines = None             # {arch: {machine or alias: canonical machine}}
 
     def parse_dom(self, xmldoc):
         self.host_uuid = xmldoc.findtext('host/uuid')
@@ -96,10 +97,14 @@ class Capabilities(ConfigObject):
             self.numa_cells_num = _int(cells.get('num') or None)
             self.cells = tuple(CapsNUMACell().parse_dom(cell)
                                for cell in cells.findall('cell'))
-        guests = {}
+        guests, self.machines = {}, {}
         for arch in xmldoc.findall('guest/arch'):
             types = guests.setdefault(arch.get('name'), set())
             types.update(d.get('type') for d in arch.findall('domain'))
+            names = self.machines.setdefault(arch.get('name'), {})
+            for machine in arch.iter('machine'):
+                if machine.text:
+                    names[machine.text] = machine.get('canonical') or machine.text
         self.guest_domain_types = {k: tuple(sorted(v))
                                    for k, v in guests.items()}
         return self

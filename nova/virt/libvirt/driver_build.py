@@ -6,6 +6,7 @@ import shutil
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
+from nova.virt.libvirt import vtpm
 
 LOG = logging.getLogger(__name__)
 
@@ -75,6 +76,8 @@ class LibvirtBuild:
         if guest is not None:
             guest.poweroff()
             guest.undefine()
+        # The vTPM state (if any) goes with the instance directory below.
+        vtpm.unlink_state(instance.uuid)
         # VIF unplugging (nova/virt/libvirt/vif.py) goes here, once the
         # guest no longer runs.
         self._disks.disconnect_volumes(instance, block_device_info)

@@ -2,7 +2,7 @@
 
 import os
 
-from nova.virt.libvirt import consoles, imagebackend
+from nova.virt.libvirt import consoles, firmware, imagebackend
 from nova.virt.libvirt.guest_config import CONSOLE_LOG, GuestSettings, parse_machine_types
 
 
@@ -40,16 +40,25 @@ class LibvirtCore:
         if not cachemode:
             cachemode = ('none' if imagebackend.supports_direct_io(
                 self.instances_path) else 'writeback')
+        caps = self.host.get_capabilities()
+        libvirt_conf = self.conf.libvirt
         return GuestSettings(
             domain_type=self.domain_type,
-            arch=self.host.get_capabilities().arch,
+            arch=caps.arch,
             instances_path=self.instances_path,
             disk_cachemode=cachemode,
             machine_types=parse_machine_types(
                 self.conf.libvirt.hw_machine_type),
             config_drive_format=self.conf.libvirt.config_drive_format,
             force_config_drive=self.conf.libvirt.force_config_drive,
-            consoles=consoles.ConsoleSettings.from_conf(self.conf))
+            consoles=consoles.ConsoleSettings.from_conf(self.conf),
+            cpu_mode=libvirt_conf.cpu_mode, cpu_models=tuple(libvirt_conf.cpu_models),
+            cpu_flags=tuple(libvirt_conf.cpu_model_extra_flags),
+            rng_dev_path=libvirt_conf.rng_dev_path,
+            swtpm_enabled=libvirt_conf.swtpm_enabled,
+            # test:/// runs no firmware: libvirt's own selection stands in.
+            firmware=() if self.host.is_test else firmware.read_descriptors(),
+            machine_aliases=dict((caps.machines or {}).get(caps.arch, {})))
 
     def guest(self, instance):
         """The instance's guest.Guest; InstanceNotFound when undefined."""

@@ -3,7 +3,8 @@
 import contextlib
 
 from nova import exception
-from nova.virt.libvirt import blockinfo, config_caps, guest_config, guestfeatures
+from nova.virt.libvirt import blockinfo, config_caps, guest_config, guestfeatures, vtpm
+from nova.virt.libvirt import config as vconfig
 
 
 def free_pages(conn, caps):
@@ -51,10 +52,13 @@ class LibvirtDefinition:
             disk_mapping = self.disk_mapping(instance, image_meta, block_device_info)
         # The guest's interfaces (config objects from nova/virt/libvirt/vif.py,
         # once networking lands) join its devices here, from the network info.
-        return guest_config.get_guest_config(
+        guest = guest_config.get_guest_config(
             self._core.settings, instance, image_meta, disk_mapping, boot_files,
             block_device_info, host_info,
-            serial_port=self._consoles.serial_port_for(instance)).to_xml()
+            serial_port=self._consoles.serial_port_for(instance))
+        if guest.get_devices(vconfig.GuestTPM) and not self._core.host.is_test:
+            vtpm.link_state(self._core.instance_dir(instance), instance.uuid)
+        return guest.to_xml()
 
     def _running_xmls(self):
         """Domain XML of running guests; one may vanish while we look (a

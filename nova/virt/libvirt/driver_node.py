@@ -2,10 +2,12 @@
 
 import json
 import os
+import shutil
 import subprocess
 
 from nova import exception
 from nova.virt import bus_table
+from nova.virt.libvirt import firmware, guest_devices
 
 GiB = 1024 ** 3
 
@@ -53,11 +55,13 @@ class LibvirtNode:
         libvirt_host = self._core.host
         libvirt_host.get_connection()
         settings = self._core.settings
-        machine = dict(settings.machine_types).get(settings.arch)
+        machine = dict(settings.machine_types).get(settings.arch) or (
+            None if libvirt_host.is_test else guest_devices.DEFAULT_MACHINES.get(settings.arch))
         if machine:
             self._capabilities['machine_type'] = machine
         self._report_rescue_disk_caps(machine)
         caps = libvirt_host.get_capabilities()
+        self._report_hardware_caps(caps, settings)
         supported = {t for types in caps.guest_domain_types.values()
                      for t in types}
         if settings.domain_type not in supported:
@@ -77,6 +81,27 @@ class LibvirtNode:
             self._capabilities['rescue_disk_buses'] = ','.join(caps.get('bus') or ())
             self._capabilities['rescue_disk_devices'] = ','.join(
                 caps.get('diskDevice') or ())
+
+    def _report_hardware_caps(self, caps, settings):
+        """What the API's static rules check a boot's hardware against: the
+        machine types (aliases too) and guest architectures QEMU offers,
+        the machine types UEFI (and secure-boot) firmware runs on, vTPM and
+        SEV.  Comma-joined, as the node record keeps plain values."""
+        if self._core.host.is_test:
+            return
+        names = (caps.machines or {}).get(settings.arch, {})
+        report = self._capabilities
+        report['machine_types'] = ','.join(sorted(names))
+        report['guest_arches'] = ','.join(sorted(caps.guest_domain_types))
+        for key, secure in (('uefi_machines', False), ('secure_boot_machines', True)):
+            report[key] = ','.join(sorted(
+                name for name, canonical in names.items()
+                if any(f.runs(settings.arch, canonical) and
+                       (not secure or firmware.secure_boot_possible((f,), settings.arch,
+                                                                    canonical))
+                       for f in settings.firmware)))
+        report['vtpm'] = bool(settings.swtpm_enabled and shutil.which('swtpm'))
+        report['sev'] = False
 
     def cleanup_host(self, host):
         self._lifecycle.stop_lifecycle_events()

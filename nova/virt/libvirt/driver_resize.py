@@ -5,7 +5,7 @@ import os
 import shutil
 
 from nova import exception
-from nova.virt.libvirt import imagebackend
+from nova.virt.libvirt import imagebackend, vtpm
 
 LOG = logging.getLogger(__name__)
 
@@ -83,7 +83,10 @@ class LibvirtResize:
         os.makedirs(inst_dir, exist_ok=True)
         for name in sorted(os.listdir(disk_dir)):
             src, dest = os.path.join(disk_dir, name), os.path.join(inst_dir, name)
-            if os.path.isfile(src):
+            if name == vtpm.STATE_DIR and os.path.isdir(src):
+                # The vTPM's state travels with the disks.
+                shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+            elif os.path.isfile(src):
                 shutil.copy2(src, dest)
                 if name.startswith('disk'):
                     imagebackend.rebase_on_cache(dest, self._core.image_cache.base_dir)

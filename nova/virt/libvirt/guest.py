@@ -89,9 +89,14 @@ class Guest:
         return bool(self._call('query', self._domain.hasManagedSaveImage, 0))
 
     def undefine(self):
-        """Remove the definition, its managed save image and UEFI NVRAM."""
+        """Remove the definition, its managed save image and UEFI NVRAM.
+
+        A vTPM's state is never removed here: it lives in the instance
+        directory (vtpm.py), which the driver keeps or deletes itself.
+        """
         flags = (libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE |
-                 libvirt.VIR_DOMAIN_UNDEFINE_NVRAM)
+                 libvirt.VIR_DOMAIN_UNDEFINE_NVRAM |
+                 libvirt.VIR_DOMAIN_UNDEFINE_KEEP_TPM)
         try:
             self._domain.undefineFlags(flags)
             return

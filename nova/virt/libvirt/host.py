@@ -44,6 +44,8 @@ class HostCapabilities:
     page_sizes_kib: tuple = ()
     # {arch: (domain types)} from the <guest> entries
     guest_domain_types: dict = dataclasses.field(default_factory=dict)
+    # {arch: {machine or alias: canonical}} QEMU offers per guest arch
+    machines: dict = dataclasses.field(default_factory=dict)
 
 
 def parse_capabilities(xml):
@@ -55,7 +57,7 @@ def parse_capabilities(xml):
         sockets=caps.sockets, cores=caps.cores, threads=caps.threads,
         features=caps.features, numa_cells=caps.numa_cells_num or 1,
         page_sizes_kib=caps.page_sizes_kib,
-        guest_domain_types=caps.guest_domain_types)
+        guest_domain_types=caps.guest_domain_types, machines=caps.machines)
 
 
 class Host:
