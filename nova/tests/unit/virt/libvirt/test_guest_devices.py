@@ -1,4 +1,4 @@
-"""The optional guest hardware as literal domain XML, schema-checked: CPU, firmware, devices, tuning."""
+"""Optional guest hardware as literal domain XML, schema-checked: CPU, firmware, devices, tuning."""
 
 import subprocess
 
