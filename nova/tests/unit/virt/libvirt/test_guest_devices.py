@@ -1,4 +1,4 @@
-"""Optional guest hardware as literal domain XML, schema-checked: CPU, firmware, devices, tuning."""
+"""Optional guest hardware as literal domain XML, schema-checked: CPU, firmware, devices."""
 
 import subprocess
 
