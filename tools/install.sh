@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES="libvirt-daemon-system libvirt-clients libvirt-dev qemu-system-x86 qemu-utils
   pkg-config seabios ovmf libxml2-utils tini xorriso dosfstools mtools busybox-static cpio python3-venv
   python3-dev gcc git ca-certificates apache2-bin libapache2-mod-wsgi-py3
-  iproute2 dnsmasq-base dnsmasq-utils nftables"
+  iproute2 dnsmasq-base dnsmasq-utils nftables swtpm swtpm-tools"
 
 missing=""
 for pkg in $APT_PACKAGES; do
