@@ -109,3 +109,30 @@ def test_flavor_rules_gate_overrides_before_create(cloud):
         'image_props_override': {'hw_mem_page_size': 'large'}}}, version=V)
     assert status == 400 and 'hw_mem_page_size' in body['badRequest']['message']
     assert cloud.db.instance_count(display_name=name) == 0
+
+
+def test_impossible_hardware_overrides_are_400s_naming_the_property(cloud):
+    name = 'hardware-400s'
+    for overrides, word in (({'hw_cpu_cores': '-1'}, 'hw_cpu_cores'),
+                            ({'hw_serial_port_count': '-5'}, 'hw_serial_port_count'),
+                            ({'hw_cpu_realtime_mask': 'garbage'}, 'hw_cpu_realtime_mask'),
+                            ({'hw_tpm_secret_security': 'user'}, 'hw_tpm_secret_security'),
+                            ({'hw_machine_type': 'pc-q35-99.9'}, 'pc-q35-99.9'),
+                            ({'hw_emulation_architecture': 'aarch64'}, 'aarch64')):
+        status, _h, body = cloud.request('POST', '/servers', {'server': {
+            'name': name, 'imageRef': cloud.image, 'flavorRef': '1', 'networks': 'none',
+            'image_props_override': overrides}}, version=V)
+        assert status == 400 and word in body['badRequest']['message'], (overrides, body)
+    assert cloud.db.instance_count(display_name=name) == 0
+
+
+def test_hardware_overrides_in_the_domain(cloud):
+    sid = boot(cloud, {'hw_rng_model': 'virtio', 'hw_watchdog_action': 'poweroff',
+                       'hw_firmware_type': 'uefi', 'hw_machine_type': 'q35',
+                       'os_secure_boot': 'disabled'})
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    root = xml(sid)
+    assert root.find('devices/rng').get('model') == 'virtio'
+    assert root.find('devices/watchdog').get('action') == 'poweroff'
+    assert root.find('os/loader').get('secure') == 'no'
+    cloud.request('DELETE', '/servers/' + sid)
