@@ -38,7 +38,8 @@ def hardware_requirements(image, flavor):
     if props.get('hw_tpm_version') or specs.get('hw:tpm_version'):
         def tpm(caps):
             if caps.get('vtpm') is False:
-                return 'no vTPM: [libvirt]swtpm_enabled is off or swtpm is missing'
+                return 'no vTPM: %s' % (
+                    caps.get('vtpm_reason') or '[libvirt]swtpm_enabled is off or swtpm is missing')
         needs.append(tpm)
     if props.get('hw_mem_encryption') or str(specs.get('hw:mem_encryption', '')).lower() in (
             'true', 'yes', '1', 'on'):

@@ -96,6 +96,12 @@ opts = [
     cfg.BoolOpt('swtpm_enabled', default=False,
                 help='Offer virtual TPMs (hw_tpm_version / hw:tpm_version) through swtpm; '
                      'their state lives in the instance directory.'),
+    cfg.StrOpt('swtpm_user', default='tss',
+               help='The user swtpm runs as: libvirt\'s qemu.conf swtpm_user, which must '
+                    'match. The vTPM state directory is given to it, and the instances path '
+                    'must be searchable by it (vTPM is not offered otherwise).'),
+    cfg.StrOpt('swtpm_group', default='tss',
+               help='The group swtpm runs as: libvirt\'s qemu.conf swtpm_group.'),
 ]
 
 

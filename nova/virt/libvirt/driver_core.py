@@ -56,6 +56,7 @@ class LibvirtCore:
             cpu_flags=tuple(libvirt_conf.cpu_model_extra_flags),
             rng_dev_path=libvirt_conf.rng_dev_path,
             swtpm_enabled=libvirt_conf.swtpm_enabled,
+            swtpm_user=libvirt_conf.swtpm_user, swtpm_group=libvirt_conf.swtpm_group,
             # test:/// runs no firmware: libvirt's own selection stands in.
             firmware=() if self.host.is_test else firmware.read_descriptors(),
             machine_aliases=dict((caps.machines or {}).get(caps.arch, {})))

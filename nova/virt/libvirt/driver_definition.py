@@ -57,7 +57,9 @@ class LibvirtDefinition:
             block_device_info, host_info,
             serial_port=self._consoles.serial_port_for(instance))
         if guest.get_devices(vconfig.GuestTPM) and not self._core.host.is_test:
-            vtpm.link_state(self._core.instance_dir(instance), instance.uuid)
+            settings = self._core.settings
+            vtpm.link_state(self._core.instance_dir(instance), instance.uuid,
+                            user=settings.swtpm_user, group=settings.swtpm_group)
         return guest.to_xml()
 
     def _running_xmls(self):

@@ -1,15 +1,18 @@
 """Libvirt driver: this compute node, its start-up checks, resources and guests."""
 
 import json
+import logging
 import os
 import shutil
 import subprocess
 
 from nova import exception
 from nova.virt import bus_table
-from nova.virt.libvirt import firmware, guest_devices
+from nova.virt.libvirt import firmware, guest_devices, vtpm
 
 GiB = 1024 ** 3
+
+LOG = logging.getLogger(__name__)
 
 
 def cpu_info_json(caps, node_info):
@@ -100,8 +103,23 @@ class LibvirtNode:
                        (not secure or firmware.secure_boot_possible((f,), settings.arch,
                                                                     canonical))
                        for f in settings.firmware)))
-        report['vtpm'] = bool(settings.swtpm_enabled and shutil.which('swtpm'))
+        report['vtpm'], report['vtpm_reason'] = self._vtpm_offered(settings)
         report['sev'] = False
+
+    def _vtpm_offered(self, settings):
+        """(offered, why not): swtpm on, installed, and able to reach the
+        instance directories where the state is kept."""
+        if not settings.swtpm_enabled:
+            return False, '[libvirt]swtpm_enabled is off'
+        if not shutil.which('swtpm'):
+            return False, 'swtpm is not installed'
+        if self._core.host.is_test:
+            return True, None
+        reason = vtpm.unreachable(settings.instances_path, settings.swtpm_user)
+        if reason:
+            LOG.warning('vTPM is not offered: %s', reason)
+            return False, reason
+        return True, None
 
     def cleanup_host(self, host):
         self._lifecycle.stop_lifecycle_events()

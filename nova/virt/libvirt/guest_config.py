@@ -51,6 +51,8 @@ class GuestSettings:
     cpu_flags: tuple = ()
     rng_dev_path: str = '/dev/urandom'
     swtpm_enabled: bool = False
+    swtpm_user: str = 'tss'
+    swtpm_group: str = 'tss'
     firmware: tuple = ()        # firmware.Firmware, QEMU's descriptors
     machine_aliases: dict = dataclasses.field(default_factory=dict)  # q35 -> pc-q35-7.2
 

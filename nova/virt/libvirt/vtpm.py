@@ -8,8 +8,13 @@
 # domain is always undefined with VIR_DOMAIN_UNDEFINE_KEEP_TPM (guest.py):
 # otherwise libvirt would empty the state through the link.
 
+import grp
 import os
+import pwd
 import shutil
+import stat
+
+from nova import exception
 
 SWTPM_DIR = '/var/lib/libvirt/swtpm'
 STATE_DIR = 'tpm'
@@ -19,11 +24,51 @@ def state_dir(instance_dir):
     return os.path.join(instance_dir, STATE_DIR)
 
 
-def link_state(instance_dir, uuid, swtpm_dir=SWTPM_DIR):
+def unreachable(path, user):
+    """Why swtpm, running as ``user`` (libvirt's qemu.conf ``swtpm_user``),
+    cannot reach the directory ``path``, or None: every existing ancestor
+    must be searchable by it."""
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return 'the swtpm user %r does not exist on this host' % user
+    if account.pw_uid == 0:
+        return None
+    groups = {account.pw_gid} | {g.gr_gid for g in grp.getgrall() if user in g.gr_mem}
+    probe = os.path.abspath(path)
+    while True:
+        if os.path.isdir(probe) and not _searchable(os.stat(probe), account.pw_uid, groups):
+            return ('%s is not searchable by the swtpm user %s, so a vTPM state kept '
+                    'under %s could not be opened (make it searchable, e.g. chmod o+x)'
+                    % (probe, user, path))
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def _searchable(st, uid, gids):
+    if st.st_uid == uid:
+        return bool(st.st_mode & stat.S_IXUSR)
+    if st.st_gid in gids:
+        return bool(st.st_mode & stat.S_IXGRP)
+    return bool(st.st_mode & stat.S_IXOTH)
+
+
+def link_state(instance_dir, uuid, swtpm_dir=SWTPM_DIR, user=None, group=None):
     """Point libvirt's state path of ``uuid`` at the instance directory's
-    (made if missing); state libvirt kept itself moves in first."""
+    (made if missing, owned by the swtpm ``user``/``group``); state libvirt
+    kept itself moves in first. HypervisorError, before the guest starts,
+    when swtpm could not reach it."""
     target = state_dir(instance_dir)
-    os.makedirs(target, exist_ok=True)
+    if user:
+        reason = unreachable(instance_dir, user)
+        if reason:
+            raise exception.HypervisorError(reason=reason)
+    os.makedirs(target, mode=0o700, exist_ok=True)
+    if user:
+        os.chown(target, pwd.getpwnam(user).pw_uid,
+                 grp.getgrnam(group).gr_gid if group else -1)
     os.makedirs(swtpm_dir, mode=0o711, exist_ok=True)
     link = os.path.join(swtpm_dir, uuid)
     if os.path.islink(link):

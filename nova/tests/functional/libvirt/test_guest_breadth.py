@@ -4,6 +4,8 @@
 # slow part): A on BIOS with the devices, B on UEFI without secure boot.
 
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
@@ -84,7 +86,11 @@ def drv(tmp_path_factory):
     initrd = kernelguest.write_initrd(str(tmp / 'initrd.gz'), busybox, INIT)
     images = {'image-1': bootimg.write_boot_image(str(tmp / 'root.raw'), 'ROOT\r\n'),
               'kernel-1': kernel, 'ramdisk-1': initrd}
-    conf = fx.make_conf(tmp / 'state', uri=fx.QEMU_URI, virt_type='qemu')
+    # swtpm runs as libvirt's swtpm_user (tss), which must reach the vTPM
+    # state in the instance directory: pytest's own directories are root's.
+    state = tempfile.mkdtemp(prefix='nova-breadth-', dir='/var/tmp')
+    os.chmod(state, 0o711)
+    conf = fx.make_conf(state, uri=fx.QEMU_URI, virt_type='qemu')
     conf.set_override('enabled', False, group='vnc')
     conf.set_override('swtpm_enabled', True, group='libvirt')
     driver = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher(images),
@@ -92,6 +98,7 @@ def drv(tmp_path_factory):
     driver.init_host('testhost')
     yield driver
     driver.cleanup_host('testhost')
+    shutil.rmtree(state, ignore_errors=True)
 
 
 def kernel_instance(vcpus, memory_mb=256, extra_specs=None):

@@ -38,3 +38,9 @@ def test_accepted_where_a_host_can():
     check({'hw_tpm_version': '2.0'}, node=dict(NODE, vtpm=True))
     # Hosts that report nothing are not judged.
     check({'hw_emulation_architecture': 'aarch64'}, node={'virt_type': 'qemu'})
+
+
+def test_a_vtpm_refusal_says_why_the_host_does_not_offer_it():
+    reason = '/srv/private is not searchable by the swtpm user tss'
+    with pytest.raises(exception.Invalid, match='no vTPM: /srv/private is not searchable'):
+        check({'hw_tpm_version': '2.0'}, node=dict(NODE, vtpm=False, vtpm_reason=reason))
