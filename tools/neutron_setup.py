@@ -227,6 +227,9 @@ NOVA_CONF = """\
 [DEFAULT]
 # ML2/OVN binds ports only to the chassis of this hostname.
 host = %(NOVA_NEUTRON_HOST)s
+# The metadata agent (in the hypervisor namespace) reaches this port through a relay.
+metadata_listen = 127.0.0.1
+metadata_listen_port = %(NOVA_NEUTRON_METADATA_PORT)s
 
 [neutron]
 auth_type = password
@@ -257,11 +260,6 @@ ovsdb_interface = native
 # os-vif's privileged calls (tap creation, MTU, device removal) in the hypervisor
 # namespace; oslo.privsep appends --privsep_context and --privsep_sock_path.
 helper_command = %(NOVA_NEUTRON_PRIVSEP_HELPER)s
-
-[api]
-# The metadata agent (in the hypervisor namespace) reaches this port through a relay.
-metadata_listen = 127.0.0.1
-metadata_listen_port = %(NOVA_NEUTRON_METADATA_PORT)s
 """
 
 TEMPEST_CONF = """\

@@ -284,7 +284,8 @@ class AllInOne:
         _point_client(conf, 'glance', image_url)
         self._start_volume_endpoint(conf)
         # Before the compute services: a build asks it for ports.
-        self._start_network_endpoint(conf)
+        if conf.aio.embedded_network:
+            self._start_network_endpoint(conf)
         for svc in [wiring.conductor_service(conf, db)] + _compute_services(conf, db):
             svc.start()
             self.services.append(svc)
@@ -315,8 +316,9 @@ class AllInOne:
                 ('compute', 'nova', self.urls['compute']),
                 ('image', 'glance', self.urls['image']),
                 ('block-storage', 'cinder', self.urls['volume'] + '/v3/%(project_id)s'),
-                ('network', 'neutron', self.urls['network']),
                 ('identity', 'keystone', self.urls['identity'])])
+            if 'network' in self.urls:
+                endpoints.append(('network', 'neutron', self.urls['network']))
         self.db = db
         return self
 
@@ -440,7 +442,7 @@ def main(argv=None):
     aio = AllInOne(conf, migrate_in_child=True).start()
     clouds = write_clouds_yaml(conf, aio.urls['compute'], aio.urls['image'],
                                aio.urls['volume'], aio.urls.get('identity'),
-                               aio.urls['network'])
+                               aio.urls.get('network'))
 
     def ready():
         LOG.info('nova-aio ready: compute %s, image %s; clouds.yaml at %s',
@@ -450,7 +452,8 @@ def main(argv=None):
               '  network: %s%s\n%s'
               '  export OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=nova-aio%s'
               % (aio.urls['compute'], aio.urls['image'], aio.urls['volume'],
-                 aio.urls['network'], _plane_line(aio), metadata, clouds,
+                 aio.urls.get('network', 'external ([neutron])'), _plane_line(aio),
+                 metadata, clouds,
                  # The password never goes into clouds.yaml.
                  ' OS_PASSWORD=...' if _keystone_mode(conf) else ''), flush=True)
     common.wait_for_signal(aio.stop, ready=ready)

@@ -57,6 +57,11 @@ opts = [
 ]
 
 network_opts = [
+    cfg.BoolOpt('embedded_network', default=True,
+                help='Serve the embedded network endpoint (and its data plane) and point '
+                     'the [neutron] client at it. Set to false when [neutron] names a real '
+                     'Neutron (its catalog entry or endpoint_override): nothing below in '
+                     'this group applies then.'),
     cfg.PortOpt('network_port', default=9696,
                 help='Port of the embedded network (Neutron v2.0 subset) API.'),
     cfg.BoolOpt('network_dataplane', default=True,

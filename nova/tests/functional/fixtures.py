@@ -59,7 +59,7 @@ class RunningAio:
         self.aio = aio.AllInOne(self.conf).start()
         self.compute_url = self.aio.urls['compute']
         self.image_url = self.aio.urls['image']
-        self.network_url = self.aio.urls['network']
+        self.network_url = self.aio.urls.get('network')
         self.db = self.aio.db
 
     def stop(self):
