@@ -19,6 +19,9 @@ def make_conf(state_path, connection_uri='test:///default', extra=None):
     conf.set_override('image_port', 0, group='aio')
     conf.set_override('volume_port', 0, group='aio')
     conf.set_override('network_port', 0, group='aio')
+    # No data plane unless a test asks for one, in a namespace it made: the
+    # plane's bridge carries addresses, which never go on the root namespace.
+    conf.set_override('network_dataplane', False, group='aio')
     conf.set_override('metadata_listen_port', 0)
     conf.set_override('novncproxy_port', 0, group='vnc')
     conf.set_override('serialproxy_port', 0, group='serial_console')
