@@ -274,14 +274,20 @@ class LibvirtRescue:
         or for a cdrom and an ISO the ISO itself (raw, read-only)."""
         image_id = image_attr(image_meta, 'id')
         disk_format = image_attr(image_meta, 'disk_format')
+        # The compute API read the rescue image's record as the requester for
+        # this rescue (RescueAPI._rescue_image), or it is the server's own
+        # base image, whose bytes already back its root disk: the cached file
+        # needs no second look-up.
         try:
             if info['type'] == 'cdrom' and disk_format == 'iso':
-                base = self._core.image_cache.get(context, image_id, disk_format)
+                base = self._core.image_cache.get(context, image_id, disk_format,
+                                                  authorized=True)
                 imagebackend.link_or_copy(base.path, path)
                 fmt = 'raw'
             else:
                 imagebackend.create_root_disk(context, self._core.image_cache,
-                                              image_id, path, 0, disk_format)
+                                              image_id, path, 0, disk_format,
+                                              authorized=True)
                 fmt = 'qcow2'
         except imagebackend.ProcessError as exc:
             raise exception.InstanceDeployFailure(

@@ -170,17 +170,21 @@ class ImageCache:
     def path_for(self, image_id):
         return os.path.join(self.base_dir, cache_name(image_id))
 
-    def get(self, context, image_id, disk_format=None, verify=None):
+    def get(self, context, image_id, disk_format=None, verify=None, authorized=False):
         """CachedImage for ``image_id``, fetching and checking it once.
 
         ``verify(context, image, path)``, when given, checks a fresh download
         (the fetcher's image dict and the downloaded file) before it enters
-        the cache; an exception leaves nothing cached.
+        the cache; an exception leaves nothing cached. ``authorized``: the
+        compute API read this image's record as the requester for this very
+        operation (a rescue image, passed over RPC), so a cached file needs
+        no second look-up.
         """
         path = self.path_for(image_id)
         # Checked before the lock (no network call while holding it), and
         # under it when the file appeared meanwhile.
-        checked = os.path.exists(path) and self._check_access(context, image_id)
+        checked = authorized or (os.path.exists(path) and
+                                 self._check_access(context, image_id))
         with self._lock_for(image_id):
             if not os.path.exists(path):
                 self._fetch(context, image_id, path, disk_format, verify)
@@ -293,9 +297,9 @@ def root_disk_size(image_id, base, root_gb):
 
 
 def create_root_disk(context, cache, image_id, dest, root_gb,
-                     disk_format=None, verify=None):
+                     disk_format=None, verify=None, authorized=False):
     """Fetch (once) the image and build the instance's root overlay."""
-    base = cache.get(context, image_id, disk_format, verify=verify)
+    base = cache.get(context, image_id, disk_format, verify=verify, authorized=authorized)
     create_qcow2_overlay(base, dest, root_disk_size(image_id, base, root_gb))
     return base
 

@@ -89,6 +89,21 @@ def test_overlay_of_a_cached_image_is_refused_to_another_project(tmp_path, raw_i
     assert not (tmp_path / 'a.qcow2').exists()
 
 
+def test_an_image_the_api_already_read_is_not_looked_up_again(tmp_path, raw_image):
+    # A rescue image: the compute API showed it as the requester for this
+    # rescue. Only that use skips the second look-up; every other use is checked.
+    fetch = fx.file_fetcher({'img': raw_image})
+    authorize = _readers({'img': ('bob',)})
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fetch, authorize=authorize)
+    cache.get('bob', 'img')
+    imagebackend.create_root_disk('bob', cache, 'img', str(tmp_path / 'r.qcow2'), 0,
+                                  authorized=True)
+    assert authorize.calls == [] and (tmp_path / 'r.qcow2').exists()
+    with pytest.raises(exception.ImageNotFound):
+        imagebackend.create_root_disk('alice', cache, 'img', str(tmp_path / 'a.qcow2'), 0)
+    assert authorize.calls == [('alice', 'img')]
+
+
 def test_qcow2_base_stays_qcow2(tmp_path, raw_image):
     src = str(tmp_path / 'src.qcow2')
     qemu_img('convert', '-f', 'raw', '-O', 'qcow2', raw_image, src)
