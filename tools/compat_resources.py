@@ -12,7 +12,7 @@ import tempfile
 from keystoneauth1 import session as ksa_session
 from keystoneauth1.identity import v3
 
-from nova.tests.fixtures import agentguest, bootimg, kernelguest, signing
+from nova.tests.fixtures import agentguest, bootimg, kernelguest, signing, sshguest
 
 # Several lines: tempest's console-output test reads more than one.
 MESSAGES = {
@@ -75,6 +75,12 @@ def agent_image(sess):
                       os_command_line='console=ttyS0 quiet')
 
 
+def ssh_image(sess):
+    """The SSH guest (nova/tests/fixtures/sshguest.py: DHCP, metadata key, dropbear) for
+    the networking pass, whose tests log in over floating IPs."""
+    return upload(sess, 'compat-ssh-guest', sshguest.cached_disk_image())
+
+
 def certified_image(sess, certs_dir):
     """(image id, trusted cert ids): a bootable image signed by a fresh CA's signer.
 
@@ -134,6 +140,9 @@ def main():
     print('AGENT_IMAGE_REF=%s' % agent_image(sess))
     for key, (flavor_id, name, ram, disk) in FLAVORS.items():
         print('%s=%s' % (key, ensure_flavor(sess, flavor_id, name, ram, disk)))
+    if os.environ.get('NOVA_COMPAT_SSH_IMAGE') == '1':
+        print('SSH_IMAGE_REF=%s' % ssh_image(sess))
+        print('SSH_FLAVOR_REF=%s' % ensure_flavor(sess, 'c3', 'compat.ssh', 256, 1))
     if os.environ.get('NOVA_COMPAT_CERTS_DIR'):
         image_id, certs = certified_image(sess, os.environ['NOVA_COMPAT_CERTS_DIR'])
         print('CERTIFIED_IMAGE_REF=%s' % image_id)

@@ -1,4 +1,4 @@
-"""nova-aio with [aio] embedded_network = false: no network endpoint of its own, none in the catalog."""
+"""nova-aio with [aio] embedded_network = false: no network endpoint, none in the catalog."""
 
 import pytest
 
