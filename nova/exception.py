@@ -43,6 +43,11 @@ class PolicyNotAuthorized(Forbidden):
     pass
 
 
+class TooManyDiskDevices(Forbidden):
+    msg_fmt = ("The maximum allowed number of disk devices (%(maximum)d) to attach to a "
+               "single instance has been exceeded.")
+
+
 class HostNotAuthorized(Forbidden):
     """A compute host asked the conductor for a row that is not its own."""
     msg_fmt = "Host %(host)s may not %(operation)s %(target)s: it is not that host's."

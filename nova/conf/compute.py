@@ -1,4 +1,4 @@
-"""[DEFAULT] options of the compute service (driver choice, timeouts, allocation)."""
+"""[DEFAULT] and [compute] options of the compute service (timeouts, allocation, limits)."""
 
 from oslo_config import cfg
 
@@ -56,10 +56,21 @@ opts = [
                help='Availability zone shown for services other than nova-compute.'),
 ]
 
+compute_group_opts = [
+    cfg.IntOpt('max_disk_devices_to_attach', default=-1, min=-1,
+               help='Most disk devices a server on this host may have: root, ephemeral '
+                    'and swap disks, the config drive and volumes all count (-1: no '
+                    'limit). An attach beyond it is refused (403) and a build beyond it '
+                    'fails with a fault. Lowering it on a host with servers that have '
+                    'more devices makes their rebuild, unshelve and hard reboot fail '
+                    'there, as upstream.'),
+]
+
 
 def register_opts(conf):
     conf.register_opts(opts)
+    conf.register_opts(compute_group_opts, group='compute')
 
 
 def list_opts():
-    return {'DEFAULT': opts}
+    return {'DEFAULT': opts, 'compute': compute_group_opts}

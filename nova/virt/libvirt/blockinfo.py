@@ -527,3 +527,11 @@ def get_rescue_mapping(disks, rescue_device=None, config_dev=None):
         if config_dev and info['dev'] == config_dev:
             config = info
     return get_legacy_rescue_mapping(get_boot_disk(disks), config)
+
+
+def check_device_count(count, maximum):
+    """TooManyDiskDevices when a guest would have ``count`` disk devices and
+    the host allows ``maximum`` ([compute] max_disk_devices_to_attach; -1: no
+    limit)."""
+    if 0 <= maximum < count:
+        raise exception.TooManyDiskDevices(maximum=maximum)

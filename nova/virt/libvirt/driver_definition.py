@@ -36,8 +36,13 @@ class LibvirtDefinition:
         self._placement_lock = placement_lock
 
     def disk_mapping(self, instance, image_meta, block_device_info=None):
-        return guest_config.get_disk_mapping(self._core.virt_type, self._core.settings,
-                                             instance, image_meta, block_device_info)
+        """The guest's disks; TooManyDiskDevices past [compute]
+        max_disk_devices_to_attach (before anything is made)."""
+        mapping = guest_config.get_disk_mapping(self._core.virt_type, self._core.settings,
+                                                instance, image_meta, block_device_info)
+        blockinfo.check_device_count(len({info['dev'] for info in mapping.values()}),
+                                     self._core.conf.compute.max_disk_devices_to_attach)
+        return mapping
 
     def device_names(self, instance, image_meta, block_device_info=None):
         """Device names spawn will use, to store back into the BDMs
@@ -105,3 +110,4 @@ class LibvirtDefinition:
             xml = self.guest_xml(instance, image_meta, disk_mapping, boot_files,
                                  block_device_info, host_info=self.host_info())
             return self._core.host.define_guest(xml)
+

@@ -99,6 +99,9 @@ class LibvirtVolumes:
         # ``in_use``: names given to volumes not attached yet.
         used = set(domain_targets(conf_xml, live_xml)) | {
             blockinfo.strip_dev(name) for name in in_use}
+        # One more device than the host allows: refused before any name is given.
+        blockinfo.check_device_count(len(used) + 1,
+                                     self._core.conf.compute.max_disk_devices_to_attach)
         if dev:
             if dev in used:
                 raise exception.Invalid(
