@@ -214,12 +214,15 @@ def _compute_services(conf, db):
     """[DEFAULT] host's compute service, then one per [aio] extra_compute_hosts name."""
     # One libvirtd for all: one spawn at a time picks serial ports and CPUs.
     lock = threading.Lock()
-    services = [wiring.compute_service(conf, db, placement_lock=lock)]
+    # The embedded network's taps go where its data plane (and libvirtd) is.
+    taps = conf.libvirt.tap_namespace or conf.aio.network_namespace
+    services = [wiring.compute_service(conf, db, placement_lock=lock, tap_namespace=taps)]
     uris = conf.aio.extra_compute_host_uris
     for name, path in extra_host_dirs(conf).items():
         services.append(wiring.compute_service(conf, db, host=name, instances_path=path,
                                                placement_lock=lock,
-                                               connection_uri=uris.get(name)))
+                                               connection_uri=uris.get(name),
+                                               tap_namespace=taps))
     return services
 
 
