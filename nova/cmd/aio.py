@@ -297,11 +297,20 @@ class AllInOne:
             self.servers.append(server)
         if 'metadata' in conf.enabled_apis:
             # Before the compute API, which stop() finds last in self.servers.
+            metadata = wiring.metadata_app(conf, db)
             server, _t, url = wsgi_server.serve_in_thread(
-                wiring.metadata_app(conf, db), conf.metadata_listen, conf.metadata_listen_port,
+                metadata, conf.metadata_listen, conf.metadata_listen_port,
                 **wsgi_server.options(conf))
             self.servers.append(server)
             self.urls['metadata'] = url
+            if self.plane is not None:
+                # The guests' 169.254.169.254, in the data plane's namespace:
+                # they are found by their fixed IP, as without Neutron's proxy.
+                server, _t, _url = wsgi_server.serve_in_thread(
+                    metadata, self.plane.config.metadata_address,
+                    self.plane.config.metadata_port, sock=self.plane.metadata_socket(),
+                    **wsgi_server.options(conf))
+                self.servers.append(server)
         app = wiring.api_app(conf, db)
         noauth = conf.api.auth_strategy == 'noauth2'
         endpoints = []
