@@ -196,11 +196,52 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
     finally:
         client.close()
 
+    # A second NIC hot-plugged into the running guest (RPC 1.7), then taken out.
+    vif2 = _rpc(cloud).attach_interface(_context(), _instance(cloud, sid), 'testhost',
+                                        network_id=port['network_id'])
+    ports = _ports(cloud, sid)
+    assert {p['id'] for p in ports} == {port['id'], vif2['id']}
+    address2 = [p for p in ports if p['id'] == vif2['id']][0]['fixed_ips'][0]['ip_address']
+    assert [v['id'] for v in cloud.db.instance_get(sid)['network_info']] == [
+        port['id'], vif2['id']]
+    _wait('a lease on the hot-plugged NIC',
+          lambda: 'eth1 bound %s/' % address2 in _console(cloud, sid), 90)
+    assert len(_nics(cloud, sid, live=True)) == 2
+    _rpc(cloud).detach_interface(_context(), _instance(cloud, sid), 'testhost', vif2['id'])
+    _wait('the detach', lambda: [v['id'] for v in cloud.db.instance_get(sid)[
+        'network_info']] == [port['id']], 60)
+    assert [n.mac_addr for n in _nics(cloud, sid, live=True)] == [port['mac_address']]
+    assert [p['id'] for p in _ports(cloud, sid)] == [port['id']]
+    assert vif2['devname'] not in neutron_env.ip(cloud.netns, '-o', 'link')
+
     status, _h, _b = cloud.request('DELETE', '/servers/' + sid, version=V)
     assert status == 204
     _wait('the server to go', lambda: cloud.request('GET', '/servers/' + sid)[0] == 404, 60)
     assert _ports(cloud, sid) == []
     _wait('the tap to go', lambda: tap not in neutron_env.ip(cloud.netns, '-o', 'link'), 10)
+
+
+def _rpc(cloud):
+    from nova.compute import rpcapi
+    return rpcapi.ComputeAPI(cloud.conf)
+
+
+def _context():
+    from nova import context as nova_context
+    return nova_context.RequestContext(user_id='demo', project_id='demo',
+                                       auth_token='demo:demo')
+
+
+def _instance(cloud, sid):
+    from nova.objects import instance as instance_obj
+    return instance_obj.Instance.from_db(cloud.db.instance_get(sid))
+
+
+def _nics(cloud, sid, live=False):
+    from nova.virt.libvirt import config as vconfig
+    guest = cloud.aio.services[1].manager.driver.host.get_guest(sid)
+    return vconfig.GuestDomain.from_xml(guest.get_xml_desc(inactive=not live)).get_devices(
+        vconfig.GuestInterface)
 
 
 def _interface_xml(cloud, sid):
