@@ -610,3 +610,16 @@ class NoUniqueMatch(NovaException):
 
 class VirtualInterfaceCreateException(NovaException):
     msg_fmt = "Virtual Interface creation failed"
+
+
+class VirtualInterfacePlugException(NovaException):
+    msg_fmt = "Failed to plug virtual interface: %(reason)s"
+
+
+class VirtualInterfacePlugTimeout(VirtualInterfaceCreateException):
+    msg_fmt = ("Network ports %(ports)s of %(instance_uuid)s were not reported plugged "
+               "within %(timeout)d s (network-vif-plugged)")
+
+
+class VirtualInterfacePlugFailed(VirtualInterfaceCreateException):
+    msg_fmt = "The network service failed to plug ports %(ports)s of %(instance_uuid)s"

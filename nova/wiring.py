@@ -69,29 +69,42 @@ def compute_db(conf, db=None, host=None):
         db, conf.default_availability_zone).dispatch)
 
 
+def compute_network_api(conf):
+    """The compute host's NetworkAPI, or None when no Networking service is
+    configured (servers then boot without ports)."""
+    from nova.network import neutron
+    if not neutron.configured(conf):
+        return None
+    return neutron.NetworkAPI(conf)
+
+
 def compute_service(conf, db=None, host=None, instances_path=None, placement_lock=None,
-                    connection_uri=None):
+                    connection_uri=None, tap_namespace=None):
     """nova-compute; ``db`` only in the all-in-one, whose conductor shares the process.
 
     ``host`` and ``instances_path`` (else [DEFAULT]'s) name one of the all-in-one's
-    extra compute hosts; ``placement_lock`` is shared by the drivers of one libvirtd.
+    extra compute hosts; ``placement_lock`` is shared by the drivers of one libvirtd;
+    ``tap_namespace``: where taps of vif_type tap ports go (else [libvirt]'s).
     """
     from nova import service
     from nova.compute import manager
+    from nova.virt import instance_events
     from nova.virt.libvirt import driver as libvirt_driver
     image_api = glance.GlanceClient(conf)
     host = host or conf.host
+    # Delivered by the manager (os-server-external-events), awaited by the driver.
+    events = instance_events.InstanceEvents()
     driver = libvirt_driver.LibvirtDriver(
         conf, image_api.download, image_authorizer=image_api.show,
         instances_path=instances_path,
         nodename=None if host == conf.host else host, placement_lock=placement_lock,
-        connection_uri=connection_uri)
+        connection_uri=connection_uri, instance_events=events, tap_namespace=tap_namespace)
     db = compute_db(conf, db, host=host)
     mgr = manager.ComputeManager(conf, db, driver, host=host, image_api=image_api,
                                  volume_api=cinder.CinderClient(conf),
                                  compute_rpcapi=compute_rpcapi.ComputeAPI(conf),
-                                 # No network service yet: servers boot without ports.
-                                 network_api=None)
+                                 network_api=compute_network_api(conf),
+                                 instance_events=events)
     periodic = [(mgr.lifecycle.sync_power_states, conf.sync_power_state_interval,
                  'power-sync'),
                 (mgr.resources.update_available_resource, 60, 'resources'),
@@ -105,7 +118,9 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
                 (mgr.resize.poll_unconfirmed_resizes, _resize_shelve_interval(conf),
                  'resize-confirm'),
                 (mgr.shelve.offload_shelved_instances, _resize_shelve_interval(conf),
-                 'shelve-offload')]
+                 'shelve-offload'),
+                (mgr.interfaces.heal_info_cache,
+                 mgr.network_api.healer.interval if mgr.network_api else 0, 'heal-cache')]
     return service.Service(conf, db, 'nova-compute', compute_rpcapi.TOPIC, host, mgr,
                            mgr.endpoints, periodic=periodic)
 

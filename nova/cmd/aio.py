@@ -214,12 +214,15 @@ def _compute_services(conf, db):
     """[DEFAULT] host's compute service, then one per [aio] extra_compute_hosts name."""
     # One libvirtd for all: one spawn at a time picks serial ports and CPUs.
     lock = threading.Lock()
-    services = [wiring.compute_service(conf, db, placement_lock=lock)]
+    # The embedded network's taps go where its data plane (and libvirtd) is.
+    taps = conf.libvirt.tap_namespace or conf.aio.network_namespace
+    services = [wiring.compute_service(conf, db, placement_lock=lock, tap_namespace=taps)]
     uris = conf.aio.extra_compute_host_uris
     for name, path in extra_host_dirs(conf).items():
         services.append(wiring.compute_service(conf, db, host=name, instances_path=path,
                                                placement_lock=lock,
-                                               connection_uri=uris.get(name)))
+                                               connection_uri=uris.get(name),
+                                               tap_namespace=taps))
     return services
 
 
@@ -295,11 +298,20 @@ class AllInOne:
             self.servers.append(server)
         if 'metadata' in conf.enabled_apis:
             # Before the compute API, which stop() finds last in self.servers.
+            metadata = wiring.metadata_app(conf, db)
             server, _t, url = wsgi_server.serve_in_thread(
-                wiring.metadata_app(conf, db), conf.metadata_listen, conf.metadata_listen_port,
+                metadata, conf.metadata_listen, conf.metadata_listen_port,
                 **wsgi_server.options(conf))
             self.servers.append(server)
             self.urls['metadata'] = url
+            if self.plane is not None:
+                # The guests' 169.254.169.254, in the data plane's namespace:
+                # they are found by their fixed IP, as without Neutron's proxy.
+                server, _t, _url = wsgi_server.serve_in_thread(
+                    metadata, self.plane.config.metadata_address,
+                    self.plane.config.metadata_port, sock=self.plane.metadata_socket(),
+                    **wsgi_server.options(conf))
+                self.servers.append(server)
         app = wiring.api_app(conf, db)
         noauth = conf.api.auth_strategy == 'noauth2'
         endpoints = []

@@ -6,6 +6,7 @@ from nova.compute import (
     manager_consoles,
     manager_core,
     manager_image,
+    manager_interfaces,
     manager_lifecycle,
     manager_live_migrate,
     manager_migrate,
@@ -30,13 +31,15 @@ class ComputeManager:
     ``cleanup_host``; the periodic tasks are the families' own methods
     (``nova.wiring.compute_service``).
 
-    ``network_api`` is the network service the build, migration and live
-    migration families will call (ports allocated, bound, deallocated); None
-    until there is one: servers boot without networks.
+    ``network_api`` (nova.network.neutron.NetworkAPI) is the network
+    service the build, interfaces, migration and live migration families
+    call (ports allocated, bound, deallocated); None: servers boot without
+    networks. ``instance_events`` (nova.virt.instance_events.InstanceEvents)
+    is the driver's: the events its guest starts wait for arrive there.
     """
 
     def __init__(self, conf, db, driver, host=None, image_api=None, volume_api=None,
-                 compute_rpcapi=None, network_api=None):
+                 compute_rpcapi=None, network_api=None, instance_events=None):
         self.conf = conf
         self.host = host or conf.host
         self.driver = driver
@@ -69,7 +72,10 @@ class ComputeManager:
                                                    self.volumes, image_api, volume_api)
         self.build = manager_build.BuildManager(core, self.volumes, self.resize,
                                                 network_api=network_api)
-        self.admin = manager_admin.AdminManager(core, image_api, self.images, self.build)
+        self.interfaces = manager_interfaces.InterfacesManager(core, network_api,
+                                                               instance_events)
+        self.admin = manager_admin.AdminManager(core, image_api, self.images, self.build,
+                                                self.interfaces)
         self.lifecycle = manager_lifecycle.LifecycleManager(core)
         self.reconcile = manager_reconcile.ReconcileManager(
             core, self.repair, volume_api, self.build, self.volumes, self.resize, self.shelve,
@@ -78,7 +84,7 @@ class ComputeManager:
         self.endpoints = [self.build, self.power, self.images, self.volumes, self.rescue,
                           self.admin, self.consoles, self.password, self.resize,
                           self.migrate, self.live_migrate, self.shelve,
-                          self.volume_snapshots, self.resources]
+                          self.volume_snapshots, self.resources, self.interfaces]
 
     # -- start-up and stop -------------------------------------------------
     def init_host(self):

@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
-from nova.compute import actions, manager_core
+from nova.compute import actions, manager_core, manager_interfaces
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
@@ -19,7 +19,7 @@ class AdminManager:
 
     target = manager_core.RPC_TARGET
 
-    def __init__(self, core, image_api, images, build):
+    def __init__(self, core, image_api, images, build, interfaces):
         self.core = core
         self.conf = core.conf
         self.conductor_db = core.conductor_db
@@ -29,6 +29,8 @@ class AdminManager:
         # A backup is a snapshot (notified as one); a reclaim is a delete.
         self._images = images
         self._build = build
+        # network-* events: the ports of the server (manager_interfaces).
+        self._interfaces = interfaces
 
     def get_diagnostics(self, context, instance, standard=False):
         state = self.core.power_state(instance)
@@ -120,13 +122,16 @@ class AdminManager:
             self._build.terminate_instance(ctx, instance_obj.Instance.from_db(row))
 
     def external_instance_event(self, context, instance, events):
-        """Events from other services. Without a network service or host-side volume
-        resizing here, only power-update changes anything: the hypervisor's view wins."""
+        """Events from other services: power-update (the hypervisor's view wins)
+        and Neutron's network-* events (manager_interfaces); without host-side
+        volume resizing here, the others change nothing."""
         for event in events:
             LOG.info('Received event %s:%s for instance %s', event['name'],
                      event.get('tag'), instance.uuid)
             if event['name'] == 'power-update':
                 self._power_update(instance, event.get('tag'))
+            elif event['name'] in manager_interfaces.NETWORK_EVENTS:
+                self._interfaces.handle_event(context, instance, event)
 
     def _power_update(self, instance, tag):
         if tag not in ('POWER_ON', 'POWER_OFF'):

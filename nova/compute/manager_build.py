@@ -39,11 +39,15 @@ class BuildManager:
         ``image``: sent by senders before RPC 1.6 and not read; the image
         metadata comes from the instance's system metadata.
         """
+        spec = request_spec or {}
         with self.core.lock(instance.uuid):
             self._build(context, instance, admin_password,
-                        injected_files=(request_spec or {}).get('injected_files'))
+                        injected_files=spec.get('injected_files'),
+                        requested_networks=spec.get('requested_networks'),
+                        security_groups=spec.get('security_groups'))
 
-    def _build(self, context, instance, admin_password, injected_files=None):
+    def _build(self, context, instance, admin_password, injected_files=None,
+               requested_networks=None, security_groups=None):
         try:
             row = self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
                                                     expected_task_state=[vs.SCHEDULING])
@@ -56,6 +60,8 @@ class BuildManager:
         try:
             with actions.event(self.conductor_db, context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
+                network_info = self._allocate_network(context, instance, requested_networks,
+                                                      security_groups)
                 # Compare-and-swap: a delete arriving meanwhile wins.
                 self.conductor_db.instance_update(instance.uuid,
                                                   {'task_state': vs.BLOCK_DEVICE_MAPPING},
@@ -71,13 +77,13 @@ class BuildManager:
                 self.driver.spawn(context, instance, image_meta,
                                   injected_files=personality.decoded(injected_files),
                                   admin_password=admin_password, allocations=None,
-                                  block_device_info=bdi)
+                                  network_info=network_info, block_device_info=bdi)
                 failpoint.hit('build.after_spawn')
                 self._volumes.complete_volumes(context, instance)
         except Exception as exc:  # noqa: BLE001 - any failure is recorded, not raised.
             if not self._deleted_meanwhile(instance):
                 LOG.exception('Build of %s failed', instance.uuid)
-            self._build_failed(context, instance, exc)
+            self._build_failed(context, instance, exc, requested_networks)
             return
         now = timeutils.utcnow().replace(microsecond=0)
         try:
@@ -93,6 +99,39 @@ class BuildManager:
         # A new guest starts with no record: only a NUMA guest needs the write.
         self.core.record_numa_topology(instance, only_if_placed=True)
 
+    # -- ports ---------------------------------------------------------------
+    def _allocate_network(self, context, instance, requested_networks, security_groups):
+        """The server's ports, created and bound to this host, saved as its
+        network info before anything else is built; [] without a network
+        service. A failure leaves no port behind (the allocator's promise)."""
+        if self.network_api is None:
+            return []
+        self.conductor_db.instance_update(instance.uuid, {'task_state': vs.NETWORKING},
+                                          expected_task_state=[vs.SPAWNING])
+        network_info = self.network_api.ports.allocate_for_instance(
+            context, instance, requested_networks, security_groups, bind_host_id=self.host)
+        instance.network_info = network_info
+        self.conductor_db.instance_update(instance.uuid, {'network_info': network_info,
+                                                          'task_state': vs.SPAWNING},
+                                          expected_task_state=[vs.NETWORKING])
+        return network_info
+
+    def deallocate_network(self, context, instance, requested_networks=None):
+        """Delete the ports made for the server, unbind the user's (no-op
+        without a network service); raises NetworkServiceError when Neutron
+        could not do it."""
+        if self.network_api is None:
+            return
+        self.network_api.ports.deallocate_for_instance(context, instance, requested_networks)
+        instance.network_info = []
+
+    def _deallocate_after_failure(self, context, instance, requested_networks):
+        try:
+            self.deallocate_network(context, instance, requested_networks)
+        except Exception:  # noqa: BLE001 - the build failure is what the user sees.
+            LOG.exception('Could not release the ports of %s after its failed build',
+                          instance.uuid)
+
     def _deleted_meanwhile(self, instance):
         """True when this instance itself is gone or being deleted."""
         try:
@@ -100,11 +139,12 @@ class BuildManager:
         except exception.InstanceNotFound:
             return True
 
-    def _build_failed(self, context, instance, exc):
+    def _build_failed(self, context, instance, exc, requested_networks=None):
         if self._deleted_meanwhile(instance):
             # Deleted during the build: the delete path cleans up; not a failure.
             LOG.info('Instance %s was deleted during its build', instance.uuid)
             self.driver.destroy(context, instance, destroy_disks=True)
+            self._deallocate_after_failure(context, instance, requested_networks)
             return
         actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
         try:
@@ -117,6 +157,8 @@ class BuildManager:
             self._volumes.disconnect_volumes(context, instance)
         except Exception:  # noqa: BLE001
             LOG.exception('Volume cleanup after failed build of %s failed', instance.uuid)
+        # No port stays bound to a server that never ran.
+        self._deallocate_after_failure(context, instance, requested_networks)
         # The claim stays with the instance until it is deleted, like upstream
         # keeps an ERROR instance on its host; delete releases it exactly once.
         try:
@@ -146,6 +188,16 @@ class BuildManager:
         self.driver.destroy(context, instance, destroy_disks=True,
                             block_device_info=self.core.block_device_info(context, instance))
         failpoint.hit('delete.after_destroy')
+        try:
+            self.deallocate_network(context, instance)
+        except Exception as exc:  # noqa: BLE001 - kept for a retried delete, with a fault.
+            LOG.exception('Could not release the ports of %s; it stays, in ERROR',
+                          instance.uuid)
+            actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
+            self.conductor_db.instance_update(instance.uuid, {
+                'vm_state': vs.ERROR, 'task_state': None,
+                'power_state': power_state.NOSTATE})
+            return
         self._volumes.disconnect_volumes(context, instance, delete_volumes=True)
         self.conductor_db.instance_destroy(row['uuid'])
         self.core.release_claim(row['flavor'])

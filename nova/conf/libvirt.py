@@ -102,6 +102,24 @@ opts = [
                     'must be searchable by it (vTPM is not offered otherwise).'),
     cfg.StrOpt('swtpm_group', default='tss',
                help='The group swtpm runs as: libvirt\'s qemu.conf swtpm_group.'),
+    cfg.IntOpt('rx_queue_size', choices=(256, 512, 1024),
+               help='Size of the receive queue of every virtio NIC (<driver '
+                    'rx_queue_size>). Unset: QEMU\'s default (256).'),
+    cfg.IntOpt('tx_queue_size', choices=(256, 512, 1024),
+               help='Size of the transmit queue of every virtio NIC (<driver '
+                    'tx_queue_size>). QEMU honours it for vhost-user back ends '
+                    'only and keeps 256 for taps. Unset: QEMU\'s default.'),
+    cfg.IntOpt('max_queues', min=1, max=256,
+               help='Most queues a multiqueue virtio NIC gets (hw_vif_multiqueue_enabled '
+                    'or hw:vif_multiqueue_enabled): one per vCPU up to this. Unset: 256, '
+                    'the tap driver\'s limit.'),
+    cfg.StrOpt('tap_namespace',
+               help='Network namespace (a name under /run/netns) the taps of '
+                    'vif_type "tap" ports are created in: the one the libvirtd '
+                    'starting the guests runs in, since QEMU opens the tap there. '
+                    'Unset: the namespace nova-compute runs in; the all-in-one uses '
+                    '[aio] network_namespace. Taps of Open vSwitch ports are '
+                    'created by os-vif (its privsep helper decides where).'),
 ]
 
 

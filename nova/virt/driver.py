@@ -129,6 +129,15 @@ class ComputeDriver:
         """Detach from the definition and from a running guest."""
         raise NotImplementedError()
 
+    def attach_interface(self, context, instance, image_meta, vif):
+        """Plug a port (a network model VIF) and add its NIC to the definition
+        and the running guest; undone on failure."""
+        raise NotImplementedError()
+
+    def detach_interface(self, context, instance, vif):
+        """Take a port's NIC out of the definition and the running guest, then unplug it."""
+        raise NotImplementedError()
+
     def guest_volume_disks(self, instance):
         """{volume id: device name} of the volumes the guest has (crash
         reconciliation compares it with the block device mappings)."""

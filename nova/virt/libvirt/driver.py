@@ -4,6 +4,7 @@ import os
 import threading
 
 from nova.virt import bus_table, driver
+from nova.virt import instance_events as events_mod
 from nova.virt.libvirt import host as libvirt_host
 from nova.virt.libvirt import imagebackend
 from nova.virt.libvirt.diagnostics import LibvirtDiagnostics
@@ -12,6 +13,7 @@ from nova.virt.libvirt.driver_consoles import LibvirtConsoles
 from nova.virt.libvirt.driver_core import LibvirtCore
 from nova.virt.libvirt.driver_definition import LibvirtDefinition
 from nova.virt.libvirt.driver_disks import LibvirtDisks
+from nova.virt.libvirt.driver_interfaces import LibvirtInterfaces
 from nova.virt.libvirt.driver_lifecycle import LibvirtLifecycle
 from nova.virt.libvirt.driver_live_migrate import LibvirtLiveMigrate
 from nova.virt.libvirt.driver_node import LibvirtNode
@@ -21,6 +23,7 @@ from nova.virt.libvirt.driver_rescue import LibvirtRescue
 from nova.virt.libvirt.driver_resize import LibvirtResize
 from nova.virt.libvirt.driver_volume_snapshots import LibvirtVolumeSnapshots
 from nova.virt.libvirt.driver_volumes import LibvirtVolumes
+from nova.virt.libvirt.vif import LibvirtVifs
 
 
 class LibvirtDriver(driver.ComputeDriver):
@@ -30,7 +33,11 @@ class LibvirtDriver(driver.ComputeDriver):
     registered; ``image_fetcher(context, image_id, dest_path)`` writes an
     image's bytes to a file; ``image_authorizer(context, image_id)`` raises
     ImageNotFound when the caller may not read an image the host has cached.
-    ``host`` may be injected (tests).
+    ``host`` may be injected (tests). ``instance_events``
+    (nova.virt.instance_events.InstanceEvents) is shared with the compute
+    manager, which delivers the network-vif-plugged events a spawn waits
+    for; ``tap_namespace``: where taps of ``vif_type`` ``tap`` ports are
+    made (else [libvirt] tap_namespace).
 
     The driver is the composition root of its parts, one per operation
     family (``build``, ``power``, ``volumes``, ``rescue``...), each handed
@@ -52,8 +59,9 @@ class LibvirtDriver(driver.ComputeDriver):
     def __init__(self, conf, image_fetcher, host=None, image_authorizer=None,
                  soft_reboot_wait=120, shutdown_poll_interval=0.1,
                  instances_path=None, nodename=None, placement_lock=None,
-                 connection_uri=None):
+                 connection_uri=None, instance_events=None, tap_namespace=None):
         self.conf = conf
+        self.instance_events = instance_events or events_mod.InstanceEvents()
         virt_type = conf.libvirt.virt_type
         # connection_uri: an all-in-one extra compute host on a libvirtd of its own.
         self.host = host or libvirt_host.Host(libvirt_host.uri_for_virt_type(
@@ -77,15 +85,18 @@ class LibvirtDriver(driver.ComputeDriver):
         self.disks = LibvirtDisks(core)
         # Shared by drivers on one libvirtd in one process: a serial port or
         # host CPU is picked and taken by one spawn at a time across them all.
+        # The guests' NICs: interface config objects for the definition,
+        # os-vif/tap plugs for build (before the domain starts), power
+        # (again before a start), resize and the interface hot-plug.
+        self.vifs = LibvirtVifs(core, tap_namespace or conf.libvirt.tap_namespace)
         self.definition = LibvirtDefinition(core, self.disks, self.consoles,
-                                            placement_lock or threading.Lock())
-        # Networking joins here: nova/virt/libvirt/vif.py's part (os-vif
-        # plug/unplug, the interface config objects), handed to build (plug
-        # before the domain starts, unplug on destroy) and to the definition.
-        self.build = LibvirtBuild(core, self.disks, self.definition)
-        self.power = LibvirtPower(core, self.build, soft_reboot_wait,
+                                            placement_lock or threading.Lock(), self.vifs)
+        self.build = LibvirtBuild(core, self.disks, self.definition, self.vifs,
+                                  self.instance_events)
+        self.power = LibvirtPower(core, self.build, self.vifs, soft_reboot_wait,
                                   shutdown_poll_interval)
-        self.resize = LibvirtResize(core, self.power, self.disks, self.definition)
+        self.interfaces = LibvirtInterfaces(core, self.vifs)
+        self.resize = LibvirtResize(core, self.power, self.disks, self.definition, self.vifs)
         self.live_migrate = LibvirtLiveMigrate(core, self.consoles)
         self.volumes = LibvirtVolumes(core)
         self.volume_snapshots = LibvirtVolumeSnapshots(core)
@@ -203,6 +214,13 @@ class LibvirtDriver(driver.ComputeDriver):
                                delete_info):
         return self.volume_snapshots.volume_snapshot_delete(context, instance, volume_id,
                                                             snapshot_id, delete_info)
+
+    # ------------------------------------------------------- interfaces
+    def attach_interface(self, context, instance, image_meta, vif):
+        return self.interfaces.attach_interface(context, instance, image_meta, vif)
+
+    def detach_interface(self, context, instance, vif):
+        return self.interfaces.detach_interface(context, instance, vif)
 
     # ----------------------------------------------------------- rescue
     def validate_rescue_request(self, instance, image_meta, volume_backed=False):

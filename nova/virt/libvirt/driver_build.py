@@ -16,22 +16,32 @@ class LibvirtBuild:
 
     ``disks`` (LibvirtDisks) makes the instance's files and connects its
     volumes; ``definition`` (LibvirtDefinition) maps its disks, builds and
-    defines its domain.
+    defines its domain; ``vifs`` (vif.LibvirtVifs) plugs its ports before
+    the guest starts and unplugs them when it is destroyed;
+    ``instance_events`` (nova.virt.instance_events.InstanceEvents) brings
+    the network-vif-plugged events a new guest waits for, paused.
     """
 
-    def __init__(self, core, disks, definition):
+    def __init__(self, core, disks, definition, vifs, instance_events):
         self._core = core
         self._disks = disks
         self._definition = definition
+        self._vifs = vifs
+        self._events = instance_events
 
     def spawn(self, context, instance, image_meta, injected_files,
               admin_password, allocations, network_info=None,
               block_device_info=None):
         definition = self._definition
+        network_info = self._vifs.network_info(instance, network_info)
         disk_mapping = definition.disk_mapping(instance, image_meta, block_device_info)
         inst_dir = self._core.instance_dir(instance)
         created_dir = not os.path.isdir(inst_dir)
         guest = None
+        plugged = False
+        wait = self._vifs.plug_wait(network_info)
+        # Before the plug: Neutron may report a port plugged at once.
+        waiter = self._events.prepare(instance.uuid, wait.events) if wait.events else None
         try:
             os.makedirs(inst_dir, exist_ok=True)
             if 'disk' in disk_mapping:
@@ -43,19 +53,51 @@ class LibvirtBuild:
             self._disks.connect_volumes(instance, block_device_info)
             boot_files = self._disks.fetch_boot_files(context, instance, image_meta,
                                                       disk_mapping)
-            # VIF plugging (nova/virt/libvirt/vif.py, os-vif) goes here: every
-            # port plugged before the domain starts, as upstream does.
+            # Every port plugged before the domain starts, as upstream does.
+            plugged = True
+            self._vifs.plug(instance, network_info)
             with definition.placement():
                 xml = definition.guest_xml(instance, image_meta, disk_mapping,
                                            boot_files, block_device_info,
-                                           host_info=definition.host_info())
+                                           host_info=definition.host_info(),
+                                           network_info=network_info)
                 guest = self._core.host.define_guest(xml)
-                guest.launch()
+                # Paused until Neutron says the ports are wired: a guest must
+                # not ask for its DHCP lease before it can get one.
+                guest.launch(pause=waiter is not None)
+            if waiter is not None:
+                self._await_plugged(instance, guest, waiter, wait)
         except Exception:
+            if waiter is not None:
+                waiter.cancel()
             # Leave nothing half-built: the manager can retry or reschedule.
             self._rollback_spawn(guest, inst_dir if created_dir else None)
+            if plugged:
+                self._vifs.unplug(instance, network_info)
             raise
         LOG.info('Spawned %s (%s)', instance.uuid, instance.name)
+
+    def _await_plugged(self, instance, guest, waiter, wait):
+        """Resume the paused guest once its network-vif-plugged events came;
+        [DEFAULT] vif_plugging_is_fatal decides what a timeout or a failed
+        event does."""
+        missing = waiter.wait(wait.timeout)
+        ports = sorted(tag for _name, tag in missing)
+        failed = sorted(tag for _name, tag in waiter.failed)
+        if failed and wait.fatal:
+            raise exception.VirtualInterfacePlugFailed(ports=', '.join(failed),
+                                                       instance_uuid=instance.uuid)
+        if ports:
+            if wait.fatal:
+                raise exception.VirtualInterfacePlugTimeout(
+                    ports=', '.join(ports), instance_uuid=instance.uuid,
+                    timeout=wait.timeout)
+            LOG.warning('No network-vif-plugged for ports %s of %s within %d s; '
+                        'starting it anyway', ', '.join(ports), instance.uuid, wait.timeout)
+        if failed:
+            LOG.warning('The network service failed to plug ports %s of %s; starting it '
+                        'anyway', ', '.join(failed), instance.uuid)
+        guest.resume()
 
     def _rollback_spawn(self, guest, inst_dir):
         try:
@@ -78,8 +120,8 @@ class LibvirtBuild:
             guest.undefine()
         # The vTPM state (if any) goes with the instance directory below.
         vtpm.unlink_state(instance.uuid)
-        # VIF unplugging (nova/virt/libvirt/vif.py) goes here, once the
-        # guest no longer runs.
+        # Once the guest no longer runs: its taps and switch ports go.
+        self._vifs.unplug(instance, self._vifs.network_info(instance, network_info))
         self._disks.disconnect_volumes(instance, block_device_info)
         if destroy_disks:
             inst_dir = self._core.instance_dir(instance)

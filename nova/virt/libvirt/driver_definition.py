@@ -26,14 +26,16 @@ class LibvirtDefinition:
     ``disks`` (LibvirtDisks) fetches the kernel and ramdisk a definition
     names; ``consoles`` (LibvirtConsoles) picks the serial console port;
     ``placement_lock`` is shared by the drivers of one libvirtd: host CPUs
-    and pages are picked, and the guest started, by one spawn at a time.
+    and pages are picked, and the guest started, by one spawn at a time;
+    ``vifs`` (vif.LibvirtVifs) makes the interfaces from the network info.
     """
 
-    def __init__(self, core, disks, consoles, placement_lock):
+    def __init__(self, core, disks, consoles, placement_lock, vifs):
         self._core = core
         self._disks = disks
         self._consoles = consoles
         self._placement_lock = placement_lock
+        self._vifs = vifs
 
     def disk_mapping(self, instance, image_meta, block_device_info=None):
         """The guest's disks; TooManyDiskDevices past [compute]
@@ -52,15 +54,16 @@ class LibvirtDefinition:
             self.disk_mapping(instance, image_meta, block_device_info))
 
     def guest_xml(self, instance, image_meta, disk_mapping=None, boot_files=None,
-                  block_device_info=None, host_info=None):
+                  block_device_info=None, host_info=None, network_info=None):
+        """``network_info`` None: the instance's network info cache."""
         if disk_mapping is None:
             disk_mapping = self.disk_mapping(instance, image_meta, block_device_info)
-        # The guest's interfaces (config objects from nova/virt/libvirt/vif.py,
-        # once networking lands) join its devices here, from the network info.
         guest = guest_config.get_guest_config(
             self._core.settings, instance, image_meta, disk_mapping, boot_files,
             block_device_info, host_info,
-            serial_port=self._consoles.serial_port_for(instance))
+            serial_port=self._consoles.serial_port_for(instance),
+            interfaces=self._vifs.interfaces(instance, image_meta.properties,
+                                             network_info))
         if guest.get_devices(vconfig.GuestTPM) and not self._core.host.is_test:
             settings = self._core.settings
             vtpm.link_state(self._core.instance_dir(instance), instance.uuid,

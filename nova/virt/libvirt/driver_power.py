@@ -15,12 +15,15 @@ class LibvirtPower:
     ``build`` (LibvirtBuild) defines the guest again when its domain is
     gone (power on, reboot); ``soft_reboot_wait``: seconds a soft reboot
     waits for the guest to shut down before it reboots hard;
-    ``shutdown_poll_interval``: how often the power state is read meanwhile.
+    ``shutdown_poll_interval``: how often the power state is read meanwhile;
+    ``vifs`` (vif.LibvirtVifs) plugs the ports again before a start (a tap
+    lost with a host reboot is made again; a plugged one stays as it is).
     """
 
-    def __init__(self, core, build, soft_reboot_wait=120, shutdown_poll_interval=0.1):
+    def __init__(self, core, build, vifs, soft_reboot_wait=120, shutdown_poll_interval=0.1):
         self._core = core
         self._build = build
+        self._vifs = vifs
         self._soft_reboot_wait = soft_reboot_wait
         self._shutdown_poll_interval = shutdown_poll_interval
 
@@ -64,6 +67,7 @@ class LibvirtPower:
                  block_device_info=None, accel_info=None):
         guest = self._build.guest_or_recreate(context, instance, block_device_info)
         if not guest.is_active():
+            self._vifs.plug(instance, self._vifs.network_info(instance, network_info))
             guest.launch()
 
     def reboot(self, context, instance, network_info, reboot_type,
@@ -78,6 +82,7 @@ class LibvirtPower:
             LOG.info('Soft reboot of %s timed out; rebooting hard',
                      instance.uuid)
         guest.poweroff()
+        self._vifs.plug(instance, self._vifs.network_info(instance, network_info))
         guest.launch()
 
     def pause(self, instance):
@@ -93,6 +98,7 @@ class LibvirtPower:
                block_device_info=None):
         guest = self._core.guest(instance)
         if not guest.is_active():
+            self._vifs.plug(instance, self._vifs.network_info(instance, network_info))
             guest.launch()
 
     def get_info(self, instance, use_cache=True):

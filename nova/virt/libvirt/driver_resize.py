@@ -19,14 +19,16 @@ class LibvirtResize:
 
     ``power`` (LibvirtPower) shuts the guest down cleanly; ``disks``
     (LibvirtDisks) connects and disconnects its volumes; ``definition``
-    (LibvirtDefinition) defines it again for its new flavor.
+    (LibvirtDefinition) defines it again for its new flavor; ``vifs``
+    (vif.LibvirtVifs) plugs its ports on the host it starts on.
     """
 
-    def __init__(self, core, power, disks, definition):
+    def __init__(self, core, power, disks, definition, vifs):
         self._core = core
         self._power = power
         self._disks = disks
         self._definition = definition
+        self._vifs = vifs
 
     def _resize_backup_path(self, instance):
         return self._core.instance_disk_path(instance) + BACKUP_SUFFIX
@@ -117,6 +119,7 @@ class LibvirtResize:
         """The domain XML from the instance as it is now (vcpus, memory), then start it."""
         guest = self._definition.define(context, instance, image_meta, block_device_info)
         if power_on:
+            self._vifs.plug(instance, self._vifs.network_info(instance))
             guest.launch()
         return guest
 

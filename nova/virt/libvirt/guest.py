@@ -50,7 +50,15 @@ class Guest:
     def launch(self, pause=False):
         """Start the defined domain (restores a managed save if present)."""
         flags = libvirt.VIR_DOMAIN_START_PAUSED if pause else 0
-        self._call('start', self._domain.createWithFlags, flags)
+        try:
+            self._domain.createWithFlags(flags)
+        except libvirt.libvirtError as exc:
+            # libvirt's test driver takes no start flags: start, then pause.
+            if not pause or exc.get_error_code() not in (libvirt.VIR_ERR_INVALID_ARG,
+                                                         libvirt.VIR_ERR_NO_SUPPORT):
+                raise _error('start', self, exc)
+            self._call('start', self._domain.create)
+            self.pause()
 
     def poweroff(self, attempts=3):
         """Pull the plug; a domain that is not running is fine.

@@ -250,11 +250,12 @@ def kernel_cmdline(image_props, disk_mapping):
 
 def get_guest_config(settings, instance, image_meta, disk_mapping,
                      boot_files=None, block_device_info=None, host_info=None,
-                     serial_port=None):
+                     serial_port=None, interfaces=()):
     """The whole config.GuestDomain for an instance; no I/O, no libvirt calls.
 
     ``block_device_info`` supplies the connection_info of the volumes the
-    mapping names.
+    mapping names; ``interfaces`` are the guest's NICs (config.GuestInterface,
+    nova/virt/libvirt/vif.py), after the disks in network info order.
     """
     flavor = instance.flavor
     props = image_meta.properties
@@ -275,6 +276,7 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
     devices = guest_disks(settings, instance, disk_mapping,
                           block_device_info, models)
     devices.extend(disk_controllers(disk_mapping, models))
+    devices.extend(interfaces)
     # The serial port's output lands in the console log, which survives the
     # guest and needs no reader attached (libvirt adds the matching
     # <console>); with serial consoles on, the port also listens on TCP.

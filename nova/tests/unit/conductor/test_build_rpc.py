@@ -129,7 +129,8 @@ def test_a_1_6_host_builds_from_either_form(serve, monkeypatch):
     mgr = compute_manager.ComputeManager(conf, db=None, driver=None)
     built = []
     monkeypatch.setattr(mgr.build, '_build', lambda context, instance, admin_password,
-                        injected_files=None: built.append((instance.uuid, injected_files)))
+                        injected_files=None, **_networks: built.append((instance.uuid,
+                                                                        injected_files)))
     serve(conf, compute_rpcapi.TOPIC, 'h1', mgr.endpoints)
     for pin in (None, '1.5'):     # 1.6 without image, 1.0 with it
         conf.set_override('compute', pin, group='upgrade_levels')

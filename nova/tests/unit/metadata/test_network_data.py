@@ -21,6 +21,8 @@ NETWORK_INFO = [
                                        'version': 4, 'floating_ips': []}]}]}},
     {'id': '0e0d0c0b-5678-4b7e-9d0e-0f0e0d0c0b0a', 'address': 'fa:16:3e:44:55:66',
      'type': 'vhostuser', 'devname': None,
+     'details': {'vhostuser_socket': '/var/run/openvswitch/vhu0e0d0c0b-56',
+                 'vhostuser_mode': 'server', 'vhostuser_ovs_plug': True},
      'network': {'id': 'a1b2c3d4-0000-4000-8000-000000000002', 'label': 'static',
                  'meta': {},
                  'subnets': [{'cidr': '192.168.5.0/24', 'version': 4, 'meta': {},

@@ -1,0 +1,244 @@
+"""A server on a real Neutron (ML2/OVN, tools/neutron.sh): ports, os-vif, events, SSH, no leftovers.
+
+The all-in-one runs in keystone mode with its compute host named for the
+first chassis and its libvirtd the hypervisor namespace's, configured for
+Neutron as nova-neutron.conf says (os-vif's ovsdb and privsep helper
+there). A project member makes a network, router and SSH rule; a server
+created through the compute API gets its port created in the project and
+bound to the chassis, the tap made by os-vif in the hypervisor namespace,
+starts paused until Neutron's network-vif-plugged (a real Keystone token)
+reaches the compute API, takes its lease from OVN's DHCP, reads its key
+through the metadata proxy and answers SSH on a floating IP from the
+public namespace. A port quota of 0 fails a second build: ERROR with a
+fault, no port. Deletes leave no port in Neutron.
+"""
+
+import time
+
+import pytest
+
+from nova.tests.fixtures import kernelguest, sshguest
+from nova.tests.functional import fixtures, keystone, neutron_env
+
+pytestmark = [pytest.mark.libvirtd, pytest.mark.neutron]
+NETWORK = {'service_type': 'network', 'interface': 'public'}
+COMPUTE_PORT = 8774      # the catalog's compute endpoint: where Neutron sends events
+
+
+def _wait(what, predicate, timeout, interval=0.5):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
+        time.sleep(interval)
+
+
+def _os_vif(env, hv):
+    """os-vif's options (global oslo.config, as in nova-compute) for this hypervisor."""
+    import os_vif
+    import vif_plug_ovs.privsep  # noqa: F401 - registers [vif_plug_ovs_privileged]
+    from oslo_config import cfg
+    from vif_plug_ovs import ovs
+    # The plugin reads its options when it loads: set them first.
+    cfg.CONF.register_opts(ovs.OvsPlugin.CONFIG_OPTS, group='os_vif_ovs')
+    cfg.CONF.set_override('ovsdb_connection', hv['ovsdb'], group='os_vif_ovs')
+    cfg.CONF.set_override('ovsdb_interface', 'native', group='os_vif_ovs')
+    cfg.CONF.set_override('helper_command', hv['privsep_helper'],
+                          group='vif_plug_ovs_privileged')
+    os_vif.initialize(reset=True)
+
+
+@pytest.fixture(scope='module')
+def stack(tmp_path_factory):
+    keystone.require_keystone()
+    env = neutron_env.require_neutron()
+    try:
+        sshguest.check_cache()
+    except kernelguest.KernelUnavailable as exc:
+        pytest.skip(str(exc))
+    hv = neutron_env.hypervisor(env, 1)
+    _os_vif(env, hv)
+    admin = keystone.admin_session()
+    creds = keystone.make_credentials(admin, prefix='nova-neutron-guest')
+    extra = {('api', 'auth_strategy'): 'keystone', ('DEFAULT', 'host'): hv['host'],
+             ('aio', 'compute_port'): COMPUTE_PORT,
+             ('libvirt', 'connection_uri'): hv['libvirt_uri'],
+             ('libvirt', 'virt_type'): 'qemu',
+             ('DEFAULT', 'metadata_listen_port'): int(env['NOVA_NEUTRON_METADATA_PORT']),
+             ('neutron', 'endpoint_override'): env['NOVA_NEUTRON_URL'],
+             ('neutron', 'service_metadata_proxy'): True,
+             ('neutron', 'metadata_proxy_shared_secret'): env['NOVA_NEUTRON_METADATA_SECRET']}
+    extra.update(keystone.authtoken_options())
+    # The service user (admin in the service project) binds the ports, as nova's.
+    extra[('neutron', 'auth_section')] = 'keystone_authtoken'
+    try:
+        running = fixtures.RunningAio(tmp_path_factory.mktemp('neutron-guest'), extra=extra)
+    except OSError as exc:
+        keystone.delete_credentials(admin, creds)
+        pytest.skip('the compute API cannot listen on 127.0.0.1:%d, where Neutron sends '
+                    'events: %s' % (COMPUTE_PORT, exc))
+    running.env, running.hv, running.admin, running.creds = env, hv, admin, creds
+    running.user = creds.session()
+    created = []
+    running.created = created
+    try:
+        running.image = running.upload_image(sshguest.cached_disk_image(), name='ssh-guest',
+                                             token=creds.token)
+        yield running
+    finally:
+        running.stop()
+        for kind, ident in reversed(created):
+            if kind == 'router_interface':
+                router, subnet = ident
+                running.user.put('/v2.0/routers/%s/remove_router_interface' % router,
+                                 endpoint_filter=NETWORK, json={'subnet_id': subnet},
+                                 raise_exc=False)
+            else:
+                running.user.delete('/v2.0/%s/%s' % (kind, ident), endpoint_filter=NETWORK,
+                                    raise_exc=False)
+        keystone.delete_credentials(admin, creds)
+
+
+def _net(stack, method, path, **kwargs):
+    resp = stack.user.request('/v2.0' + path, method, endpoint_filter=NETWORK, **kwargs)
+    return resp.json() if resp.text else None
+
+
+def _project_ports(stack):
+    """The project's ports but its router's and OVN's own (DHCP/metadata)."""
+    ports = stack.admin.get('/v2.0/ports?project_id=' + stack.creds.project_id,
+                            endpoint_filter=NETWORK).json()['ports']
+    return [p for p in ports if not p['device_owner'].startswith('network:')]
+
+
+def _ssh(netns, address, key):
+    import paramiko
+    try:
+        sock = neutron_env.connect(netns, address, 22, timeout=3)
+    except OSError:
+        return None
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    try:
+        client.connect(address, 22, username='root', pkey=key, sock=sock,
+                       look_for_keys=False, allow_agent=False, timeout=10,
+                       banner_timeout=10, auth_timeout=10)
+    except (paramiko.SSHException, OSError):
+        client.close()
+        return None
+    return client
+
+
+def _delete(stack, sid):
+    status, _h, _b = stack.request('DELETE', '/servers/' + sid, token=stack.creds.token)
+    assert status == 204
+    _wait('server %s to go' % sid, lambda: stack.request(
+        'GET', '/servers/' + sid, token=stack.creds.token)[0] == 404, 90)
+
+
+def test_server_gets_a_bound_port_dhcp_metadata_ssh_and_leaves_nothing(stack):
+    import paramiko
+    env, hv, token = stack.env, stack.hv, stack.creds.token
+    network = _net(stack, 'POST', '/networks', json={'network': {'name': 'guest-net'}})[
+        'network']
+    stack.created.append(('networks', network['id']))
+    subnet = _net(stack, 'POST', '/subnets', json={'subnet': {
+        'network_id': network['id'], 'ip_version': 4, 'prefixlen': 28,
+        'subnetpool_id': env['NOVA_NEUTRON_SUBNETPOOL_ID']}})['subnet']
+    router = _net(stack, 'POST', '/routers', json={'router': {
+        'name': 'guest-router', 'external_gateway_info': {
+            'network_id': env['NOVA_NEUTRON_PUBLIC_NETWORK_ID']}}})['router']
+    stack.created.append(('routers', router['id']))
+    _net(stack, 'PUT', '/routers/%s/add_router_interface' % router['id'],
+         json={'subnet_id': subnet['id']})
+    stack.created.append(('router_interface', (router['id'], subnet['id'])))
+    group = _net(stack, 'GET', '/security-groups?name=default&project_id=%s'
+                 % stack.creds.project_id)['security_groups'][0]
+    _net(stack, 'POST', '/security-group-rules', json={'security_group_rule': {
+        'security_group_id': group['id'], 'direction': 'ingress', 'ethertype': 'IPv4',
+        'protocol': 'tcp', 'port_range_min': 22, 'port_range_max': 22}})
+
+    key = paramiko.ECDSAKey.generate()
+    status, _h, body = stack.request('POST', '/os-keypairs', {'keypair': {
+        'name': 'guest-key', 'public_key': '%s %s t' % (key.get_name(), key.get_base64())}},
+        version='2.10', token=token)
+    assert status in (200, 201), body
+    # No networks: the project's only network, as upstream.
+    status, _h, body = stack.request('POST', '/servers', {'server': {
+        'name': 'neutron-guest', 'imageRef': stack.image, 'flavorRef': '1',
+        'key_name': 'guest-key'}}, version='2.36', token=token)
+    assert status == 202, body
+    sid = body['server']['id']
+    server = stack.wait_for_status(sid, ('ACTIVE', 'ERROR'), timeout=360, token=token)
+    assert server['status'] == 'ACTIVE', server
+    (port,) = _project_ports(stack)
+    assert port['device_id'] == sid and port['binding:host_id'] == hv['host']
+    assert port['device_owner'] == 'compute:nova'
+    assert port['binding:vif_type'] == 'ovs' and port['status'] == 'ACTIVE'
+    assert port['binding:vif_details']['datapath_type'] == 'netdev'
+    (vif,) = stack.db.instance_get(sid)['network_info']
+    assert vif['id'] == port['id'] and vif['network']['label'] == 'guest-net'
+    tap = vif['devname']
+    # os-vif made the tap in the hypervisor namespace and put it on br-int.
+    assert tap in neutron_env.ip(hv['netns'], '-o', 'link', 'show', 'dev', tap)
+    assert tap not in neutron_env.ip_root_links()
+    assert neutron_env.vsctl(hv, 'get', 'Interface', tap,
+                             'external_ids:iface-id').strip().strip('"') == port['id']
+    xml = stack.aio.services[1].manager.driver.host.get_guest(sid).get_xml_desc()
+    assert "<target dev='%s' managed='no'/>" % tap in xml
+    assert "<host csum='off'/>" in xml
+    assert "<mtu size='%d'/>" % network['mtu'] in xml
+
+    fip = _net(stack, 'POST', '/floatingips', json={'floatingip': {
+        'floating_network_id': env['NOVA_NEUTRON_PUBLIC_NETWORK_ID'],
+        'port_id': port['id']}})['floatingip']
+    stack.created.append(('floatingips', fip['id']))
+    address = fip['floating_ip_address']
+    pub_ns = env['NOVA_NEUTRON_PUBLIC_NETNS']
+    client = _wait('SSH to %s from %s' % (address, pub_ns),
+                   lambda: _ssh(pub_ns, address, key), 180)
+    try:
+        _in, out, _err = client.exec_command('ip -4 -o addr show eth0', timeout=30)
+        assert port['fixed_ips'][0]['ip_address'] in out.read().decode()
+    finally:
+        client.close()
+
+    _delete(stack, sid)
+    assert _project_ports(stack) == []
+    _wait('the tap to go', lambda: tap not in neutron_env.ip(hv['netns'], '-o', 'link'), 30)
+    assert tap not in neutron_env.vsctl(hv, 'list-ports', 'br-int')
+
+
+def test_neutron_refusing_a_port_fails_the_build_and_leaves_no_port(stack):
+    token = stack.creds.token
+    networks = _net(stack, 'GET', '/networks?project_id=' + stack.creds.project_id)
+    if not networks['networks']:
+        network = _net(stack, 'POST', '/networks', json={'network': {'name': 'quota-net'}})[
+            'network']
+        stack.created.append(('networks', network['id']))
+        _net(stack, 'POST', '/subnets', json={'subnet': {
+            'network_id': network['id'], 'ip_version': 4, 'prefixlen': 28,
+            'subnetpool_id': stack.env['NOVA_NEUTRON_SUBNETPOOL_ID']}})
+    # Room for no more port (Neutron refuses a limit below what is in use).
+    used = len(stack.admin.get('/v2.0/ports?project_id=' + stack.creds.project_id,
+                               endpoint_filter=NETWORK).json()['ports'])
+    stack.admin.put('/v2.0/quotas/' + stack.creds.project_id, endpoint_filter=NETWORK,
+                    json={'quota': {'port': used}})
+    try:
+        status, _h, body = stack.request('POST', '/servers', {'server': {
+            'name': 'no-port', 'imageRef': stack.image, 'flavorRef': '1'}},
+            version='2.36', token=token)
+        assert status == 202, body
+        sid = body['server']['id']
+        server = stack.wait_for_status(sid, ('ACTIVE', 'ERROR'), timeout=120, token=token)
+        assert server['status'] == 'ERROR'
+        assert server['fault']['code'] == 403, server['fault']
+        assert 'port' in server['fault']['message'].lower()
+        assert _project_ports(stack) == []
+        assert stack.db.instance_get(sid)['network_info'] == []
+        _delete(stack, sid)
+    finally:
+        stack.admin.delete('/v2.0/quotas/' + stack.creds.project_id, endpoint_filter=NETWORK)
