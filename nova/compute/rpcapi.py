@@ -10,6 +10,7 @@ RESIZE = '1.2'
 MOVE = '1.3'
 LIVE = '1.5'
 BUILD_WITHOUT_IMAGE = '1.6'
+INTERFACES = '1.7'
 
 
 class ComputeAPI:
@@ -40,6 +41,9 @@ class ComputeAPI:
             no ``image``; the host reads the image metadata from the instance's
             system metadata (as it did before). A 1.6 host still takes a 1.0
             message with ``image`` (and does not read it).
+    * 1.7 - attach_interface(instance, network_id, port_id, requested_ip, tag) -> vif dict
+            (call, timeout [DEFAULT] rpc_response_timeout); detach_interface(instance,
+            port_id) (cast).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
@@ -48,7 +52,7 @@ class ComputeAPI:
     argument those hosts require (rebuilt from the instance's system metadata).
     """
 
-    VERSION = '1.6'
+    VERSION = '1.7'
 
     def __init__(self, conf):
         self.conf = conf
@@ -262,3 +266,13 @@ class ComputeAPI:
         self._prepare(host, version=LIVE).cast(
             context, 'live_migration_force_complete', instance=instance,
             migration_id=migration_id)
+
+    def attach_interface(self, context, instance, host, network_id=None, port_id=None,
+                         requested_ip=None, tag=None):
+        return self._prepare(host, version=INTERFACES).call(
+            context, 'attach_interface', instance=instance, network_id=network_id,
+            port_id=port_id, requested_ip=requested_ip, tag=tag)
+
+    def detach_interface(self, context, instance, host, port_id):
+        self._prepare(host, version=INTERFACES).cast(
+            context, 'detach_interface', instance=instance, port_id=port_id)
