@@ -1,4 +1,4 @@
-"""Compute API: a server create's networks and security groups, and the network actions on a server."""
+"""Compute API: a create's networks and security groups, and the network actions on a server."""
 
 import dataclasses
 import logging
@@ -91,32 +91,50 @@ class ServerNetworksAPI:
         self._require().security_groups.remove_from_instance(context, instance, name)
 
     def add_floating_ip(self, context, instance, address, fixed_address=None):
-        """Point ``address`` at the server's ``fixed_address`` (its first fixed IPv4 by
-        default, as upstream); the hosts then refresh the servers' caches."""
+        """Point ``address`` at the server's ``fixed_address`` (by default its first
+        fixed IPv4, as upstream), with upstream's 400s; the hosts then refresh the
+        caches of the servers concerned."""
         network_api = self._require()
-        if fixed_address is None:
-            fixed = [ip['address'] for ip in model.all_fixed_ips(instance['network_info'] or [])
-                     if ip.get('version') == 4]
-            if not fixed:
-                raise exception.FixedIpNotFoundForAddress(
-                    'No fixed IPs associated to instance')
+        network_info = instance['network_info'] or []
+        if not network_info:
+            raise exception.Invalid(reason='Instance network is not ready yet')
+        fixed = model.all_fixed_ips(network_info)
+        if not fixed:
+            raise exception.Invalid(reason='No fixed IPs associated to instance')
+        if fixed_address is not None:
+            if fixed_address not in [ip['address'] for ip in fixed]:
+                raise exception.Invalid(
+                    reason='Specified fixed address not assigned to instance')
+        else:
+            v4 = [ip['address'] for ip in fixed if ip.get('version') == 4]
+            if not v4:
+                raise exception.Invalid(
+                    reason='Unable to associate floating IP %(address)s to any fixed IPs '
+                           'for instance %(id)s. Instance has no fixed IPv4 addresses to '
+                           'associate.' % {'address': address, 'id': instance['uuid']})
             if len(fixed) > 1:
-                LOG.warning('Server %s has several fixed IPv4 addresses; %s gets %s',
-                            instance['uuid'], fixed[0], address)
-            fixed_address = fixed[0]
-        previous = network_api.floating_ips.associate(context, instance, address,
-                                                      fixed_address)
+                LOG.warning('multiple fixed_ips exist, using the first IPv4 fixed_ip: %s',
+                            v4[0])
+            fixed_address = v4[0]
+        try:
+            previous = network_api.floating_ips.associate(context, instance, address,
+                                                          fixed_address)
+        except exception.FloatingIpNotFoundForAddress:
+            raise exception.NotFound('floating IP not found') from None
+        except (exception.FloatingIpAssociated, exception.FloatingIpAssociateFailed,
+                exception.FixedIpNotFoundForAddress) as exc:
+            raise exception.Invalid(reason=exc.format_message()) from None
         self._refresh(context, [instance['uuid']] + ([previous] if previous else []))
 
     def remove_floating_ip(self, context, instance, address):
+        """409 unless ``address`` is on one of the server's ports, as upstream."""
         network_api = self._require()
         fip = network_api.floating_ips.get_by_address(context, address)
-        if not fip.get('port_id'):
-            raise exception.FloatingIpNotAssociated(address=address)
-        if (fip.get('port_details') or {}).get('device_id') != instance['uuid']:
-            raise exception.FloatingIpNotAssociated(
-                'Floating IP %s is not associated with instance %s.'
-                % (address, instance['uuid']))
+        if (not fip.get('port_id')
+                or (fip.get('port_details') or {}).get('device_id') != instance['uuid']):
+            raise exception.Conflict(
+                'Floating IP %(address)s is not associated with instance %(id)s.'
+                % {'address': address, 'id': instance['uuid']})
         network_api.floating_ips.disassociate(context, address)
         self._refresh(context, [instance['uuid']])
 
@@ -125,7 +143,12 @@ class ServerNetworksAPI:
         self._refresh(context, [instance['uuid']])
 
     def remove_fixed_ip(self, context, instance, address):
-        self._require().fixed_ips.remove_fixed_ip_from_instance(context, instance, address)
+        try:
+            self._require().fixed_ips.remove_fixed_ip_from_instance(context, instance,
+                                                                    address)
+        except exception.FixedIpNotFoundForSpecificInstance as exc:
+            # Upstream's 400: the request names an address the server lacks.
+            raise exception.Invalid(reason=exc.format_message()) from None
         self._refresh(context, [instance['uuid']])
 
     def _refresh(self, context, uuids):
