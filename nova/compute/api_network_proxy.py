@@ -3,6 +3,9 @@
 from nova import exception
 from nova.network import security_groups as net_groups
 
+# Neutron's L3 extension: floating IPs exist only where it is loaded.
+ROUTER_EXTENSION = 'router'
+
 
 class NetworkProxyAPI:
     """os-networks, os-tenant-networks, os-security-groups(-rules), os-floating-ips and
@@ -100,25 +103,33 @@ class NetworkProxyAPI:
 
     # -- floating IPs --------------------------------------------------------
 
+    def _l3(self, context, missing):
+        """The NetworkAPI when Neutron has floating IPs, else ``missing`` is raised
+        (None: answer an empty list)."""
+        network_api = self._network_api
+        if network_api is None or not network_api.extensions.has(context, ROUTER_EXTENSION):
+            if missing is None:
+                return None
+            raise missing
+        return network_api
+
     def floating_ips(self, context):
-        if self._network_api is None:
-            return []
-        return self._network_api.floating_ips.list(context)
+        network_api = self._l3(context, None)
+        return network_api.floating_ips.list(context) if network_api else []
 
     def floating_ip(self, context, fip_id):
-        network_api = self._network(exception.FloatingIpNotFound(id=fip_id))
+        network_api = self._l3(context, exception.FloatingIpNotFound(id=fip_id))
         return network_api.floating_ips.get(context, fip_id)
 
     def allocate_floating_ip(self, context, pool=None):
-        network_api = self._network(exception.FloatingIpPoolNotFound())
+        network_api = self._l3(context, exception.FloatingIpPoolNotFound())
         return network_api.floating_ips.allocate(context, pool)
 
     def release_floating_ip(self, context, fip_id):
-        network_api = self._network(exception.FloatingIpNotFound(id=fip_id))
+        network_api = self._l3(context, exception.FloatingIpNotFound(id=fip_id))
         network_api.floating_ips.get(context, fip_id)
         network_api.floating_ips.release(context, fip_id)
 
     def floating_ip_pools(self, context):
-        if self._network_api is None:
-            return []
-        return self._network_api.floating_ips.pools(context)
+        network_api = self._l3(context, None)
+        return network_api.floating_ips.pools(context) if network_api else []
