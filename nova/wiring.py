@@ -14,6 +14,14 @@ def database(conf):
     return db_api.Database.from_conf(conf)
 
 
+def api_network(conf):
+    """The API's NetworkAPI when a Networking service is configured, else None."""
+    from nova.network import neutron
+    if not neutron.configured(conf):
+        return None
+    return neutron.NetworkAPI(conf)
+
+
 def compute_api(conf, db):
     from nova import policy
     from nova.compute import api as compute_api_mod
@@ -21,7 +29,8 @@ def compute_api(conf, db):
     return compute_api_mod.API(conf, db, glance.GlanceClient(conf),
                                conductor_rpcapi.ConductorAPI(conf),
                                compute_rpcapi.ComputeAPI(conf),
-                               volume_api=cinder.CinderClient(conf))
+                               volume_api=cinder.CinderClient(conf),
+                               network_api=api_network(conf))
 
 
 def api_app(conf, db):

@@ -190,6 +190,11 @@ INSTANCE_ACTIONS_PAGINATION = (2, 58)
 ACTION_EVENT_HOST = (2, 62)
 CHANGES_BEFORE = (2, 66)
 ACTION_EVENT_DETAILS = (2, 84)
+# Networking: the server network actions end at 2.43; os-interface takes a tag from
+# 2.49 and shows it from 2.70.
+NETWORK_ACTIONS_LAST = (2, 43)
+INTERFACE_ATTACH_TAG = (2, 49)
+INTERFACE_TAG_SHOWN = (2, 70)
 # Volume attachments.
 VOLUME_ATTACH_TAG = (2, 49)
 ATTACHMENT_TAG_SHOWN = (2, 70)

@@ -59,10 +59,12 @@ assisted_volume_snapshots = _Handlers('assisted_volume_snapshots')
 extensions = _Handlers('extensions')
 flavor_extras = _Handlers('flavor_extras')
 flavors = _Handlers('flavors')
+floating_ips = _Handlers('floating_ips')
 hosts = _Handlers('hosts')
 hypervisors = _Handlers('hypervisors')
 images = _Handlers('images')
 instance_actions = _Handlers('instance_actions')
+interfaces = _Handlers('interfaces')
 keypairs = _Handlers('keypairs')
 limits = _Handlers('limits')
 live_migrate = _Handlers('live_migrate')
@@ -97,6 +99,7 @@ def m(handler, min_version=mv.MIN, max_version=mv.MAX):
 
 TAGS = mv.TAGS
 PROXY = mv.PROXY_APIS_LAST
+NET_ACTIONS = mv.NETWORK_ACTIONS_LAST
 
 
 def proxy(handler):
@@ -135,6 +138,10 @@ SERVER_ACTIONS = {
     'createBackup': m(admin_actions.create_backup),
     'restore': m(admin_actions.restore),
     'forceDelete': m(admin_actions.force_delete),
+    'addFloatingIp': m(floating_ips.add_floating_ip, max_version=NET_ACTIONS),
+    'removeFloatingIp': m(floating_ips.remove_floating_ip, max_version=NET_ACTIONS),
+    'addFixedIp': m(floating_ips.add_fixed_ip, max_version=NET_ACTIONS),
+    'removeFixedIp': m(floating_ips.remove_fixed_ip, max_version=NET_ACTIONS),
     'addSecurityGroup': m(security_groups.add_security_group),
     'removeSecurityGroup': m(security_groups.remove_security_group),
     'os-getVNCConsole': m(remote_consoles.get_vnc_console,
@@ -286,6 +293,28 @@ ROUTES = [
     ('/os-networks/{network_id}', {'GET': proxy(networks_proxy.show),
                                    'DELETE': m(networks_proxy.gone)}),
     ('/os-networks/{network_id}/action', {'POST': m(networks_proxy.gone)}),
+    ('/os-tenant-networks', {'GET': proxy(networks_proxy.tenant_index),
+                             'POST': m(networks_proxy.gone, max_version=PROXY)}),
+    ('/os-tenant-networks/{network_id}', {'GET': proxy(networks_proxy.tenant_show),
+                                          'DELETE': m(networks_proxy.gone,
+                                                      max_version=PROXY)}),
+    ('/os-security-groups', {'GET': proxy(security_groups.index),
+                             'POST': proxy(security_groups.create)}),
+    ('/os-security-groups/{security_group_id}', {
+        'GET': proxy(security_groups.show), 'PUT': proxy(security_groups.update),
+        'DELETE': proxy(security_groups.delete)}),
+    ('/os-security-group-rules', {'POST': proxy(security_groups.rule_create)}),
+    ('/os-security-group-rules/{security_group_rule_id}',
+     {'DELETE': proxy(security_groups.rule_delete)}),
+    ('/servers/{server_id}/os-security-groups', {'GET': proxy(security_groups.server_index)}),
+    ('/os-floating-ips', {'GET': proxy(floating_ips.index), 'POST': proxy(floating_ips.create)}),
+    ('/os-floating-ips/{floating_ip_id}', {'GET': proxy(floating_ips.show),
+                                           'DELETE': proxy(floating_ips.delete)}),
+    ('/os-floating-ip-pools', {'GET': proxy(floating_ips.pools)}),
+    ('/servers/{server_id}/os-interface', {'GET': m(interfaces.index),
+                                           'POST': m(interfaces.create)}),
+    ('/servers/{server_id}/os-interface/{port_id}', {'GET': m(interfaces.show),
+                                                     'DELETE': m(interfaces.delete)}),
     ('/os-assisted-volume-snapshots', {'POST': m(assisted_volume_snapshots.create)}),
     ('/os-assisted-volume-snapshots/{snapshot_id}',
      {'DELETE': m(assisted_volume_snapshots.delete)}),

@@ -12,8 +12,11 @@ from nova.compute import (
     api_delete,
     api_events,
     api_flavors,
+    api_interfaces,
     api_keypairs,
     api_live_migrate,
+    api_network_proxy,
+    api_networking,
     api_password,
     api_proxy,
     api_rebuild,
@@ -36,7 +39,8 @@ class API:
     validates requests fully before anything is written, then hands off by RPC.
     """
 
-    def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None):
+    def __init__(self, conf, db, image_api, conductor_api, compute_rpcapi, volume_api=None,
+                 network_api=None):
         # Quota sets, limits and the checks other resources call.
         self.quota = quota_mod.QuotaEngine(conf, db)
         # Parts the action families share.
@@ -55,10 +59,14 @@ class API:
         self.volume_snapshots = api_volume_snapshots.VolumeSnapshotsAPI(db, compute_rpcapi)
         self.consoles = api_consoles.ConsolesAPI(conf, db, compute_rpcapi)
         self.password = api_password.PasswordAPI(db, compute_rpcapi)
+        # Networking (network_api None: no network service, servers have no ports).
+        self.networking = api_networking.ServerNetworksAPI(network_api, self.events)
+        self.interfaces = api_interfaces.InterfacesAPI(db, network_api, compute_rpcapi)
+        self.network_proxy = api_network_proxy.NetworkProxyAPI(network_api)
         # Servers and the actions on them.
         self.servers = api_servers.ServersAPI(
             conf, db, self.quota, conductor_api, volume_api, self.boot_images, self.flavors,
-            self.keypairs, self.server_groups, zones=self.admin)
+            self.keypairs, self.server_groups, zones=self.admin, networking=self.networking)
         self.actions = api_actions.ServerActionsAPI(db, image_api, compute_rpcapi, self.core)
         self.admin_actions = api_admin_actions.AdminActionsAPI(db, compute_rpcapi, self.core,
                                                                self.actions)

@@ -26,7 +26,7 @@ class ServersAPI:
     """Reads, create and update of servers; deletion is DeleteAPI's."""
 
     def __init__(self, conf, db, quota, conductor_api, volume_api, boot_images, flavors,
-                 keypairs, server_groups, zones):
+                 keypairs, server_groups, zones, networking):
         self._conf = conf
         self._db = db
         self._quota = quota
@@ -37,6 +37,7 @@ class ServersAPI:
         self._keypairs = keypairs
         self._server_groups = server_groups
         self._zones = zones
+        self._networking = networking
 
     # -- reads -------------------------------------------------------------
     def get(self, context, uuid, read_deleted=False):
@@ -85,13 +86,12 @@ class ServersAPI:
         cert_ids = trusted_certs.requested(self._conf, request.trusted_certs)
         # As upstream, only a request without imageRef counts as booting from a volume here.
         trusted_certs.check_image_backed(cert_ids, volume_backed=not image_ref)
-        if request.networks not in (None, 'none', 'auto'):
-            raise exception.Invalid(reason='Requested networks are not available: this '
-                                           'deployment has no network service; use "none" or '
-                                           '"auto".')
         key_values = self._keypairs.key_values(context.user_id, request.key_name)
         zone, force_host = self._requested_zone(context, request.availability_zone)
         min_count, max_count = self._counts(request)
+        networks = self._networking.check_create(context, request.networks,
+                                                 request.security_groups, min_count, max_count)
+        max_count = networks.max_count
         self._quota.check_metadata(context, request.metadata, context.project_id,
                                    context.user_id)
         files = personality.checked_files(self._quota, context, context.project_id,
@@ -120,7 +120,9 @@ class ServersAPI:
         base['system_metadata']['pinned_az'] = zone or ''
         instances = self._write_instances(context, request, flavor, bdms, base,
                                           min_count, max_count)
-        spec = {'flavor': flavor['flavorid'], 'availability_zone': zone}
+        spec = {'flavor': flavor['flavorid'], 'availability_zone': zone,
+                'requested_networks': networks.requested_networks,
+                'security_groups': networks.security_groups}
         if force_host:
             spec['force_host'] = force_host
         if group is not None:

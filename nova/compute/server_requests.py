@@ -53,6 +53,7 @@ class BootRequest:
     access_ip_v6: Optional[str] = None
     tags: Sequence[str] = ()
     networks: Any = None                 # None, 'none', 'auto' or a list of requests
+    security_groups: Sequence[str] = ()  # names (or ids); () is the project's 'default'
     scheduler_hints: Optional[Mapping[str, Any]] = None
     trusted_certs: Optional[Sequence[str]] = None  # 2.63 trusted_image_certificates
     supports_multiattach: bool = False   # 2.60: multiattach volumes may be booted from

@@ -17,6 +17,7 @@ from nova.policies import (  # noqa: E402
     keypairs,
     limits,
     live_migrate,
+    networking,
     networks_proxy,
     quota_class_sets,
     quota_sets,
@@ -41,4 +42,5 @@ def list_rules():
                                 volumes_proxy.list_rules(), consoles.list_rules(),
                                 networks_proxy.list_rules(), resize_shelve.list_rules(),
                                 live_migrate.list_rules(),
-                                assisted_volume_snapshots.list_rules()))
+                                assisted_volume_snapshots.list_rules(),
+                                networking.list_rules()))

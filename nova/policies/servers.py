@@ -16,6 +16,7 @@ IPS_SHOW = 'os_compute_api:ips:show'
 CREATE = PREFIX % 'create'
 CREATE_IMAGE_PROPS_OVERRIDE = PREFIX % 'create:image_props_override'
 CREATE_FORCED_HOST = PREFIX % 'create:forced_host'
+CREATE_ATTACH_NETWORK = PREFIX % 'create:attach_network'
 UPDATE = PREFIX % 'update'
 DELETE = PREFIX % 'delete'
 EXTENDED_ATTRIBUTES = 'os_compute_api:os-extended-server-attributes'
@@ -49,6 +50,8 @@ rules = [
     _rule(SHOW_HOST_STATUS, base.ADMIN, 'Show the host status of a server',
           'GET', '/servers/{server_id}'),
     _rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN, 'Create a server', 'POST', '/servers'),
+    _rule(CREATE_ATTACH_NETWORK, base.PROJECT_MEMBER_OR_ADMIN,
+          'Create a server on the networks or ports it names', 'POST', '/servers'),
     _rule(CREATE_IMAGE_PROPS_OVERRIDE, base.PROJECT_MEMBER_OR_ADMIN,
           'Create a server with image_props_override (microversion 2.105)',
           'POST', '/servers'),

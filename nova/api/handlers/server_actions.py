@@ -140,7 +140,6 @@ UPSTREAM_ONLY = frozenset([
     'migrate', 'resize', 'confirmResize', 'revertResize', 'shelve',
     'shelveOffload', 'unshelve', 'changePassword', 'evacuate', 'restore', 'forceDelete',
     'trigger_crash_dump', 'os-resetState', 'resetNetwork', 'injectNetworkInfo',
-    'addFixedIp', 'removeFixedIp', 'addFloatingIp', 'removeFloatingIp',
     'os-getVNCConsole', 'os-getSPICEConsole', 'os-getSerialConsole', 'os-getRDPConsole',
 ])
 

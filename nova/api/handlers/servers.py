@@ -12,6 +12,7 @@ from nova.api.schemas import servers as schemas
 from nova.api.views import common
 from nova.api.views import servers as views
 from nova.compute import server_requests
+from nova.network import model as net_model
 from nova.policies import servers as policies
 
 # Keys of the full view that the pre-2.75 update response does not carry.
@@ -36,6 +37,8 @@ def _view_context(req, instances, in_list=False, volumes=None, server_groups=Non
     if volumes is None:
         volumes = compute_api.records.volume_mappings(req.context, uuids)
     vc = views.ViewContext(req, faults=faults, volumes=volumes)
+    # The groups of the servers' ports: one Neutron query for the page.
+    vc.security_groups = compute_api.networking.security_groups_of(req.context, instances)
     # One server's body (show, update, rebuild) names its groups from 2.71; lists never do.
     if not in_list and req.is_at_least(mv.SERVER_GROUPS):
         vc.server_groups = server_groups if server_groups is not None else \
@@ -196,6 +199,10 @@ def _create(req, body):
     if 'image_props_override' in server:
         ctx.can(policies.CREATE_IMAGE_PROPS_OVERRIDE,
                 target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
+    if isinstance(server.get('networks'), list) and server['networks']:
+        # Only a request naming networks or ports, as upstream.
+        ctx.can(policies.CREATE_ATTACH_NETWORK,
+                target={'project_id': ctx.project_id, 'user_id': ctx.user_id})
     instances, admin_password = req.app.compute_api.servers.create(
         ctx, boot_request(body, supports_multiattach=req.is_at_least(mv.MULTIATTACH)))
     if strutils.bool_from_string(server.get('return_reservation_id', False)):
@@ -233,7 +240,10 @@ def boot_request(body, supports_multiattach=False):
         config_drive=strutils.bool_from_string(server.get('config_drive', False)),
         user_data=server.get('user_data'),
         access_ip_v4=server.get('accessIPv4'), access_ip_v6=server.get('accessIPv6'),
-        tags=tuple(server.get('tags', ())), networks=server.get('networks'),
+        tags=tuple(server.get('tags', ())),
+        # An empty list asks for what omitting the key does, as upstream.
+        networks=server.get('networks') or None,
+        security_groups=tuple(g['name'] for g in server.get('security_groups') or ()),
         trusted_certs=server.get('trusted_image_certificates'),
         supports_multiattach=supports_multiattach,
         scheduler_hints=(body.get('os:scheduler_hints')
@@ -288,11 +298,15 @@ def delete(req, server_id):
 def ips_index(req, server_id):
     instance = _get(req, server_id)
     req.context.can(policies.IPS_INDEX, target=_target(instance))
-    # Addresses come from a network service's ports; without one a server has none.
-    return wsgi.json_response({'addresses': {}})
+    # From the network info cache, without the OS-EXT-IPS keys, as upstream.
+    return wsgi.json_response({'addresses': net_model.addresses(
+        instance['network_info'] or [], extended=False)})
 
 
 def ips_show(req, server_id, network_label):
     instance = _get(req, server_id)
     req.context.can(policies.IPS_SHOW, target=_target(instance))
-    raise wsgi.fault(404, 'There is no such network: %s' % network_label)
+    found = net_model.network_addresses(instance['network_info'] or [], network_label)
+    if found is None:
+        raise wsgi.fault(404, 'Instance is not a member of specified network')
+    return wsgi.json_response({network_label: found})

@@ -59,6 +59,9 @@ _server_v2_1 = {
         'security_groups': {'type': 'array', 'items': {
             'type': 'object', 'properties': {'name': {'type': 'string', 'minLength': 1,
                                                       'maxLength': 255}},
+            # Upstream accepts an item without a name and drops it; a group the
+            # request cannot name is refused here instead.
+            'required': ['name'],
             'additionalProperties': False}},
         'user_data': {'type': 'string', 'format': 'base64', 'maxLength': 65535},
     },

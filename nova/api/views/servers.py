@@ -10,6 +10,7 @@ from nova import trusted_certs
 from nova.api import microversion as mv
 from nova.api.views import common
 from nova.image import sysmeta
+from nova.network import model as net_model
 from nova.policies import servers as policies
 
 # (vm_state, task_state) -> status; a task_state key overrides the default.
@@ -109,6 +110,8 @@ class ViewContext:
         self.is_admin = ctx.is_admin
         # {instance uuid: [group uuid]}; filled by the single-server show (2.71).
         self.server_groups = {}
+        # {instance uuid: [{'name': ...}]}: the groups of the servers' ports.
+        self.security_groups = {}
         if host_status is None and _wants_host_status(req):
             host_status = _host_status_lookup(req)
         self.host_status = host_status
@@ -159,7 +162,7 @@ def _full(vc, inst, in_list):
         'image': _image(req, inst), 'flavor': _flavor(req, inst, vc.show_extra_specs),
         'created': common.isotime(inst['created_at']),
         'updated': common.isotime(inst['updated_at'] or inst['created_at']),
-        'addresses': {}, 'accessIPv4': inst['access_ip_v4'] or '',
+        'addresses': addresses(inst), 'accessIPv4': inst['access_ip_v4'] or '',
         'accessIPv6': inst['access_ip_v6'] or '',
         # AUTO or MANUAL, as asked at create/rebuild/update (or as the image said).
         'OS-DCF:diskConfig': (inst['system_metadata'] or {}).get('disk_config', 'MANUAL'),
@@ -176,12 +179,24 @@ def _full(vc, inst, in_list):
     })
     if state in _PROGRESS_STATUSES:
         body['progress'] = inst['progress'] or 0
+    groups = vc.security_groups.get(inst['uuid'])
+    if groups:
+        # Upstream shows the key only for a server whose ports have groups.
+        body['security_groups'] = groups
     fault = vc.faults.get(inst['uuid'])
     if fault and state in _FAULT_STATUSES:
         body['fault'] = _fault(inst, fault, vc.is_admin)
     _extended(vc, inst, body)
     _versioned(vc, inst, body, in_list)
     return body
+
+
+def addresses(inst, extended=True):
+    """``addresses`` from the network info cache; none while the server builds, as
+    upstream (its ports are not all there yet)."""
+    if inst['vm_state'] == 'building':
+        return {}
+    return net_model.addresses(inst.get('network_info') or [], extended)
 
 
 def _volumes(req, bdms):

@@ -175,7 +175,8 @@ def test_server_ips_without_a_network_service(aio, server):
     status, _h, body = aio.request('GET', '/servers/%s/ips' % server)
     assert status == 200 and body == {'addresses': {}}
     status, _h, body = aio.request('GET', '/servers/%s/ips/private' % server)
-    assert status == 404 and 'no such network' in body['itemNotFound']['message']
+    assert status == 404, body
+    assert body['itemNotFound']['message'] == 'Instance is not a member of specified network'
     status, _h, body = aio.request('GET', '/servers/%s/ips' % uuid.uuid4())
     assert status == 404, body
     # Another project's server is not found for this project's reader.

@@ -19,6 +19,7 @@ FULL_SERVER = {
     'config_drive': 'yes', 'user_data': 'dQ==', 'accessIPv4': '10.0.0.1',
     'accessIPv6': '::1', 'tags': ['t1', 't2'], 'networks': 'none',
     'trusted_image_certificates': ['c1', 'c2'],
+    'security_groups': [{'name': 'web'}, {'name': 'default'}],
 }
 
 
@@ -35,6 +36,7 @@ def test_every_boot_field_comes_from_the_body():
         'disk_config': 'AUTO', 'admin_password': 'pw', 'description': 'd', 'hostname': 'h',
         'config_drive': True, 'user_data': 'dQ==', 'access_ip_v4': '10.0.0.1',
         'access_ip_v6': '::1', 'tags': ('t1', 't2'), 'networks': 'none',
+        'security_groups': ('web', 'default'),
         'scheduler_hints': {'group': 'g'}, 'trusted_certs': ['c1', 'c2'],
         'supports_multiattach': True,
     }
@@ -47,6 +49,12 @@ def test_a_minimal_boot_takes_the_defaults():
     assert request == server_requests.BootRequest(
         name='n', flavor_ref='1', scheduler_hints={'same_host': 'u'})
     assert (request.min_count, request.max_count, request.config_drive) == (1, None, False)
+
+
+def test_an_empty_networks_list_asks_as_an_omitted_one():
+    request = servers.boot_request({'server': {'name': 'n', 'flavorRef': '1',
+                                               'networks': []}})
+    assert request.networks is None and request.security_groups == ()
 
 
 def test_rebuild_keeps_absent_keys_unset_and_null_as_a_value():
