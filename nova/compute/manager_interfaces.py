@@ -1,4 +1,4 @@
-"""Compute manager: a server's ports after its build (attach, detach, Neutron's events, the cache heal)."""
+"""Compute manager: a server's ports after its build (attach, detach, events, cache heal)."""
 
 import logging
 

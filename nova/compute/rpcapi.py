@@ -276,13 +276,3 @@ class ComputeAPI:
         self._prepare(host, version=LIVE).cast(
             context, 'live_migration_force_complete', instance=instance,
             migration_id=migration_id)
-
-    def attach_interface(self, context, instance, host, network_id=None, port_id=None,
-                         requested_ip=None, tag=None):
-        return self._prepare(host, version=INTERFACES).call(
-            context, 'attach_interface', instance=instance, network_id=network_id,
-            port_id=port_id, requested_ip=requested_ip, tag=tag)
-
-    def detach_interface(self, context, instance, host, port_id):
-        self._prepare(host, version=INTERFACES).cast(
-            context, 'detach_interface', instance=instance, port_id=port_id)

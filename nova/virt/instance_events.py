@@ -1,4 +1,4 @@
-"""Events a compute host waits for from other services (network-vif-plugged), and their delivery."""
+"""Events a compute host waits for from other services (network-vif-plugged) and their delivery."""
 
 import threading
 import time

@@ -1,4 +1,4 @@
-"""A real guest on the all-in-one's own network, in a namespace the test creates: DHCP, SSH, metadata.
+"""A real guest on the all-in-one's own network, in a test-made namespace: DHCP, SSH, metadata.
 
 The data plane (bridge, dnsmasq, nftables) and a libvirtd of its own
 (tools/start-libvirtd-peer.sh) run in the namespace, so QEMU opens the

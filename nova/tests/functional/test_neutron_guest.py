@@ -1,4 +1,4 @@
-"""A server on a real Neutron (ML2/OVN, tools/neutron.sh): ports, os-vif, events, SSH, no leftovers.
+"""A server on a real Neutron (ML2/OVN, tools/neutron.sh): ports, os-vif, events, SSH, no leftover.
 
 The all-in-one runs in keystone mode with its compute host named for the
 first chassis and its libvirtd the hypervisor namespace's, configured for

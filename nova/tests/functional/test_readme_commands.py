@@ -66,7 +66,12 @@ def test_talking_to_the_all_in_one(cloud):
     # which the next test runs with a command of its own.
     user = [c for c in commands if c.startswith(('export OS_CLIENT', '.venv/bin/openstack'))]
     assert len(user) >= 10, commands
-    proc = run_script(cloud, user, {'/var/lib/nova/clouds.yaml': cloud.clouds})
+    key = cloud.workdir / 'id_ed25519'
+    if not key.exists():
+        subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', str(key)],
+                       check=True)
+    proc = run_script(cloud, user, {'/var/lib/nova/clouds.yaml': cloud.clouds,
+                                    '~/.ssh/id_ed25519.pub': str(key) + '.pub'})
     assert 'vm1' in proc.stdout
     status, _h, body = cloud.request('GET', '/servers')
     assert status == 200 and body['servers'] == [], body

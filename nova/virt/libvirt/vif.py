@@ -1,4 +1,4 @@
-"""Libvirt driver: a guest's NICs, from its network info to interface config objects and host-side plugs.
+"""Libvirt driver: a guest's NICs, from its network info to interface config objects and plugs.
 
 Decisions are pure functions (``nic_model``, ``nic_queues``,
 ``interface_config``) over a VIF of nova/network/model.py; ``LibvirtVifs``
@@ -193,6 +193,7 @@ class OsVif:
                 os_vif.initialize()
                 self._ready = True
         import os_vif
+
         from nova.network import os_vif_util
         return os_vif, os_vif_util
 
