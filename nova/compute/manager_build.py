@@ -54,7 +54,7 @@ class BuildManager:
         instance.refresh_from(row)
         LOG.info('Building instance %s', instance.uuid)
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
                 # Compare-and-swap: a delete arriving meanwhile wins.
                 self.conductor_db.instance_update(instance.uuid,
@@ -134,7 +134,7 @@ class BuildManager:
                 row = self.conductor_db.instance_get(instance.uuid)
             except exception.InstanceNotFound:
                 return
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_terminate_instance',
                                host=self.host):
                 self.terminate(context, row)
