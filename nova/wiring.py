@@ -118,6 +118,8 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
                  'power-sync'),
                 (mgr.resources.update_available_resource, 60, 'resources'),
                 (mgr.reconcile.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
+                (mgr.reconcile.reconcile_unreported, conf.lost_report_interval,
+                 'lost-reports'),
                 (mgr.lifecycle.cleanup_running_deleted_instances,
                  conf.running_deleted_instance_poll_interval, 'running-deleted'),
                 (mgr.rescue.poll_rescued_instances, min(60, conf.rescue_timeout),

@@ -3,6 +3,7 @@
 import logging
 import threading
 
+import oslo_messaging as messaging
 import webob.dec
 import webob.exc
 
@@ -17,6 +18,8 @@ LOG = logging.getLogger(__name__)
 
 _VERSION_HEADER = 'OpenStack-API-Version'
 _LEGACY_HEADER = 'X-OpenStack-Nova-API-Version'
+_UNEXPECTED = ('Unexpected API Error. Please report this at the project bug tracker and '
+               'attach the Nova API log if possible.')
 
 
 class ComputeApp:
@@ -59,14 +62,28 @@ class ComputeApp:
             # E.g. the size limiter's reader refusing a body without a length.
             resp = wsgi.fault(exc.code, exc.explanation or exc.title).wsgi_response
         except exception.NovaException as exc:
-            if exc.code >= 500:
+            if exc.code == 503:
+                # A service this one needs is away; the message names it. One
+                # line, not a traceback per request while it is away.
+                LOG.warning('%s %s: %s', req.method, path, exc.format_message())
+            elif exc.code >= 500:
                 LOG.exception('API request failed')
             resp = wsgi.fault(exc.code, exc.format_message()).wsgi_response
+        except messaging.MessagingException as exc:
+            if isinstance(exc, messaging.RemoteError):
+                LOG.exception('Unexpected error in %s %s', req.method, path)
+                resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
+            else:
+                # The message bus refused or lost a message that no family
+                # turned into its own answer (the families undo their writes
+                # first; nova/compute/api_handoff.py).
+                LOG.warning('%s %s: message bus error %s: %s', req.method, path,
+                            exc.__class__.__name__, exc)
+                resp = wsgi.fault(503, 'The message bus did not carry the request (%s); '
+                                       'try again.' % exc.__class__.__name__).wsgi_response
         except Exception:  # noqa: BLE001 - the last line of defence must not leak.
             LOG.exception('Unexpected error in %s %s', req.method, path)
-            resp = wsgi.fault(500, 'Unexpected API Error. Please report this at '
-                                   'the project bug tracker and attach the Nova API '
-                                   'log if possible.').wsgi_response
+            resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
         if versioned:
             self._echo_version(req, resp)
         return resp(environ, start_response)

@@ -11,15 +11,33 @@ LOG = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def event(db, context, instance_uuid, name, host=None):
-    """Record ``name`` as an event of the request's action: Success or Error."""
+def event(db, context, instance_uuid, name, host=None, retry=None):
+    """Record ``name`` as an event of the request's action: Success or Error.
+
+    The work's outcome is the work's own: an end the conductor does not take
+    does not turn finished work into a failure. With ``retry`` (a
+    ``conductor_retry.ConductorRetry``) that end is written again later.
+    """
     event_id = db.event_start(instance_uuid, context.request_id, name, host=host)
     try:
         yield
     except Exception:
-        db.event_finish(event_id, 'Error', traceback=traceback.format_exc())
+        _finish(db, retry, instance_uuid, name, event_id, 'Error',
+                traceback=traceback.format_exc())
         raise
-    db.event_finish(event_id, 'Success')
+    _finish(db, retry, instance_uuid, name, event_id, 'Success')
+
+
+def _finish(db, retry, instance_uuid, name, event_id, result, **kwargs):
+    def step():
+        db.event_finish(event_id, result, **kwargs)
+    if retry is not None:
+        retry.run(instance_uuid, 'Recording the end of %s' % name, [step])
+        return
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001 - the record, not the work, failed.
+        LOG.warning('The end of %s of %s was not recorded (%s)', name, instance_uuid, exc)
 
 
 def fault_values(exc):

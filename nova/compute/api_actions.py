@@ -17,8 +17,8 @@ class ServerActionsAPI:
         self._core = core
 
     def power_action(self, context, instance, spec_key, **kwargs):
-        inst = self._core.begin_action(context, instance, spec_key)
-        self._compute_rpcapi.power_action(context, inst, inst.host, spec_key, **kwargs)
+        with self._core.action(context, instance, spec_key) as inst:
+            self._compute_rpcapi.power_action(context, inst, inst.host, spec_key, **kwargs)
 
     def lock(self, context, instance, reason=None):
         if instance['locked']:
@@ -79,14 +79,12 @@ class ServerActionsAPI:
             name=name, disk_format='qcow2', container_format='bare', visibility='private',
             owner=instance['project_id'], min_disk=instance['root_gb'] or 0, min_ram=0,
             **props))
-        try:
-            inst = self._core.begin_action(context, instance, spec_key)
-        except Exception:
-            self._image_api.delete(context, image['id'])
-            raise
-        if backup is None:
-            self._compute_rpcapi.snapshot_instance(context, inst, inst.host, image['id'])
-        else:
-            self._compute_rpcapi.backup_instance(context, inst, inst.host, image['id'],
-                                                 backup[0], backup[1])
+        # Refused or not sent, the empty image goes.
+        with self._core.action(context, instance, spec_key, undo=[
+                lambda: self._image_api.delete(context, image['id'])]) as inst:
+            if backup is None:
+                self._compute_rpcapi.snapshot_instance(context, inst, inst.host, image['id'])
+            else:
+                self._compute_rpcapi.backup_instance(context, inst, inst.host, image['id'],
+                                                     backup[0], backup[1])
         return image['id']

@@ -1,11 +1,15 @@
 """The compute API's shared core: the action state table, the lock check and the task claim."""
 
 import collections
+import contextlib
+import logging
 
 from nova import exception
 from nova import vm_states as vs
-from nova.compute import block_device
+from nova.compute import api_handoff, block_device
 from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
 
 ActionSpec = collections.namedtuple('ActionSpec', 'name vm_states task_states new_task')
 
@@ -81,16 +85,44 @@ def check_locked(context, instance):
 
 
 class CoreAPI:
-    """What most action families share: the task claim and whether the root is a volume."""
+    """What most action families share: the task claim, its hand-off, whether the root is a
+    volume."""
 
     def __init__(self, db):
         self._db = db
+        # Sends the claimed task on; a message the broker does not take is undone (503).
+        self.handoff = api_handoff.HandoffAPI(db)
 
     def begin_action(self, context, instance, spec_key, extra_values=None):
         """Check lock and state, record the action, and claim the task_state.
 
-        Returns the updated instance as an object ready to cast.
+        Returns the updated instance as an object ready to cast. A family
+        that casts right after uses ``action`` instead, which undoes the
+        claim when the message is not sent.
         """
+        return self._claim(context, instance, spec_key, extra_values)[0]
+
+    @contextlib.contextmanager
+    def action(self, context, instance, spec_key, extra_values=None, undo=(),
+               service='nova-compute'):
+        """``begin_action``, then the block that sends it on (yields the instance object).
+
+        When the broker does not take the message, the task goes back with a
+        compare and swap, the columns ``extra_values`` set get their old
+        values, ``undo`` runs and the action ends in error: the request
+        answers 503 and the server is as it was. ``undo`` also runs when the
+        claim itself is refused (409).
+        """
+        try:
+            inst, claim = self._claim(context, instance, spec_key, extra_values)
+        except Exception:
+            _run_all(undo, instance['uuid'])
+            raise
+        claim.undo.extend(undo)
+        with self.handoff.sending(context, claim, service):
+            yield inst
+
+    def _claim(self, context, instance, spec_key, extra_values):
         spec = SPECS[spec_key]
         check_locked(context, instance)
         check_state(instance, spec)
@@ -106,11 +138,22 @@ class CoreAPI:
             current = self._db.instance_get(instance['uuid'])
             check_state(current, spec)
             raise
-        self._db.action_start(context, instance['uuid'], spec.name)
+        action_id = self._db.action_start(context, instance['uuid'], spec.name)
         if spec_key in CONSOLE_ENDING:
             self._db.console_token_destroy_for_instance(instance['uuid'])
-        return instance_obj.Instance.from_db(row)
+        claim = api_handoff.Claim(instance['uuid'], spec.name, task_state=spec.new_task,
+                                  restore={k: instance.get(k) for k in values},
+                                  action_id=action_id)
+        return instance_obj.Instance.from_db(row), claim
 
     def is_volume_backed(self, context, instance):
         """Whether ``instance`` boots from a volume (see block_device.is_volume_backed)."""
         return block_device.is_volume_backed(self._db.bdm_get_by_instance(instance['uuid']))
+
+
+def _run_all(steps, uuid):
+    for step in steps:
+        try:
+            step()
+        except Exception:  # noqa: BLE001 - the refusal is the answer, not this.
+            LOG.exception('Clean-up after the refused action of %s failed', uuid)

@@ -3,7 +3,7 @@
 from oslo_utils import timeutils
 
 from nova import vm_states as vs
-from nova.compute import api_core
+from nova.compute import api_core, api_handoff
 from nova.objects import instance as instance_obj
 
 
@@ -24,7 +24,7 @@ class DeleteAPI:
         self.hard_delete(context, instance)
 
     def hard_delete(self, context, instance):
-        self._db.action_start(context, instance['uuid'], 'delete')
+        action_id = self._db.action_start(context, instance['uuid'], 'delete')
         # Console URLs of a deleted server open nothing any more.
         self._db.console_token_destroy_for_instance(instance['uuid'])
         self._shelve.delete_shelved_image(context, instance)
@@ -35,8 +35,12 @@ class DeleteAPI:
             if self._db.instance_destroy_unscheduled(instance['uuid']):
                 return
         updated = self._db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
-        self._compute_rpcapi.terminate_instance(
-            context, instance_obj.Instance.from_db(updated), updated['host'])
+        claim = api_handoff.Claim(instance['uuid'], 'delete', task_state=vs.DELETING,
+                                  restore={'task_state': instance['task_state']},
+                                  action_id=action_id)
+        with self._core.handoff.sending(context, claim):
+            self._compute_rpcapi.terminate_instance(
+                context, instance_obj.Instance.from_db(updated), updated['host'])
 
     # -- deferred delete -------------------------------------------------------
     def deferred_delete_applies(self, instance):
@@ -47,18 +51,23 @@ class DeleteAPI:
     def soft_delete(self, context, instance):
         """Power off and keep the server SOFT_DELETED until reclaimed or restored."""
         api_core.check_locked(context, instance)
-        self._db.action_start(context, instance['uuid'], 'delete')
+        action_id = self._db.action_start(context, instance['uuid'], 'delete')
         self._db.console_token_destroy_for_instance(instance['uuid'])
         row = self._db.instance_update(
             instance['uuid'], {'task_state': vs.SOFT_DELETING,
                                'deleted_at': timeutils.utcnow().replace(microsecond=0)})
-        self._compute_rpcapi.soft_delete_instance(
-            context, instance_obj.Instance.from_db(row), row['host'])
+        claim = api_handoff.Claim(instance['uuid'], 'delete', task_state=vs.SOFT_DELETING,
+                                  restore={'task_state': instance['task_state'],
+                                           'deleted_at': instance['deleted_at']},
+                                  action_id=action_id)
+        with self._core.handoff.sending(context, claim):
+            self._compute_rpcapi.soft_delete_instance(
+                context, instance_obj.Instance.from_db(row), row['host'])
 
     def restore(self, context, instance):
-        inst = self._core.begin_action(context, instance, 'restore',
-                                       extra_values={'deleted_at': None})
-        self._compute_rpcapi.restore_instance(context, inst, inst.host)
+        with self._core.action(context, instance, 'restore',
+                               extra_values={'deleted_at': None}) as inst:
+            self._compute_rpcapi.restore_instance(context, inst, inst.host)
 
     def force_delete(self, context, instance):
         """Delete now, whatever the state (a soft-deleted server included)."""

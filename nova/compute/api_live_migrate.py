@@ -10,7 +10,7 @@ on a refusal; from 2.34 it answers 202 and fails afterwards.
 """
 
 from nova import exception
-from nova.compute import api_core, api_resize
+from nova.compute import api_core, api_handoff, api_resize
 from nova.objects import instance as instance_obj
 
 ACTION = 'live-migration'
@@ -40,6 +40,7 @@ class LiveMigrateAPI:
         self._db = db
         self._conductor_api = conductor_api
         self._compute_rpcapi = compute_rpcapi
+        self._handoff = api_handoff.HandoffAPI(db)
 
     def live_migrate(self, context, instance, host=None, async_=True):
         """Check, record the failed attempt; raise (400) when not async_."""
@@ -96,14 +97,18 @@ class LiveMigrateAPI:
         except Exception:
             self._db.migration_update(migration['id'], {'status': 'error'})
             raise
-        self._db.action_start(context, instance['uuid'], ACTION)
+        action_id = self._db.action_start(context, instance['uuid'], ACTION)
         self._db.console_token_destroy_for_instance(instance['uuid'])
         inst = instance_obj.Instance.from_db(row)
+        claim = api_handoff.Claim(instance['uuid'], ACTION, task_state='migrating',
+                                  restore={'task_state': None}, action_id=action_id,
+                                  undo=[lambda: self._db.migration_update(
+                                      migration['id'], {'status': 'error'})])
+        with self._handoff.sending(context, claim, 'nova-conductor'):
+            error = self._conductor_api.live_migrate_instance(
+                context, inst, migration['id'], host, wait=not async_)
         if async_:
-            self._conductor_api.live_migrate_instance(context, inst, migration['id'], host)
             return migration
-        error = self._conductor_api.live_migrate_instance(context, inst, migration['id'], host,
-                                                          wait=True)
         if error:
             raise exception.Invalid(reason=error)
         return migration

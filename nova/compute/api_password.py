@@ -2,7 +2,7 @@
 
 from nova import exception
 from nova import vm_states as vs
-from nova.compute import api_core
+from nova.compute import api_core, api_handoff
 from nova.objects import instance as instance_obj
 
 UPDATING_PASSWORD = 'updating_password'
@@ -18,6 +18,7 @@ class PasswordAPI:
     def __init__(self, db, compute_rpcapi):
         self._db = db
         self._compute_rpcapi = compute_rpcapi
+        self._handoff = api_handoff.HandoffAPI(db)
 
     def set_admin_password(self, context, instance, password):
         """Synchronous, as upstream: the answer says whether the agent took it."""
@@ -30,9 +31,13 @@ class PasswordAPI:
         except exception.UnexpectedTaskStateError:
             api_core.check_state(self._db.instance_get(instance['uuid']), CHANGE_PASSWORD)
             raise
-        self._db.action_start(context, instance['uuid'], CHANGE_PASSWORD.name)
-        self._compute_rpcapi.set_admin_password(
-            context, instance_obj.Instance.from_db(row), row['host'], password)
+        action_id = self._db.action_start(context, instance['uuid'], CHANGE_PASSWORD.name)
+        claim = api_handoff.Claim(instance['uuid'], CHANGE_PASSWORD.name,
+                                  task_state=UPDATING_PASSWORD, restore={'task_state': None},
+                                  action_id=action_id)
+        with self._handoff.sending(context, claim):
+            self._compute_rpcapi.set_admin_password(
+                context, instance_obj.Instance.from_db(row), row['host'], password)
 
     def get_server_password(self, context, instance):
         sysmeta = instance['system_metadata'] or {}

@@ -67,10 +67,12 @@ class RebuildAPI:
         if request.disk_config is not None:
             values['system_metadata'][personality.DISK_CONFIG_KEY] = personality.disk_config(
                 request.disk_config, boot.image)
-        inst = self._core.begin_action(context, instance, 'rebuild', extra_values=values)
-        self._compute_rpcapi.rebuild_instance(context, inst, inst.host, boot.image,
-                                              admin_password=password, injected_files=files,
-                                              reimage_boot_volume=reimage)
+        # Not sent, the server keeps its image, name and metadata as they were.
+        with self._core.action(context, instance, 'rebuild', extra_values=values) as inst:
+            self._compute_rpcapi.rebuild_instance(context, inst, inst.host, boot.image,
+                                                  admin_password=password,
+                                                  injected_files=files,
+                                                  reimage_boot_volume=reimage)
         return self._db.instance_get(instance['uuid']), password
 
     def _new_values(self, instance, request, image, cert_ids, image_ref):

@@ -82,8 +82,8 @@ class RescueAPI:
             self._check_stable_rescue(context, instance, inst, image, bdms, volume_backed)
         if password is None and self._conf.api.enable_instance_password:
             password = request_values.generate_password()
-        inst = self._core.begin_action(context, instance, 'rescue')
-        self._compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
+        with self._core.action(context, instance, 'rescue') as inst:
+            self._compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
         return password if self._conf.api.enable_instance_password else None
 
     def _check_stable_rescue(self, context, instance, inst, image, bdms, volume_backed):
@@ -114,8 +114,8 @@ class RescueAPI:
             self._compute_rpcapi.validate_rescue(context, inst, inst.host, image)
 
     def unrescue(self, context, instance):
-        inst = self._core.begin_action(context, instance, 'unrescue')
-        self._compute_rpcapi.unrescue_instance(context, inst, inst.host)
+        with self._core.action(context, instance, 'unrescue') as inst:
+            self._compute_rpcapi.unrescue_instance(context, inst, inst.host)
 
 
 def _check_rescue_overrides(overrides):

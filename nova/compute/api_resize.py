@@ -1,7 +1,7 @@
 """Resize, confirm/revert and cold migrate in the compute API: upstream's checks, then a cast."""
 
 from nova import exception
-from nova.compute import api_boot_image, api_core, personality
+from nova.compute import api_boot_image, api_core, api_handoff, personality
 from nova.image import sysmeta
 from nova.objects import instance as instance_obj
 
@@ -98,17 +98,16 @@ class ResizeAPI:
             'old_instance_type_id': current.get('id'), 'new_instance_type_id': new.get('id'),
             'old_flavor': flavor_snapshot(current), 'new_flavor': flavor_snapshot(new),
             'user_id': context.user_id, 'project_id': context.project_id})
-        try:
-            inst = self._core.begin_action(context, instance, 'migrate' if cold else 'resize',
-                                           extra_values=extra_values)
-        except Exception:
-            self._db.migration_update(migration['id'], {'status': 'error'})
-            raise
-        if in_place:
-            self._compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
-        else:
-            self._conductor_api.migrate_server(context, inst, migration['id'],
-                                               self._move_spec(instance, host))
+        # Refused or not sent, the migration record ends in error.
+        with self._core.action(
+                context, instance, 'migrate' if cold else 'resize', extra_values=extra_values,
+                undo=[lambda: self._db.migration_update(migration['id'], {'status': 'error'})],
+                service='nova-compute' if in_place else 'nova-conductor') as inst:
+            if in_place:
+                self._compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
+            else:
+                self._conductor_api.migrate_server(context, inst, migration['id'],
+                                                   self._move_spec(instance, host))
         return migration
 
     def _check_move_rpc(self):
@@ -159,11 +158,15 @@ class ResizeAPI:
             raise exception.Invalid(reason='Instance has not been resized.')
         self._db.migration_update(migration['id'], {'status': 'confirming'},
                                   expected_status=('finished',))
-        self._db.action_start(context, instance['uuid'], 'confirmResize')
-        # The source host lets go of what it kept (itself, for a resize in place).
-        self._compute_rpcapi.confirm_resize(
-            context, instance_obj.Instance.from_db(instance), migration['source_compute'],
-            migration['id'])
+        action_id = self._db.action_start(context, instance['uuid'], 'confirmResize')
+        # Not sent, the resize stays there to confirm.
+        claim = api_handoff.Claim(instance['uuid'], 'confirmResize', action_id=action_id,
+                                  undo=[self._migration_back(migration, 'confirming')])
+        with self._core.handoff.sending(context, claim):
+            # The source host lets go of what it kept (itself, for a resize in place).
+            self._compute_rpcapi.confirm_resize(
+                context, instance_obj.Instance.from_db(instance), migration['source_compute'],
+                migration['id'])
 
     def revert_resize(self, context, instance):
         api_core.check_locked(context, instance)
@@ -174,8 +177,14 @@ class ResizeAPI:
             raise exception.Invalid(reason='Instance has not been resized.')
         self._db.migration_update(migration['id'], {'status': 'reverting'},
                                   expected_status=('finished',))
-        inst = self._core.begin_action(context, instance, 'revertResize')
-        self._compute_rpcapi.revert_resize(context, inst, inst.host, migration['id'])
+        with self._core.action(context, instance, 'revertResize',
+                               undo=[self._migration_back(migration, 'reverting')]) as inst:
+            self._compute_rpcapi.revert_resize(context, inst, inst.host, migration['id'])
+
+    def _migration_back(self, migration, status):
+        """Undo of a finished migration's move to ``status``: finished again."""
+        return lambda: self._db.migration_update(migration['id'], {'status': 'finished'},
+                                                 expected_status=(status,))
 
     # -- os-migrations -------------------------------------------------------
     def migration_list(self, context, filters=None, limit=None, marker=None):

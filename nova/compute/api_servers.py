@@ -7,7 +7,14 @@ from oslo_utils import strutils, timeutils, uuidutils
 
 from nova import exception, trusted_certs
 from nova import vm_states as vs
-from nova.compute import api_boot_image, block_device, host_rules, image_props, personality
+from nova.compute import (
+    api_boot_image,
+    api_handoff,
+    block_device,
+    host_rules,
+    image_props,
+    personality,
+)
 from nova.compute.request_values import (
     generate_password,
     hint_lists,
@@ -165,10 +172,17 @@ class ServersAPI:
                                                   [r['uuid'] for r in instances])
             objs = [instance_obj.Instance.from_db(r) for r in instances]
             self._conductor_api.build_instances(context, objs, spec)
-        except Exception:
+        except Exception as exc:
             # Never leave half a request behind: drop every row we wrote.
             for row in instances:
                 self._db.instance_hard_delete(row['uuid'])
+            if api_handoff.undelivered(exc):
+                LOG.warning('Create of %s not sent to nova-conductor (%s: %s): rolled back',
+                            ', '.join(r['uuid'] for r in instances),
+                            exc.__class__.__name__, exc)
+                raise api_handoff.RequestNotSent(action='create', uuid=instances[0]['uuid'],
+                                                 service='nova-conductor',
+                                                 reason=exc.__class__.__name__) from None
             raise
 
     def _requested_zone(self, context, requested):

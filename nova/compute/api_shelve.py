@@ -4,7 +4,7 @@ import logging
 
 from nova import exception
 from nova import vm_states as vs
-from nova.compute import api_core
+from nova.compute import api_core, api_handoff
 from nova.image import sysmeta
 from nova.objects import instance as instance_obj
 
@@ -32,16 +32,13 @@ class ShelveAPI:
         image_id = None
         if not volume_backed:
             image_id = self._shelve_image(context, instance)
-        try:
-            inst = self._core.begin_action(context, instance, 'shelve')
-        except Exception:
-            if image_id:
-                self._image_api.delete(context, image_id)
-            raise
-        if volume_backed:
-            self._compute_rpcapi.shelve_offload_instance(context, inst, inst.host)
-        else:
-            self._compute_rpcapi.shelve_instance(context, inst, inst.host, image_id)
+        # Refused or not sent, the empty image goes.
+        undo = [lambda: self._image_api.delete(context, image_id)] if image_id else []
+        with self._core.action(context, instance, 'shelve', undo=undo) as inst:
+            if volume_backed:
+                self._compute_rpcapi.shelve_offload_instance(context, inst, inst.host)
+            else:
+                self._compute_rpcapi.shelve_instance(context, inst, inst.host, image_id)
 
     def _shelve_image(self, context, instance):
         props = dict(sysmeta.sysmeta_to_image(instance['system_metadata'])
@@ -60,8 +57,8 @@ class ShelveAPI:
     def shelve_offload(self, context, instance):
         api_core.check_locked(context, instance)
         api_core.check_state(instance, api_core.SPECS['shelveOffload'])
-        inst = self._core.begin_action(context, instance, 'shelveOffload')
-        self._compute_rpcapi.shelve_offload_instance(context, inst, inst.host)
+        with self._core.action(context, instance, 'shelveOffload') as inst:
+            self._compute_rpcapi.shelve_offload_instance(context, inst, inst.host)
 
     def unshelve(self, context, instance, zone=None, host=None, zone_given=False):
         """SHELVED: power on where it is. SHELVED_OFFLOADED: schedule again, then spawn.
@@ -109,12 +106,17 @@ class ShelveAPI:
             raise exception.InstanceInvalidState(action=spec.name,
                                                  instance_uuid=instance['uuid'],
                                                  attr='task_state', state='changing')
-        self._db.action_start(context, instance['uuid'], 'unshelve')
+        action_id = self._db.action_start(context, instance['uuid'], 'unshelve')
         inst = instance_obj.Instance.from_db(row)
-        if offloaded:
-            self._conductor_api.unshelve_instance(context, inst, request_spec)
-        else:
-            self._compute_rpcapi.unshelve_instance(context, inst, inst.host)
+        claim = api_handoff.Claim(instance['uuid'], 'unshelve', task_state=api_core.UNSHELVING,
+                                  restore={k: instance[k] for k in values},
+                                  action_id=action_id)
+        with self._core.handoff.sending(
+                context, claim, 'nova-conductor' if offloaded else 'nova-compute'):
+            if offloaded:
+                self._conductor_api.unshelve_instance(context, inst, request_spec)
+            else:
+                self._compute_rpcapi.unshelve_instance(context, inst, inst.host)
 
     def delete_shelved_image(self, context, instance):
         """A shelved server's image goes with the server, as upstream."""

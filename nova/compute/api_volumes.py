@@ -2,7 +2,7 @@
 
 from nova import exception, failpoint
 from nova import vm_states as vs
-from nova.compute import api_core, block_device
+from nova.compute import api_core, api_handoff, block_device
 from nova.objects import instance as instance_obj
 
 # Upstream allows volume attach/detach in these states (not while rescued).
@@ -26,6 +26,7 @@ class VolumeAttachmentsAPI:
         self._db = db
         self._volume_api = volume_api
         self._compute_rpcapi = compute_rpcapi
+        self._handoff = api_handoff.HandoffAPI(db)
 
     # -- volume attachments -------------------------------------------------------
     def volume_attachments(self, context, instance):
@@ -103,8 +104,13 @@ class VolumeAttachmentsAPI:
             raise
         bdm = next(b for b in self._db.bdm_get_by_instance(instance['uuid'])
                    if b['uuid'] == bdm_uuid)
-        self._db.action_start(context, instance['uuid'], 'attach_volume')
-        self._compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
+        action_id = self._db.action_start(context, instance['uuid'], 'attach_volume')
+        # Not sent, the reservation and the mapping go.
+        claim = api_handoff.Claim(instance['uuid'], 'attach_volume', action_id=action_id, undo=[
+            lambda: self._volume_api.attachment_delete(volume_context, attachment['id']),
+            lambda: self._db.bdm_destroy(bdm['uuid'])])
+        with self._handoff.sending(context, claim):
+            self._compute_rpcapi.attach_volume(context, inst, inst.host, bdm['uuid'])
         return bdm
 
     def _reserve(self, context, instance, volume_id, supports_multiattach, offloaded=False):
@@ -140,9 +146,11 @@ class VolumeAttachmentsAPI:
         api_core.check_state(instance, VOLUME_SPEC)
         if bdm['boot_index'] == 0:
             raise exception.Invalid(reason="Can't detach root device volume")
-        self._db.action_start(context, instance['uuid'], 'detach_volume')
+        action_id = self._db.action_start(context, instance['uuid'], 'detach_volume')
         inst = instance_obj.Instance.from_db(instance)
-        self._compute_rpcapi.detach_volume(context, inst, inst.host, bdm['volume_id'])
+        claim = api_handoff.Claim(instance['uuid'], 'detach_volume', action_id=action_id)
+        with self._handoff.sending(context, claim):
+            self._compute_rpcapi.detach_volume(context, inst, inst.host, bdm['volume_id'])
 
     # -- volumes of an offloaded server (no host: the API does the work) -------
     def attach_volume_offloaded(self, context, instance, volume_id, tag=None,

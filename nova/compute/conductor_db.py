@@ -31,6 +31,14 @@ OPERATIONS = frozenset({
 _WITH_CONTEXT = frozenset({'action_start'})
 
 
+def link_failure(exc):
+    """True when ``exc`` says the conductor was not reached (not a conductor's answer)."""
+    if isinstance(exc, messaging.RemoteError):
+        return False
+    return isinstance(exc, (messaging.MessagingException, messaging.MessageUndeliverable,
+                            ConnectionError))
+
+
 def _current_context():
     """The request being handled on this thread, else an admin context (periodic tasks)."""
     ctx = o_context.get_current()
@@ -44,12 +52,21 @@ class ConductorDB:
     ``send(context, host, method, args, kwargs)`` delivers one operation to
     the conductor: an RPC call on the split service, a direct call into the
     same host-scoped code in the all-in-one.
+
+    After calls that did not reach the conductor (``link_failure``), the
+    first one that does calls the ``on_recovered`` callbacks: writes waiting
+    to be made again need not wait out their back-off.
     """
 
     def __init__(self, host, send, ping=None):
         self.host = host
         self._send = send
         self._ping = ping
+        self._link_down = False
+        self._recovered = []
+
+    def on_recovered(self, callback):
+        self._recovered.append(callback)
 
     def __getattr__(self, name):
         if name not in OPERATIONS:
@@ -61,7 +78,23 @@ class ConductorDB:
             context, args = args[0], args[1:]
         else:
             context = _current_context()
-        return self._send(context, self.host, method, list(args), kwargs)
+        try:
+            result = self._send(context, self.host, method, list(args), kwargs)
+        except Exception as exc:
+            # A refusal (InstanceNotFound, a CAS conflict) is an answer too.
+            self._reached(not link_failure(exc))
+            raise
+        self._reached(True)
+        return result
+
+    def _reached(self, answered):
+        if not answered:
+            self._link_down = True
+        elif self._link_down:
+            self._link_down = False
+            LOG.info('nova-conductor answers again')
+            for callback in self._recovered:
+                callback()
 
     def service_heartbeat(self, host, binary, topic=None):
         # This host's code version, not the conductor's: nova-status compares them.

@@ -103,5 +103,7 @@ class ComputeManager:
         self.lifecycle.sync_power_states()
 
     def cleanup_host(self):
-        self.shelve.stop_retries()
+        # The service stops: writes still waiting for the conductor are dropped
+        # (the start-up reconciliation repairs what they would have written).
+        self.core.retry.stop()
         self.lifecycle.stop_lifecycle_events()

@@ -65,7 +65,7 @@ class AdminManager:
     def soft_delete_instance(self, context, instance):
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_soft_delete_instance', host=self.host):
                     self.driver.power_off(instance, timeout=self.conf.shutdown_timeout,
                                           retry_interval=5)
@@ -77,7 +77,7 @@ class AdminManager:
     def restore_instance(self, context, instance):
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_restore_instance', host=self.host):
                     self.driver.power_on(context, instance, None,
                                          block_device_info=self.core.block_device_info(

@@ -58,7 +58,7 @@ class BuildManager:
         instance.refresh_from(row)
         LOG.info('Building instance %s', instance.uuid)
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_build_and_run_instance', host=self.host):
                 network_info = self._allocate_network(context, instance, requested_networks,
                                                       security_groups)
@@ -176,7 +176,7 @@ class BuildManager:
                 row = self.conductor_db.instance_get(instance.uuid)
             except exception.InstanceNotFound:
                 return
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_terminate_instance',
                                host=self.host):
                 self.terminate(context, row)

@@ -35,7 +35,7 @@ class ImageManager:
     def snapshot_instance(self, context, instance, image_id):
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_snapshot_instance', host=self.host):
                     self.snapshot(context, instance, image_id)
             except Exception as exc:  # noqa: BLE001 - a failed snapshot keeps the server.
@@ -67,7 +67,7 @@ class ImageManager:
         with self.core.lock(instance.uuid):
             was_stopped = instance.power_state != 1 and instance.vm_state == vs.STOPPED
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_rebuild_instance', host=self.host):
                     bdi = self.core.block_device_info(context, instance)
                     self.driver.destroy(context, instance, block_device_info=bdi,

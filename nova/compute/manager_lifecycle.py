@@ -219,7 +219,7 @@ class LifecycleManager:
         self.conductor_db.action_start(ctx, instance.uuid, 'stop')
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, ctx, instance.uuid, 'compute_stop_instance',
+                with self.core.event(ctx, instance.uuid, 'compute_stop_instance',
                                    host=self.host):
                     self.driver.power_off(instance)
             except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.

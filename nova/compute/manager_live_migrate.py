@@ -86,7 +86,7 @@ class LiveMigrateManager:
         """
         volumes = {}
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_pre_live_migration', host=self.host):
                 self.driver.pre_live_migration(context, instance, source['source_dir'],
                                                source['disks'])
@@ -135,7 +135,7 @@ class LiveMigrateManager:
         """
         with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_post_live_migration_at_destination', host=self.host):
                 # The guest must be here (a restart on the source asks too).
                 self.driver.get_info(instance)
@@ -177,7 +177,7 @@ class LiveMigrateManager:
             dest = migration['dest_compute']
             volumes, held = {}, {}
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_live_migration', host=self.host):
                     answer = self.compute_rpcapi.pre_live_migration(context, instance, dest,
                                                                     source)
@@ -268,7 +268,7 @@ class LiveMigrateManager:
             return
         self._live_aborts[migration_id] = True
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_live_migration_abort', host=self.host):
                 self.driver.live_migration_abort(instance)
         except exception.NovaException:
@@ -280,7 +280,7 @@ class LiveMigrateManager:
         if migration['status'] != 'running':
             return
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_live_migration_force_complete', host=self.host):
                 self.driver.live_migration_force_complete(instance)
                 self._guest_paused_by_us[instance.uuid] = True

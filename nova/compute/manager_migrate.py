@@ -75,7 +75,7 @@ class MigrateManager:
             old_vm_state = instance.vm_state
             sysmeta = dict(instance.system_metadata or {}, **{OLD_VM_STATE: old_vm_state})
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_resize_instance', host=self.host):
                     self.conductor_db.migration_update(migration_id, {'status': 'migrating'})
                     self.conductor_db.instance_update(instance.uuid, {
@@ -106,7 +106,7 @@ class MigrateManager:
         with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_finish_resize', host=self.host):
                     self._take_instance(context, instance, migration, disk_dir)
             except Exception as exc:  # noqa: BLE001 - handed back to the source.
@@ -205,7 +205,7 @@ class MigrateManager:
 
     # -- revert: the destination lets go, the source starts the guest again ------
     def revert_on_destination(self, context, instance, migration):
-        with actions.event(self.conductor_db, context, instance.uuid,
+        with self.core.event(context, instance.uuid,
                            'compute_revert_resize', host=self.host):
             self._drop_here(context, instance, migration)
         self.compute_rpcapi.finish_revert_resize(
@@ -218,7 +218,7 @@ class MigrateManager:
             instance.refresh_from(row)
             old_vm_state = self._old_vm_state(instance)
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_finish_revert_resize', host=self.host):
                     self._restart_here(context, instance, migration, old_vm_state, status)
             except Exception as exc:  # noqa: BLE001 - recorded; the server is in ERROR.

@@ -5,7 +5,7 @@ import logging
 import oslo_messaging as messaging
 
 from nova import exception
-from nova.compute import actions, manager_core
+from nova.compute import manager_core
 
 LOG = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class PasswordManager:
     def set_admin_password(self, context, instance, new_pass):
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_set_admin_password', host=self.host):
                     self._set_admin_password(instance, new_pass)
             finally:

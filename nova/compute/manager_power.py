@@ -58,7 +58,7 @@ class PowerManager:
         op = OPS[action]
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid, op.event,
+                with self.core.event(context, instance.uuid, op.event,
                                    host=self.host):
                     op.run(self.core, context, instance)
             except Exception as exc:  # noqa: BLE001 - recorded, instance stays usable.

@@ -9,6 +9,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
+from nova.compute import conductor_db as conductor_link
 from nova.compute import reconcile_decide as decide
 from nova.objects import instance as instance_obj
 
@@ -19,6 +20,8 @@ _WHAT = {
     decide.FAIL_BUILD: 'the build was abandoned; the server is in ERROR',
     decide.ROLLBACK_RESCUE: 'the rescue was rolled back; the server keeps its disks '
                             'and previous state',
+    decide.FINISH_RESCUE: 'the rescue had finished but its report was lost: recorded '
+                          'as rescued',
     decide.FINISH_UNRESCUE: 'the unrescue was finished',
     decide.END_SNAPSHOT: 'the snapshot was abandoned and its unfinished image deleted',
     decide.FAIL_REBUILD: 'the rebuild was interrupted; the server is in ERROR (rebuild '
@@ -90,6 +93,50 @@ class ReconcileManager:
     def reconcile_periodic(self):
         self.reconcile_instances(startup=False)
 
+    def reconcile_unreported(self):
+        """Repair, from the guest, the servers whose outcome this host could not report.
+
+        ``core.unreported`` holds those whose report ran out of tries
+        (``conductor_retry``). This host knows their operation ended here, so
+        they need not wait ``stuck_task_timeout``: each is repaired as at
+        start-up as soon as the conductor answers. Runs every
+        ``[DEFAULT] lost_report_interval`` seconds; nothing to do, no call.
+        """
+        unreported = self.core.unreported
+        if not unreported:
+            return 0
+        ctx = nova_context.get_admin_context()
+        repaired = 0
+        for uuid in list(unreported):
+            lock = self.core.lock(uuid)
+            if not lock.acquire(blocking=False):
+                continue
+            try:
+                repaired += self._repair_unreported(ctx, uuid)
+                unreported.pop(uuid, None)
+            except exception.InstanceNotFound:
+                unreported.pop(uuid, None)
+            except Exception as exc:  # noqa: BLE001 - tried again on the next pass.
+                if not conductor_link.link_failure(exc):
+                    LOG.exception('Could not repair the unreported outcome of %s', uuid)
+            finally:
+                lock.release()
+        return repaired
+
+    def _repair_unreported(self, ctx, uuid):
+        row = self.conductor_db.instance_get(uuid)
+        if row['host'] != self.host or row['task_state'] is None:
+            return 0
+        plan = decide.instance_plan(row['vm_state'], row['task_state'],
+                                    rescued=row['task_state'] == vs.RESCUING and
+                                    self.driver.is_rescued(_obj(row)))
+        if plan is None:
+            return 0
+        LOG.warning('Reconciling %s (%s/%s), whose outcome was not reported: %s',
+                    uuid, row['vm_state'], row['task_state'], plan)
+        getattr(self, '_reconcile_' + plan)(ctx, row)
+        return 1
+
     # -- one instance ----------------------------------------------------------
     def _reconcile_one(self, ctx, row, now, min_age):
         stale = decide.stale(row['updated_at'], now, min_age)
@@ -97,7 +144,9 @@ class ReconcileManager:
                       self._shelve.reconcile_shelve(ctx, row) or
                       self._live_migrate.reconcile_live_migration(ctx, row)):
             return 1
-        plan = decide.instance_plan(row['vm_state'], row['task_state'])
+        plan = decide.instance_plan(row['vm_state'], row['task_state'],
+                                    rescued=row['task_state'] == vs.RESCUING and
+                                    self.driver.is_rescued(_obj(row)))
         if plan is not None and stale:
             LOG.warning('Reconciling %s (%s/%s): %s', row['uuid'], row['vm_state'],
                         row['task_state'], plan)
@@ -158,6 +207,11 @@ class ReconcileManager:
         self._repair.note(row['uuid'], _WHAT[decide.ROLLBACK_RESCUE])
         self._repair.set_after_repair(row, {'vm_state': row['vm_state']})
 
+    def _reconcile_finish_rescue(self, ctx, row):
+        # What the user asked for happened: an event says so, no fault.
+        self._repair.note(row['uuid'], _WHAT[decide.FINISH_RESCUE], fault=False)
+        self._repair.set_after_repair(row, {'vm_state': vs.RESCUED})
+
     def _reconcile_finish_unrescue(self, ctx, row):
         instance = _obj(row)
         if self.driver.has_rescue_state(instance):
@@ -180,8 +234,16 @@ class ReconcileManager:
         self._repair.set_after_repair(row, {'vm_state': vs.ERROR})
 
     def _reconcile_clear_task(self, ctx, row):
-        self._repair.note(row['uuid'], _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])
-        self._repair.set_after_repair(row, {})
+        state = decide.reached_vm_state(row['task_state'], row['vm_state'],
+                                        self.core.power_state(_obj(row)))
+        if state != row['vm_state']:
+            # The guest shows the task done: only its report was lost.
+            self._repair.note(row['uuid'], '%s had finished but its report was lost: '
+                              'recorded as %s' % (row['task_state'], state), fault=False)
+        else:
+            self._repair.note(row['uuid'],
+                              _WHAT[decide.CLEAR_TASK] + ' (%s)' % row['task_state'])
+        self._repair.set_after_repair(row, {'vm_state': state})
 
     # -- volumes ---------------------------------------------------------------
     def _reconcile_volumes(self, ctx, row, now, min_age):

@@ -51,7 +51,7 @@ class RescueManager:
         with self.core.lock(instance.uuid):
             previous = instance.vm_state
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_rescue_instance', host=self.host):
                     failpoint.hit('rescue.before_driver')
                     self.driver.rescue(context, instance, None,
@@ -72,7 +72,7 @@ class RescueManager:
     def unrescue_instance(self, context, instance):
         with self.core.lock(instance.uuid):
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_unrescue_instance', host=self.host):
                     self.driver.unrescue(context, instance)
                     failpoint.hit('unrescue.after_driver')

@@ -59,7 +59,7 @@ class ResizeManager:
             new = migration['new_flavor']
             old_vm_state = instance.vm_state
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_prep_resize',
                                    host=self.host):
                     if not self.conf.allow_resize_to_same_host:
@@ -84,7 +84,7 @@ class ResizeManager:
 
     def _resize_in_place(self, context, instance, migration, old_vm_state):
         uuid = instance.uuid
-        with actions.event(self.conductor_db, context, uuid, 'compute_resize_instance',
+        with self.core.event(context, uuid, 'compute_resize_instance',
                            host=self.host):
             self.conductor_db.instance_update(uuid, {'task_state': 'resize_migrating'})
             self.driver.migrate_disk_and_power_off(context, instance, migration['new_flavor'],
@@ -92,7 +92,7 @@ class ResizeManager:
                                                    retry_interval=5)
             self.conductor_db.migration_update(migration['id'], {'status': 'post-migrating'})
             self.conductor_db.instance_update(uuid, {'task_state': 'resize_migrated'})
-        with actions.event(self.conductor_db, context, uuid, 'compute_finish_resize',
+        with self.core.event(context, uuid, 'compute_finish_resize',
                            host=self.host):
             sysmeta = dict(instance.system_metadata or {}, **{OLD_VM_STATE: old_vm_state})
             row = self.conductor_db.instance_update(uuid,
@@ -137,7 +137,7 @@ class ResizeManager:
                                                    migration['source_compute'], migration_id)
                 return
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_confirm_resize',
                                    host=self.host):
                     if crosses_hosts(migration):
@@ -172,11 +172,11 @@ class ResizeManager:
                 if crosses_hosts(migration):
                     self._migrate.revert_on_destination(context, instance, migration)
                     return
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_revert_resize',
                                    host=self.host):
                     pass
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_finish_revert_resize', host=self.host):
                     self._undo_resize(context, instance, migration, old_vm_state, 'reverted')
             except Exception as exc:  # noqa: BLE001 - recorded; the server is in ERROR.

@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
-from nova.compute import actions, conductor_retry, manager_core
+from nova.compute import actions, manager_core
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -36,15 +36,13 @@ class ShelveManager:
         self._volumes = volumes
         self.image_api = image_api
         self.volume_api = volume_api
-        # Conductor writes made again later (conductor_retry), set up on first use.
-        self._conductor_retries = None
 
     def shelve_instance(self, context, instance, image_id):
         with self.core.lock(instance.uuid):
             previous = instance.vm_state
             uploaded = False
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_shelve_instance',
                                    host=self.host):
                     self.conductor_db.instance_update(
@@ -147,14 +145,8 @@ class ShelveManager:
         instance.refresh_from(row)
 
     def _conductor_retry(self):
-        if self._conductor_retries is None:
-            self._conductor_retries = conductor_retry.ConductorRetry(self.core.lock)
-        return self._conductor_retries
-
-    def stop_retries(self):
-        """The service stops: writes still waiting for the conductor are dropped."""
-        if self._conductor_retries is not None:
-            self._conductor_retries.stop()
+        """Conductor writes made again later: the host's (``ManagerCore.retry``)."""
+        return self.core.retry
 
     def shelve_offload_instance(self, context, instance):
         with self.core.lock(instance.uuid):
@@ -165,7 +157,7 @@ class ShelveManager:
 
     def _shelve_offload(self, context, instance):
         try:
-            with actions.event(self.conductor_db, context, instance.uuid,
+            with self.core.event(context, instance.uuid,
                                'compute_shelve_offload_instance', host=self.host):
                 self.conductor_db.instance_update(instance.uuid,
                                                   {'task_state': 'shelving_offloading'})
@@ -209,7 +201,7 @@ class ShelveManager:
         with self.core.lock(instance.uuid):
             image_id = (instance.system_metadata or {}).get('shelved_image_id')
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_unshelve_instance', host=self.host):
                     if instance.vm_state == vs.SHELVED:
                         self.driver.power_on(context, instance, None,

@@ -176,7 +176,7 @@ class VolumesManager:
                 return
             vctx = self.volume_api.context_for(context, instance)
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_attach_volume', host=self.host):
                     bdm = self.connect_volume(vctx, instance, bdm)
                     failpoint.hit('attach.after_connect')
@@ -207,7 +207,7 @@ class VolumesManager:
                 return
             vctx = self.volume_api.context_for(context, instance)
             try:
-                with actions.event(self.conductor_db, context, instance.uuid,
+                with self.core.event(context, instance.uuid,
                                    'compute_detach_volume', host=self.host):
                     if bdm['connection_info']:
                         self.driver.detach_volume(context, json.loads(bdm['connection_info']),

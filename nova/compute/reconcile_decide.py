@@ -1,5 +1,6 @@
 """Crash reconciliation decisions: pure functions from recorded state to a repair."""
 
+from nova import power_state as ps
 from nova import vm_states as vs
 
 SNAPSHOT_TASKS = ('image_snapshot', 'image_pending_upload', 'image_uploading',
@@ -16,20 +17,25 @@ REBUILD_TASKS = ('rebuilding', 'rebuild_spawning', 'rebuild_block_device_mapping
 FINISH_DELETE = 'finish_delete'        # complete the delete: guest, volumes, row, claim
 FAIL_BUILD = 'fail_build'              # ERROR with a fault, guest and disks removed
 ROLLBACK_RESCUE = 'rollback_rescue'    # put the pre-rescue domain back; previous state
+FINISH_RESCUE = 'finish_rescue'        # the rescue guest runs: record RESCUED
 FINISH_UNRESCUE = 'finish_unrescue'    # put the pre-rescue domain back; ACTIVE
 END_SNAPSHOT = 'end_snapshot'          # drop the unfinished image, unpause, clear task
 FAIL_REBUILD = 'fail_rebuild'          # ERROR with a fault, as a failed rebuild
 CLEAR_TASK = 'clear_task'              # nothing to undo: clear the task state
 
 
-def instance_plan(vm_state, task_state):
-    """The repair of an instance left with ``vm_state``/``task_state``, or None."""
+def instance_plan(vm_state, task_state, rescued=False):
+    """The repair of an instance left with ``vm_state``/``task_state``, or None.
+
+    ``rescued``: the driver says the rescue finished (its guest runs), so
+    only its report was lost.
+    """
     if task_state == vs.DELETING:
         return FINISH_DELETE
     if vm_state == vs.BUILDING:
         return FAIL_BUILD
     if task_state == vs.RESCUING:
-        return ROLLBACK_RESCUE
+        return FINISH_RESCUE if rescued else ROLLBACK_RESCUE
     if task_state == vs.UNRESCUING:
         return FINISH_UNRESCUE
     if task_state in SNAPSHOT_TASKS:
@@ -40,6 +46,31 @@ def instance_plan(vm_state, task_state):
                                                   vs.BLOCK_DEVICE_MAPPING, vs.NETWORKING):
         return CLEAR_TASK
     return None
+
+
+# What each power task ends in, and the guest power states that show it did.
+_POWER_DONE = {
+    vs.POWERING_OFF: (vs.STOPPED, (ps.SHUTDOWN, ps.CRASHED, ps.NOSTATE)),
+    vs.POWERING_ON: (vs.ACTIVE, (ps.RUNNING,)),
+    vs.REBOOTING: (vs.ACTIVE, (ps.RUNNING,)),
+    vs.REBOOTING_HARD: (vs.ACTIVE, (ps.RUNNING,)),
+    'pausing': (vs.PAUSED, (ps.PAUSED,)),
+    'unpausing': (vs.ACTIVE, (ps.RUNNING,)),
+    'suspending': (vs.SUSPENDED, (ps.SUSPENDED, ps.SHUTDOWN)),
+    'resuming': (vs.ACTIVE, (ps.RUNNING,)),
+}
+
+
+def reached_vm_state(task_state, vm_state, power_state):
+    """The vm_state a power task left the guest in, by its power state; else ``vm_state``.
+
+    A stop whose report was lost leaves the record ACTIVE and the guest off:
+    the repair records STOPPED, as the finished stop would have.
+    """
+    done = _POWER_DONE.get(task_state)
+    if done is not None and power_state in done[1]:
+        return done[0]
+    return vm_state
 
 
 # Volume-level repairs (one block device mapping against the guest).

@@ -38,6 +38,15 @@ class RetryQueue:
         with self._cond:
             return len(self._heap)
 
+    def hurry(self):
+        """Every pending call is due now (still in the order they were added)."""
+        with self._cond:
+            now = time.monotonic()
+            self._heap = [(min(due, now), seq, func, args)
+                          for due, seq, func, args in self._heap]
+            heapq.heapify(self._heap)
+            self._cond.notify()
+
     def stop(self):
         with self._cond:
             self._stopped = True

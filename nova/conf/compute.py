@@ -30,6 +30,13 @@ opts = [
                     'operation running on it, before the periodic reconciliation takes '
                     'the task as lost and repairs it; also how long a server may wait '
                     'for a host before a conductor sets it to ERROR.'),
+    cfg.IntOpt('lost_report_interval', default=10, min=0,
+               help='Seconds between the compute host\'s checks of the servers whose '
+                    'outcome it could not report to nova-conductor after every retry '
+                    '(the message bus or the conductor away for longer than the retries '
+                    'last, about ten minutes): each is repaired from its guest as soon '
+                    'as the conductor answers. 0 disables; the reconciliation at '
+                    'start-up and every reconcile_interval still runs.'),
     cfg.IntOpt('report_interval', default=10, min=1,
                help='Seconds between service heartbeats.'),
     cfg.IntOpt('service_down_time', default=60, min=1,

@@ -256,6 +256,14 @@ class ComputeDriver:
         unrescue restores is still saved)."""
         raise NotImplementedError()
 
+    def is_rescued(self, instance):
+        """True when a rescue finished: the rescue guest is defined and running.
+
+        A driver that cannot tell answers False: the reconciliation then rolls
+        an unreported rescue back instead of recording it.
+        """
+        return False
+
     # ------------------------------------------------------------ query
     def get_info(self, instance, use_cache=True):
         """InstanceInfo for the guest; InstanceNotFound if it is absent."""

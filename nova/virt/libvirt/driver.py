@@ -237,6 +237,9 @@ class LibvirtDriver(driver.ComputeDriver):
     def has_rescue_state(self, instance):
         return self.rescuer.has_rescue_state(instance)
 
+    def is_rescued(self, instance):
+        return self.rescuer.is_rescued(instance)
+
     # ------------------------------------------------------------ query
     def get_console_output(self, context, instance):
         return self.consoles.get_console_output(context, instance)

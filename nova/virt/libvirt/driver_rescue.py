@@ -322,6 +322,23 @@ class LibvirtRescue:
         """True while the pre-rescue definition is saved (a rescue began, no unrescue ended)."""
         return os.path.exists(self._unrescue_xml_path(instance))
 
+    def is_rescued(self, instance):
+        """True when the rescue finished: its domain, with the rescue disk, runs.
+
+        A rescue a crash interrupted has the saved definition but not this.
+        """
+        if not self.has_rescue_state(instance):
+            return False
+        try:
+            guest = self._core.guest(instance)
+            if not guest.is_active():
+                return False
+            domain = read_domain(guest.get_xml_desc())
+        except exception.NotFound:
+            return False
+        rescue_disk = os.path.join(self._core.instance_dir(instance), RESCUE_DISK)
+        return any(d.source_path == rescue_disk for d in domain.get_disks())
+
     def unrescue(self, context, instance, network_info=None):
         """Back to the exact pre-rescue definition, started."""
         saved_path = self._unrescue_xml_path(instance)
