@@ -51,6 +51,10 @@ SAMPLE_PUBLIC_KEY = (
 # Fixed stand-ins for values that differ on every run.
 _FIXED = {
     'adminPass': 'wfksH3GTTseP',
+    # A server's port on the default network: its MAC is random, its address
+    # the next free one.
+    'OS-EXT-IPS-MAC:mac_addr': 'fa:16:3e:4c:2c:30',
+    'addr': '10.78.0.12',
     'created': '2026-01-01T10:00:00Z',
     'updated': '2026-01-01T10:00:05Z',
     'OS-SRV-USG:launched_at': '2026-01-01T10:00:04.000000',
