@@ -81,7 +81,10 @@ class NetworkProxyAPI:
                                    from_port=None, to_port=None, cidr=None, group_id=None):
         network_api = self._network(exception.SecurityGroupNotFound(
             security_group_id=parent_group_id))
-        # The parent first: a rule of an unknown group is 404 whatever it says.
+        # The parent first: a rule of an unknown group is 404 whatever it says
+        # (an empty id names no group: Neutron's path would be its list).
+        if not str(parent_group_id).strip():
+            raise exception.SecurityGroupNotFound(security_group_id=parent_group_id)
         network_api.security_groups.get(context, parent_group_id)
         rule = net_groups.neutron_rule(parent_group_id, ip_protocol, from_port, to_port,
                                        cidr, group_id)

@@ -247,23 +247,32 @@ def test_kill_9_at_each_failpoint_then_restart_reconciles(proc):
     proc.crashed()
     assert 'rescue' in _domain(r)[2]  # crashed in the rescue layout
 
-    # -- rescue again, crash before the driver started: nothing to undo ------
+    # -- the restart finds the rescue finished (its report was lost): it records
+    # it, without a fault; a plain unrescue then brings the server back ---------
     c = proc.start('rescue.before_driver')
+    _row(proc.db, r, 'rescued')
+    action = proc.db.actions_get(r, limit=1)[0]
+    events = {e['event']: e for e in proc.db.events_get(action['id'])}
+    assert 'recorded as rescued' in events['compute_reconcile']['details'], events
+    assert 'rescue' in _domain(r)[2]
+    _act(c, r, {'unrescue': None})
+    deadline = time.monotonic() + 120
+    while proc.db.instance_get(r)['vm_state'] != 'active':
+        assert time.monotonic() < deadline, dict(proc.db.instance_get(r))
+        time.sleep(0.2)
     _row(proc.db, r, 'active')
-    _repaired(proc.db, r, 'rescue was rolled back')
-    state, _live, persistent = _domain(r)
-    assert state == libvirt.VIR_DOMAIN_RUNNING and persistent == plain_r
-    assert not os.path.exists(proc.state / 'instances' / r / 'unrescue.xml')
+
+    # -- rescue again, crash before the driver started: nothing to undo ------
     _act(c, r, {'rescue': {}})
     proc.crashed()
-
-    # -- attach, crash after connecting: the guest does not have the volume ---
     c = proc.start('attach.after_connect')
     _row(proc.db, r, 'active')
     _repaired(proc.db, r, 'rescue was rolled back')
     state, _live, persistent = _domain(r)
     assert state == libvirt.VIR_DOMAIN_RUNNING and persistent == plain_r
     assert not os.path.exists(proc.state / 'instances' / r / 'unrescue.xml')
+
+    # -- attach, crash after connecting: the guest does not have the volume ---
     try:
         c.request('POST', '/servers/%s/os-volume_attachments' % r,
                   {'volumeAttachment': {'volumeId': va['id']}}, version=V)

@@ -51,7 +51,20 @@ def _console_files(cloud, sid, ready=lambda files: True):
     raise AssertionError('guest %s did not report its drive: %r' % (sid, body))
 
 
-def test_guest_reads_what_the_api_answers(cloud):
+def _without_nics(cloud, monkeypatch):
+    """The ports of nd.NETWORK_INFO exist in no network service or bridge: the
+    guest gets no NIC for them (the drive and the API still describe them)."""
+    from nova.virt.libvirt import vif as libvirt_vif
+    monkeypatch.setattr(libvirt_vif.LibvirtVifs, 'plug', lambda self, instance, info: None)
+    monkeypatch.setattr(libvirt_vif.LibvirtVifs, 'unplug', lambda self, instance, info: None)
+    monkeypatch.setattr(libvirt_vif.LibvirtVifs, 'interfaces',
+                        lambda self, instance, props, info=None: [])
+    monkeypatch.setattr(libvirt_vif.LibvirtVifs, 'plug_wait',
+                        lambda self, info, power_on=True: libvirt_vif.vif_events.PlugWait(
+                            events=(), timeout=0, fatal=False))
+
+
+def test_guest_reads_what_the_api_answers(cloud, monkeypatch):
     status, _h, body = cloud.request('POST', '/servers', {'server': {
         'name': 'reader', 'imageRef': cloud.image, 'flavorRef': '1', 'networks': 'none',
         'config_drive': True, 'user_data': base64.b64encode(md.USER_DATA).decode()}},
@@ -62,6 +75,7 @@ def test_guest_reads_what_the_api_answers(cloud):
     assert _console_files(cloud, sid)['openstack/latest/user_data'] == md.USER_DATA
     # The ports, as the compute host records them; a rebuild writes the drive again.
     cloud.db.instance_update(sid, {'network_info': nd.NETWORK_INFO})
+    _without_nics(cloud, monkeypatch)
     status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
                                      {'rebuild': {'imageRef': cloud.image}})
     assert status == 202, body

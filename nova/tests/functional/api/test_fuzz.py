@@ -99,6 +99,11 @@ class Fuzzer:
                 fz.wait_quiet(self.aio.db.engine)
             after = fz.state(self.aio)
             changed = fz.diff(before, after)
+            if changed and _tried_on_the_host(payload, changed):
+                # Not a refusal: the host tried and failed (test:///default cannot
+                # hot-plug); the action and its failed event are the record of it.
+                changed = None
+                self.counts = after
             if changed:
                 failures.append('%s %s -> %d changed %s (%s)' % (
                     method, path[:200], status, changed, description))
@@ -191,6 +196,12 @@ _nasty_values = st.one_of(
                  lambda inner: st.lists(inner, max_size=3)
                  | st.dictionaries(st.text(max_size=5), inner, max_size=3),
                  max_leaves=10))
+
+def _tried_on_the_host(payload, changed):
+    """An interface attach the host tried: only the action tables changed."""
+    return (b'Failed to attach network adapter device' in (payload or b'')
+            and set(changed) <= {'instance_actions', 'instance_actions_events'})
+
 
 _BODIES = {
     ('/servers/{server_id}', 'PUT'): lambda t: {'server': {'name': 'fz'}},

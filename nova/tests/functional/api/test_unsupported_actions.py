@@ -39,7 +39,7 @@ def test_unsupported_action_on_a_server_is_400(aio, image, nano):
 
 
 @pytest.mark.parametrize('action', ['addSecurityGroup', 'removeSecurityGroup'])
-def test_security_group_actions_without_a_network_service(aio, image, nano, action):
+def test_security_group_actions_on_a_server_without_ports(aio, image, nano, action):
     """As upstream for a server without ports: the create answer names the requested
     groups, show has none, and adding or removing one is 404; bad bodies are 400."""
     status, _h, body = aio.request('POST', '/servers', {'server': {
@@ -50,11 +50,12 @@ def test_security_group_actions_without_a_network_service(aio, image, nano, acti
     sid = body['server']['id']
     path = '/servers/%s/action' % sid
     status, _h, body = aio.request('POST', path, {action: {'name': 'default'}})
-    assert status == 404 and 'no network service' in body['itemNotFound']['message'], body
+    assert status == 404 and body['itemNotFound']['message'] == (
+        'instance_id %s could not be found as device id on any ports' % sid), body
     for bad in ({}, None, {'name': ''}):
         assert aio.request('POST', path, {action: bad})[0] == 400
     status, _h, body = aio.request('POST', '/servers/%s/action' % uuid.uuid4(),
                                    {action: {'name': 'default'}})
-    assert status == 404 and 'no network service' not in body['itemNotFound']['message']
+    assert status == 404 and 'device id' not in body['itemNotFound']['message']
     server = aio.wait_for_status(sid, ['ACTIVE'])
     assert 'security_groups' not in server
