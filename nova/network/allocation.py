@@ -263,7 +263,10 @@ class PortAllocator:
             values['binding:profile'] = profile
         dns = self._extensions.has(context, self._extensions.DNS_INTEGRATION)
         hostname = net_lookups.instance_field(instance, 'hostname')
-        if dns and not net.get('dns_domain'):
+        if dns and not net.get('dns_domain') and _dns_label_ok(hostname):
+            # A hostname Neutron would refuse as a DNS name (a label over 63
+            # characters, from 2.94's FQDN hostnames) leaves the port without one
+            # rather than failing the build or the attach.
             values['dns_name'] = hostname
         port = self._client.update_port(context, port_id, values, errors={
             'MacAddressInUse': lambda _msg: exception.PortInUse(port_id=port_id),
@@ -312,3 +315,9 @@ class PortAllocator:
                 self._client.update_port(context, port_id, values)
             except exception.NotFound:
                 LOG.debug('Port %s went away before it was unbound', port_id)
+
+
+def _dns_label_ok(hostname):
+    """Whether Neutron takes ``hostname`` as a port's dns_name (labels of 1-63)."""
+    labels = (hostname or '').rstrip('.').split('.')
+    return bool(hostname) and len(hostname) <= 255 and all(0 < len(x) <= 63 for x in labels)
