@@ -162,7 +162,8 @@ def _full(vc, inst, in_list):
         'image': _image(req, inst), 'flavor': _flavor(req, inst, vc.show_extra_specs),
         'created': common.isotime(inst['created_at']),
         'updated': common.isotime(inst['updated_at'] or inst['created_at']),
-        'addresses': addresses(inst), 'accessIPv4': inst['access_ip_v4'] or '',
+        'addresses': addresses(inst, extended=_extended_addresses(req)),
+        'accessIPv4': inst['access_ip_v4'] or '',
         'accessIPv6': inst['access_ip_v6'] or '',
         # AUTO or MANUAL, as asked at create/rebuild/update (or as the image said).
         'OS-DCF:diskConfig': (inst['system_metadata'] or {}).get('disk_config', 'MANUAL'),
@@ -189,6 +190,11 @@ def _full(vc, inst, in_list):
     _extended(vc, inst, body)
     _versioned(vc, inst, body, in_list)
     return body
+
+
+def _extended_addresses(req):
+    # Upstream's update and rebuild bodies before 2.75 carry addr and version only.
+    return req.method in ('GET', 'HEAD') or req.is_at_least(mv.FULL_UPDATE_BODY)
 
 
 def addresses(inst, extended=True):
