@@ -133,9 +133,12 @@ if [ "$TOPOLOGY" = aio ]; then
     printf '[aio]\nextra_compute_host_uris = compat-host2:%s\n' "$PEER_URI" >> "$WORK/state.conf"
     printf '[libvirt]\nlive_migration_inbound_addr = 127.0.0.1\n' >> "$WORK/state.conf"
   fi
+  # tempest runs here with [service_available] neutron = false: no network service, so
+  # servers get no ports (tools/run-compat-neutron.sh is the pass with networking).
+  printf '[aio]\nembedded_network = false\n' > "$WORK/network.conf"
   "${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
     --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$WORK/state.conf" \
-    >"$WORK/nova-aio.log" 2>&1 &
+    --config-file "$WORK/network.conf" >"$WORK/nova-aio.log" 2>&1 &
   AIO_PID=$!
   for _ in $(seq 120); do
     grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
