@@ -167,7 +167,9 @@ def create_tap(name, mac, mtu=None, namespace=None, multiqueue=False):
         args += ['address', mac]
     if mtu:
         args += ['mtu', str(mtu)]
-    _ip(namespace, *(args + ['up']))
+    # No IPv6 link-local address of the host's on the guest's tap: it carries
+    # the guest's traffic only.
+    _ip(namespace, *(args + ['addrgenmode', 'none', 'up']))
 
 
 def delete_tap(name, namespace=None):
