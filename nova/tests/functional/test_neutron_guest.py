@@ -9,8 +9,9 @@ bound to the chassis, the tap made by os-vif in the hypervisor namespace,
 starts paused until Neutron's network-vif-plugged (a real Keystone token)
 reaches the compute API, takes its lease from OVN's DHCP, reads its key
 through the metadata proxy and answers SSH on a floating IP from the
-public namespace. A port quota of 0 fails a second build: ERROR with a
-fault, no port. Deletes leave no port in Neutron.
+public namespace. A full port quota is refused before the 202; a subnet
+with no address left fails a build: ERROR with a fault, no port. Deletes
+leave no port in Neutron.
 """
 
 import time
@@ -212,33 +213,53 @@ def test_server_gets_a_bound_port_dhcp_metadata_ssh_and_leaves_nothing(stack):
     assert tap not in neutron_env.vsctl(hv, 'list-ports', 'br-int')
 
 
-def test_neutron_refusing_a_port_fails_the_build_and_leaves_no_port(stack):
+def test_a_full_port_quota_is_refused_before_the_202_and_creates_nothing(stack):
     token = stack.creds.token
-    networks = _net(stack, 'GET', '/networks?project_id=' + stack.creds.project_id)
-    if not networks['networks']:
-        network = _net(stack, 'POST', '/networks', json={'network': {'name': 'quota-net'}})[
-            'network']
-        stack.created.append(('networks', network['id']))
-        _net(stack, 'POST', '/subnets', json={'subnet': {
-            'network_id': network['id'], 'ip_version': 4, 'prefixlen': 28,
-            'subnetpool_id': stack.env['NOVA_NEUTRON_SUBNETPOOL_ID']}})
     # Room for no more port (Neutron refuses a limit below what is in use).
     used = len(stack.admin.get('/v2.0/ports?project_id=' + stack.creds.project_id,
                                endpoint_filter=NETWORK).json()['ports'])
+    before = _project_ports(stack)
     stack.admin.put('/v2.0/quotas/' + stack.creds.project_id, endpoint_filter=NETWORK,
                     json={'quota': {'port': used}})
     try:
         status, _h, body = stack.request('POST', '/servers', {'server': {
             'name': 'no-port', 'imageRef': stack.image, 'flavorRef': '1'}},
             version='2.36', token=token)
-        assert status == 202, body
-        sid = body['server']['id']
-        server = stack.wait_for_status(sid, ('ACTIVE', 'ERROR'), timeout=120, token=token)
-        assert server['status'] == 'ERROR'
-        assert server['fault']['code'] == 403, server['fault']
-        assert 'port' in server['fault']['message'].lower()
-        assert _project_ports(stack) == []
-        assert stack.db.instance_get(sid)['network_info'] == []
-        _delete(stack, sid)
+        assert status == 403, body
+        assert 'port' in body['forbidden']['message'].lower()
+        status, _h, listed = stack.request('GET', '/servers?name=no-port', version='2.36',
+                                           token=token)
+        assert status == 200 and listed['servers'] == [], listed
+        assert _project_ports(stack) == before
     finally:
         stack.admin.delete('/v2.0/quotas/' + stack.creds.project_id, endpoint_filter=NETWORK)
+
+
+def test_neutron_refusing_a_port_fails_the_build_and_leaves_no_port(stack):
+    """A subnet with no address left: the API cannot know, Neutron refuses at the build."""
+    token = stack.creds.token
+    network = _net(stack, 'POST', '/networks', json={'network': {'name': 'full-net'}})[
+        'network']
+    stack.created.append(('networks', network['id']))
+    _net(stack, 'POST', '/subnets', json={'subnet': {
+        'network_id': network['id'], 'ip_version': 4, 'cidr': '10.250.0.0/29',
+        'enable_dhcp': False,
+        'allocation_pools': [{'start': '10.250.0.2', 'end': '10.250.0.2'}]}})
+    # The one address goes to a filler port (unless a service port took it).
+    filler = _net(stack, 'POST', '/ports', json={'port': {
+        'network_id': network['id'], 'name': 'filler'}}).get('port')
+    fillers = [filler['id']] if filler else []
+    status, _h, body = stack.request('POST', '/servers', {'server': {
+        'name': 'no-address', 'imageRef': stack.image, 'flavorRef': '1',
+        'networks': [{'uuid': network['id']}]}}, version='2.36', token=token)
+    assert status == 202, body
+    sid = body['server']['id']
+    server = stack.wait_for_status(sid, ('ACTIVE', 'ERROR'), timeout=120, token=token)
+    assert server['status'] == 'ERROR'
+    assert 'fixed ip' in server['fault']['message'].lower(), server['fault']
+    assert [p['id'] for p in _project_ports(stack)
+            if p['network_id'] == network['id']] == fillers
+    assert stack.db.instance_get(sid)['network_info'] == []
+    _delete(stack, sid)
+    for port_id in fillers:
+        _net(stack, 'DELETE', '/ports/' + port_id)
