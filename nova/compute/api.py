@@ -82,4 +82,5 @@ class API:
                                            self.core, zones=self.admin)
         self.live_migration = api_live_migrate.LiveMigrateAPI(db, conductor_api,
                                                               compute_rpcapi)
-        self.deletion = api_delete.DeleteAPI(conf, db, compute_rpcapi, self.core, self.shelve)
+        self.deletion = api_delete.DeleteAPI(conf, db, compute_rpcapi, self.core, self.shelve,
+                                             network_api)

@@ -1,17 +1,24 @@
 """Deleting servers in the compute API: at once, deferred (soft) and restored, or forced."""
 
+import logging
+
 from oslo_utils import timeutils
 
+from nova import exception
 from nova import vm_states as vs
 from nova.compute import api_core, api_handoff
 from nova.objects import instance as instance_obj
+
+LOG = logging.getLogger(__name__)
 
 
 class DeleteAPI:
     """Delete, soft delete, restore and force delete of servers."""
 
-    def __init__(self, conf, db, compute_rpcapi, core, shelve):
+    def __init__(self, conf, db, compute_rpcapi, core, shelve, network_api=None):
         self._conf = conf
+        # A server on no host (shelved offloaded) has ports only the API can release.
+        self._network_api = network_api
         self._db = db
         self._compute_rpcapi = compute_rpcapi
         self._core = core
@@ -33,6 +40,7 @@ class DeleteAPI:
             # long as no host claimed it since we read it (then that host
             # must delete it, releasing its claim and any guest it started).
             if self._db.instance_destroy_unscheduled(instance['uuid']):
+                self._release_ports(context, instance)
                 return
         updated = self._db.instance_update(instance['uuid'], {'task_state': vs.DELETING})
         claim = api_handoff.Claim(instance['uuid'], 'delete', task_state=vs.DELETING,
@@ -41,6 +49,17 @@ class DeleteAPI:
         with self._core.handoff.sending(context, claim):
             self._compute_rpcapi.terminate_instance(
                 context, instance_obj.Instance.from_db(updated), updated['host'])
+
+    def _release_ports(self, context, instance):
+        """The ports of a server deleted on no host: made for it, deleted; the
+        user's, unbound (as its host would on a delete)."""
+        if self._network_api is None or not instance.get('network_info'):
+            return
+        try:
+            self._network_api.ports.deallocate_for_instance(context, instance)
+        except exception.NovaException:
+            LOG.exception('Could not release the ports of deleted server %s',
+                          instance['uuid'])
 
     # -- deferred delete -------------------------------------------------------
     def deferred_delete_applies(self, instance):

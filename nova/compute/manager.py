@@ -32,8 +32,8 @@ class ComputeManager:
     (``nova.wiring.compute_service``).
 
     ``network_api`` (nova.network.neutron.NetworkAPI) is the network
-    service the build, interfaces, migration and live migration families
-    call (ports allocated, bound, deallocated); None: servers boot without
+    service the build, interfaces, migration, live migration and shelve
+    families call (ports allocated, bound, moved, deallocated); None: servers boot without
     networks. ``instance_events`` (nova.virt.instance_events.InstanceEvents)
     is the driver's: the events its guest starts wait for arrive there.
     """
@@ -69,7 +69,8 @@ class ComputeManager:
         self.live_migrate = manager_live_migrate.LiveMigrateManager(
             core, self.volumes, volume_api, compute_rpcapi, network_api=network_api)
         self.shelve = manager_shelve.ShelveManager(core, self.repair, self.images,
-                                                   self.volumes, image_api, volume_api)
+                                                   self.volumes, image_api, volume_api,
+                                                   network_api=network_api)
         self.build = manager_build.BuildManager(core, self.volumes, self.resize,
                                                 network_api=network_api)
         self.interfaces = manager_interfaces.InterfacesManager(core, network_api,

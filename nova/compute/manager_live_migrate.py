@@ -4,7 +4,7 @@ import json
 import logging
 
 from nova import exception
-from nova.compute import actions, manager_core
+from nova.compute import actions, manager_core, manager_ports
 from nova.compute import resources as usage
 from nova.objects import instance as instance_obj
 
@@ -59,6 +59,9 @@ class LiveMigrateManager:
         # The network service, once there is one: the ports are bound to the
         # destination before the guest runs there.
         self.network_api = network_api
+        self.ports = manager_ports.PortMoves(core, network_api)
+        # Destination: where each arriving guest's source plugs its VIFs.
+        self._source_sites = {}         # instance uuid -> the source's plug site
         # Beside live_migration, which holds the instance lock while it runs:
         self._live_aborts = {}          # migration id -> an abort was asked for
         self._guest_paused_by_us = {}   # instance uuid -> paused to force completion
@@ -85,15 +88,18 @@ class LiveMigrateManager:
         (the source keeps using its own attachments until the guest is here).
         """
         volumes = {}
+        self._source_sites[instance.uuid] = source.get('plug_site')
         try:
             with self.core.event(context, instance.uuid,
                                'compute_pre_live_migration', host=self.host):
+                network_info = self.ports.prepare_live_destination(context, instance)
                 self.driver.pre_live_migration(context, instance, source['source_dir'],
-                                               source['disks'])
+                                               source['disks'], network_info=network_info)
                 self._live_attach_volumes(context, instance, volumes)
         except Exception as exc:  # noqa: BLE001 - answered to the source, which rolls back.
             LOG.exception('Preparing for the live migration of %s failed', instance.uuid)
             self._live_drop_attachments(context, instance, volumes)
+            self.ports.rollback_live_destination(context, instance)
             return _error(exc)
         return {'volumes': volumes}
 
@@ -141,9 +147,11 @@ class LiveMigrateManager:
                 self.driver.get_info(instance)
                 if resume:
                     self.driver.live_migration_resume(instance)
+                self._source_sites.pop(instance.uuid, None)
                 self.conductor_db.instance_update(instance.uuid, {
                     'host': self.host, 'node': migration['dest_node'] or self.host,
                     'task_state': None, 'power_state': self.core.power_state(instance)})
+                self.ports.finish_live_destination(context, instance)
                 self._live_take_attachments(context, instance, volumes or {})
         return {}
 
@@ -160,9 +168,11 @@ class LiveMigrateManager:
         with self.core.lock(instance.uuid):
             migration = self.conductor_db.migration_get(migration_id)
             try:
-                self.driver.rollback_live_migration_at_destination(context, instance)
+                self.driver.rollback_live_migration_at_destination(
+                    context, instance, source_site=self._source_sites.pop(instance.uuid, None))
             except Exception:  # noqa: BLE001 - the claim must still go.
                 LOG.exception('Could not remove the copy of %s here', instance.uuid)
+            self.ports.rollback_live_destination(context, instance)
             try:
                 self._live_drop_attachments(context, instance, volumes or {})
             except Exception:  # noqa: BLE001 - the claim must still go.
@@ -206,6 +216,7 @@ class LiveMigrateManager:
                 return
             finally:
                 self._live_aborts.pop(migration_id, None)
+        self.ports.activate_on(context, instance, dest)
         try:
             self.compute_rpcapi.post_live_migration_at_destination(
                 context, instance, dest, migration_id,
@@ -216,7 +227,7 @@ class LiveMigrateManager:
             self.conductor_db.migration_update(migration_id, {'status': 'error'})
             return
         self._live_release_attachments(context, instance, held)
-        self.driver.cleanup_after_live_migration(context, instance)
+        self.driver.cleanup_after_live_migration(context, instance, target)
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['old_flavor']))
         self.conductor_db.migration_update(migration_id, {'status': 'completed'})

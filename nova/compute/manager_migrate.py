@@ -5,7 +5,7 @@ import logging
 
 from nova import exception, failpoint
 from nova import vm_states as vs
-from nova.compute import actions, manager_core
+from nova.compute import actions, manager_core, manager_ports
 from nova.compute import resources as usage
 from nova.compute.manager_resize import OLD_VM_STATE, crosses_hosts, flavor_values, image_meta
 
@@ -64,9 +64,10 @@ class MigrateManager:
         self.compute_rpcapi = compute_rpcapi
         # When this host last recounted its usage (abort_migration).
         self._resources = resources
-        # The network service, once there is one: the ports follow the guest
-        # (bound to the destination, back to the source on a revert).
+        # The ports follow the guest (bound to the destination, back to the
+        # source on a revert); no-ops without a network service.
         self.network_api = network_api
+        self.ports = manager_ports.PortMoves(core, network_api)
 
     # -- source: stop the guest and hand over its disks -------------------------
     def resize_instance(self, context, instance, migration_id):
@@ -125,6 +126,7 @@ class MigrateManager:
             node=migration['dest_node'] or self.host, task_state='resize_finish'))
         instance.refresh_from(row)
         failpoint.hit('migrate.after_take')
+        self.ports.bind_here(context, instance)
         self._connect_volume_attachments(context, instance)
         self.driver.finish_migration(context, instance, image_meta(instance),
                                      self.core.block_device_info(context, instance),
@@ -237,6 +239,7 @@ class MigrateManager:
             flavor_values(migration['old_flavor']), host=self.host,
             node=migration['source_node'] or self.host))
         instance.refresh_from(row)
+        self.ports.bind_here(context, instance)
         self._connect_volume_attachments(context, instance)
         self.driver.finish_revert_migration(context, instance, image_meta(instance),
                                             self.core.block_device_info(context, instance),

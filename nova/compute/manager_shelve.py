@@ -8,7 +8,7 @@ from oslo_utils import timeutils
 from nova import context as nova_context
 from nova import exception, power_state
 from nova import vm_states as vs
-from nova.compute import actions, manager_core
+from nova.compute import actions, manager_core, manager_ports
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -24,7 +24,8 @@ class ShelveManager:
 
     target = manager_core.RPC_TARGET
 
-    def __init__(self, core, repair, images, volumes, image_api, volume_api):
+    def __init__(self, core, repair, images, volumes, image_api, volume_api,
+                 network_api=None):
         self.core = core
         self.conf = core.conf
         self.conductor_db = core.conductor_db
@@ -36,6 +37,8 @@ class ShelveManager:
         self._volumes = volumes
         self.image_api = image_api
         self.volume_api = volume_api
+        # The ports stay the server's while it is offloaded, bound to no host.
+        self.ports = manager_ports.PortMoves(core, network_api)
 
     def shelve_instance(self, context, instance, image_id):
         with self.core.lock(instance.uuid):
@@ -165,6 +168,7 @@ class ShelveManager:
                 self.driver.destroy(context, instance, block_device_info=bdi,
                                     destroy_disks=True)
                 self._park_volumes(context, instance)
+                self.ports.unbind(context, instance)
                 row = self.conductor_db.instance_get(instance.uuid)
                 # Released before the state says so: whoever sees SHELVED_OFFLOADED
                 # finds the room free.
@@ -231,6 +235,7 @@ class ShelveManager:
             # The root disk comes from the shelve snapshot, not the original image.
             image_meta.id = image_id
             image_meta.disk_format = 'qcow2'
+        self.ports.bind_here(context, instance)
         self._volumes.prepare_volumes(context, instance)
         for bdm in self.core.bdms(instance.uuid):
             # Attached while offloaded: reserved, connected only now.
@@ -253,6 +258,7 @@ class ShelveManager:
             self.driver.destroy(context, instance, destroy_disks=True,
                                 block_device_info=self.core.block_device_info(context, instance))
             self._park_volumes(context, instance)
+            self.ports.unbind(context, instance)
         except Exception:  # noqa: BLE001
             LOG.exception('Cleanup after the failed unshelve of %s failed', instance.uuid)
         self.core.release_claim(instance.flavor.to_dict())

@@ -97,7 +97,7 @@ class LibvirtDriver(driver.ComputeDriver):
                                   shutdown_poll_interval)
         self.interfaces = LibvirtInterfaces(core, self.vifs)
         self.resize = LibvirtResize(core, self.power, self.disks, self.definition, self.vifs)
-        self.live_migrate = LibvirtLiveMigrate(core, self.consoles)
+        self.live_migrate = LibvirtLiveMigrate(core, self.consoles, self.vifs)
         self.volumes = LibvirtVolumes(core)
         self.volume_snapshots = LibvirtVolumeSnapshots(core)
         # Not "rescue": that name is the interface method below.
@@ -305,8 +305,9 @@ class LibvirtDriver(driver.ComputeDriver):
         return self.live_migrate.check_live_migration_source(instance, target,
                                                              block_device_info)
 
-    def pre_live_migration(self, context, instance, source_dir, disks):
-        return self.live_migrate.pre_live_migration(context, instance, source_dir, disks)
+    def pre_live_migration(self, context, instance, source_dir, disks, network_info=None):
+        return self.live_migrate.pre_live_migration(context, instance, source_dir, disks,
+                                                    network_info)
 
     def connect_live_migration_volumes(self, instance, connection_infos):
         return self.live_migrate.connect_live_migration_volumes(instance, connection_infos)
@@ -315,8 +316,10 @@ class LibvirtDriver(driver.ComputeDriver):
         return self.live_migrate.disconnect_live_migration_volumes(instance,
                                                                    connection_infos)
 
-    def rollback_live_migration_at_destination(self, context, instance):
-        return self.live_migrate.rollback_live_migration_at_destination(context, instance)
+    def rollback_live_migration_at_destination(self, context, instance, network_info=None,
+                                               source_site=None):
+        return self.live_migrate.rollback_live_migration_at_destination(
+            context, instance, network_info, source_site)
 
     def live_migration(self, context, instance, target, progress=None):
         return self.live_migrate.live_migration(context, instance, target, progress)
@@ -330,5 +333,5 @@ class LibvirtDriver(driver.ComputeDriver):
     def live_migration_resume(self, instance):
         return self.live_migrate.live_migration_resume(instance)
 
-    def cleanup_after_live_migration(self, context, instance):
-        return self.live_migrate.cleanup_after_live_migration(context, instance)
+    def cleanup_after_live_migration(self, context, instance, target=None):
+        return self.live_migrate.cleanup_after_live_migration(context, instance, target)

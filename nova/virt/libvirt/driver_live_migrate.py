@@ -100,11 +100,14 @@ class LibvirtLiveMigrate:
     instance directory; the guest's writable local disks are copied by
     QEMU while it runs (VIR_MIGRATE_NON_SHARED_INC onto empty overlays on
     the same base image), the read-only ones (config drive) as files.
-    ``consoles`` (LibvirtConsoles) knows the serial ports guests here hold.
+    ``consoles`` (LibvirtConsoles) knows the serial ports guests here hold;
+    ``vifs`` (vif.LibvirtVifs) plugs the guest's ports on the destination
+    before it arrives and unplugs them where it left.
     """
 
-    def __init__(self, core, consoles):
+    def __init__(self, core, consoles, vifs):
         self._core = core
+        self._vifs = vifs
         self._consoles = consoles
 
     # -- both sides ---------------------------------------------------------------
@@ -115,7 +118,8 @@ class LibvirtLiveMigrate:
                 'instance_dir': self._core.instance_dir(instance),
                 'base_dir': self._core.image_cache.base_dir, 'is_test': self._core.host.is_test,
                 'machine_id': _machine_id(), 'serial': self._live_serial_endpoint(),
-                'inbound_addr': self._core.conf.libvirt.live_migration_inbound_addr}
+                'inbound_addr': self._core.conf.libvirt.live_migration_inbound_addr,
+                'plug_site': self._vifs.plug_site()}
 
     def _live_serial_endpoint(self):
         """Where an arriving guest's TCP serial console listens here: a free port.
@@ -148,7 +152,7 @@ class LibvirtLiveMigrate:
         if not guest.is_active():
             raise exception.MigrationPreCheckError(
                 reason='the guest of instance %s is not running' % instance.uuid)
-        return {'source_dir': mine['instance_dir'],
+        return {'source_dir': mine['instance_dir'], 'plug_site': mine['plug_site'],
                 'disks': {os.path.basename(path): _disk_facts(path)
                           for _t, path in self._writable_local_disks(guest)}}
 
@@ -158,8 +162,10 @@ class LibvirtLiveMigrate:
                                     os.path.join(self._core.instances_path, guest.uuid))
 
     # -- destination --------------------------------------------------------------
-    def pre_live_migration(self, context, instance, source_dir, disks):
-        """This host's instance directory: empty disks to copy into, the static files.
+    def pre_live_migration(self, context, instance, source_dir, disks, network_info=None):
+        """This host's instance directory: empty disks to copy into, the static
+        files; then the guest's VIFs plugged here (``network_info``: as this
+        host's bindings say; None: the instance's cache).
 
         ``disks``: {name: facts} of the files QEMU copies (writable local
         disks); each becomes an empty image of the same size (an overlay on
@@ -183,6 +189,7 @@ class LibvirtLiveMigrate:
                     self._empty_copy_of(disks[name], dest)
                 elif os.path.isfile(src) and (name in _STATIC or not name.startswith('disk')):
                     shutil.copy2(src, dest)
+            self._vifs.plug(instance, self._vifs.network_info(instance, network_info))
         except Exception:
             shutil.rmtree(inst_dir, ignore_errors=True)
             raise
@@ -214,8 +221,10 @@ class LibvirtLiveMigrate:
             except exception.NovaException:
                 LOG.exception('Could not disconnect a volume of %s', instance.uuid)
 
-    def rollback_live_migration_at_destination(self, context, instance):
-        """The move failed: no guest and no files of it stay here."""
+    def rollback_live_migration_at_destination(self, context, instance, network_info=None,
+                                               source_site=None):
+        """The move failed: no guest, no files and no VIF of it stay here
+        (unless this host shares its taps with the source, ``source_site``)."""
         try:
             guest = self._core.host.get_guest(instance.uuid)
         except exception.InstanceNotFound:
@@ -224,6 +233,8 @@ class LibvirtLiveMigrate:
             guest.poweroff()
             guest.undefine()
         shutil.rmtree(self._core.instance_dir(instance), ignore_errors=True)
+        if source_site is None or source_site != self._vifs.plug_site():
+            self._vifs.unplug(instance, self._vifs.network_info(instance, network_info))
 
     # -- source -------------------------------------------------------------------
     def destination_xml(self, guest, target):
@@ -336,6 +347,9 @@ class LibvirtLiveMigrate:
         except Exception:  # noqa: BLE001 - progress is informative only.
             LOG.debug('Could not record migration progress', exc_info=True)
 
-    def cleanup_after_live_migration(self, context, instance):
-        """The guest runs elsewhere now: its files here go."""
+    def cleanup_after_live_migration(self, context, instance, target=None):
+        """The guest runs elsewhere now: its files here go, and its VIFs unless
+        the destination (``target``) shares this host's taps."""
         shutil.rmtree(self._core.instance_dir(instance), ignore_errors=True)
+        if target is None or target.get('plug_site') != self._vifs.plug_site():
+            self._vifs.unplug(instance, self._vifs.network_info(instance))

@@ -44,8 +44,8 @@ class LibvirtResize:
 
         The copy is of the qcow2 overlay only (the image cache holds the
         base), so it is as small as what the guest wrote. For another host
-        (``keep_for_another_host``) the domain goes from this host, its
-        volumes are disconnected and its directory becomes ``<uuid>_resize``,
+        (``keep_for_another_host``) the domain goes from this host, its VIFs
+        are unplugged, its volumes disconnected and its directory becomes ``<uuid>_resize``,
         which the destination copies and a confirm deletes, as upstream.
         """
         try:
@@ -59,6 +59,8 @@ class LibvirtResize:
         if keep_for_another_host:
             if guest is not None:
                 guest.undefine()
+            # Its ports are bound to the destination next: no tap stays here.
+            self._vifs.unplug(instance, self._vifs.network_info(instance))
             self._disks.disconnect_volumes(instance, block_device_info)
             inst_dir, moved = self._core.instance_dir(instance), self.moved_instance_dir(instance)
             shutil.rmtree(moved, ignore_errors=True)

@@ -11,6 +11,7 @@ the bridge). A test:/// hypervisor gets the XML but no host devices.
 
 import dataclasses
 import logging
+import os
 import subprocess
 import threading
 
@@ -211,6 +212,15 @@ class OsVif:
                 'os-vif could not plug port %s: %s' % (vif['id'], exc)) from exc
         return True
 
+    def ovsdb_connection(self):
+        """The OVSDB the ovs plugin plugs into ('' without os-vif)."""
+        try:
+            self._load()
+            from oslo_config import cfg
+            return cfg.CONF.os_vif_ovs.ovsdb_connection or ''
+        except Exception:  # noqa: BLE001 - no os-vif or no ovs plugin here.
+            return ''
+
     def unplug(self, instance, vif):
         os_vif, util = self._load()
         obj = util.nova_to_osvif_vif(vif)
@@ -288,6 +298,20 @@ class LibvirtVifs:
             delete_tap(vif.get('devname') or model.devname(vif['id']), self._tap_namespace)
             return
         self._osvif.unplug(instance, vif)
+
+    def plug_site(self):
+        """Where this host's VIFs live (machine, network namespace, switch): two
+        hosts with one site share their taps, so a guest that moved between
+        them keeps the tap the source would otherwise unplug."""
+        if self._core.host.is_test:
+            return ''
+        try:
+            with open('/proc/sys/kernel/random/boot_id') as handle:
+                boot = handle.read().strip()
+        except OSError:
+            boot = ''
+        netns = self._tap_namespace or str(os.stat('/proc/self/ns/net').st_ino)
+        return '|'.join((boot, netns, self._osvif.ovsdb_connection()))
 
     def plug(self, instance, network_info):
         """Plug every VIF; on a failure those plugged here are unplugged again."""

@@ -1,0 +1,179 @@
+"""A server's port follows it between the all-in-one's two compute hosts: migrate, shelve."""
+
+import time
+
+import pytest
+
+from nova.tests.functional import fixtures
+
+ADMIN = 'admin:admin'
+V = '2.56'
+
+
+@pytest.fixture(scope='module')
+def aio(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp('portmoves')
+    running = fixtures.RunningAio(tmp, extra={('aio', 'extra_compute_hosts'): ['testhost2']})
+    running.image_id = running.upload_image(fixtures.tiny_disk(tmp / 'disk.img'))
+    status, _h, body = running.request('POST', '/flavors', {'flavor': {
+        'name': 'pm64', 'id': 'pm64', 'ram': 64, 'vcpus': 1, 'disk': 1}}, token=ADMIN)
+    assert status == 200, body
+    yield running
+    running.stop()
+
+
+def _wait(what, ok, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = ok()
+        if value:
+            return value
+        assert time.monotonic() < deadline, 'timed out waiting for ' + what
+        time.sleep(0.05)
+
+
+def _ports(aio, sid):
+    status, _h, body = aio.request('GET', '/v2.0/ports?device_id=' + sid,
+                                   url=aio.network_url, token=ADMIN)
+    assert status == 200, body
+    return body['ports']
+
+
+def _show(aio, sid):
+    status, _h, body = aio.request('GET', '/servers/' + sid, version=V, token=ADMIN)
+    assert status == 200, body
+    return body['server']
+
+
+def _act(aio, sid, action, value=None, version=V):
+    status, _h, body = aio.request('POST', '/servers/%s/action' % sid, {action: value},
+                                   version=version, token=ADMIN)
+    assert status in (202, 204), (action, body)
+
+
+def _bound_to(aio, sid, host):
+    """The server's one port is bound to ``host`` and its cache shows the port."""
+    [port] = _ports(aio, sid)
+    assert port['binding:host_id'] == host, port
+    assert port['binding:vif_type'] == 'tap', port
+    info = aio.db.instance_get(sid)['network_info']
+    assert [vif['id'] for vif in info] == [port['id']]
+    return port
+
+
+@pytest.fixture
+def server(aio):
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'pm', 'imageRef': aio.image_id, 'flavorRef': 'pm64', 'networks': 'auto',
+        'availability_zone': 'nova:testhost'}}, version=V, token=ADMIN)
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+    yield sid
+    aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+    aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
+    assert _ports(aio, sid) == []
+
+
+def test_cold_migration_binds_the_port_on_the_destination_and_revert_binds_it_back(
+        aio, server):
+    port = _bound_to(aio, server, 'testhost')
+    address = port['fixed_ips'][0]['ip_address']
+    _act(aio, server, 'migrate', {'host': 'testhost2'})
+    aio.wait_for_status(server, ['VERIFY_RESIZE'], token=ADMIN)
+    assert _show(aio, server)['OS-EXT-SRV-ATTR:host'] == 'testhost2'
+    moved = _bound_to(aio, server, 'testhost2')
+    assert moved['id'] == port['id'] and moved['mac_address'] == port['mac_address']
+    addresses = _show(aio, server)['addresses']
+    assert [a['addr'] for net in addresses.values() for a in net] == [address]
+
+    _act(aio, server, 'revertResize')
+    aio.wait_for_status(server, ['ACTIVE'], token=ADMIN)
+    _wait('the revert to end', lambda: _show(aio, server)['OS-EXT-STS:task_state'] is None)
+    assert _show(aio, server)['OS-EXT-SRV-ATTR:host'] == 'testhost'
+    _bound_to(aio, server, 'testhost')
+
+    _act(aio, server, 'migrate', {'host': 'testhost2'})
+    aio.wait_for_status(server, ['VERIFY_RESIZE'], token=ADMIN)
+    _act(aio, server, 'confirmResize', version='2.1')
+    aio.wait_for_status(server, ['ACTIVE'], token=ADMIN)
+    _bound_to(aio, server, 'testhost2')
+
+
+def test_shelve_offload_unbinds_the_port_and_unshelve_binds_it_where_the_server_lands(
+        aio, server):
+    port = _bound_to(aio, server, 'testhost')
+    _act(aio, server, 'shelve')
+    aio.wait_for_status(server, ['SHELVED', 'SHELVED_OFFLOADED'], token=ADMIN)
+    if _show(aio, server)['status'] == 'SHELVED':
+        # Offloaded at once or by this call (409 when it came first).
+        aio.request('POST', '/servers/%s/action' % server, {'shelveOffload': None},
+                    version=V, token=ADMIN)
+    aio.wait_for_status(server, ['SHELVED_OFFLOADED'], token=ADMIN)
+    [parked] = _ports(aio, server)
+    assert parked['id'] == port['id']
+    assert not parked['binding:host_id'], parked
+    assert parked['device_owner'] == port['device_owner']
+
+    _act(aio, server, 'unshelve', {'host': 'testhost2'}, version='2.91')
+    aio.wait_for_status(server, ['ACTIVE'], token=ADMIN)
+    assert _show(aio, server)['OS-EXT-SRV-ATTR:host'] == 'testhost2'
+    _bound_to(aio, server, 'testhost2')
+
+
+def _migrate_counting_calls(aio, sid):
+    """Migrate and confirm ``sid`` to the other host: the compute hosts' Neutron calls."""
+    calls = []
+    clients = {id(c): c for c in (svc.manager.network_api.client
+                                  for svc in aio.aio.services[1:])}
+    assert len(aio.aio.services) == 3 and clients
+    for client in clients.values():
+        client.call = (lambda original: lambda *a, **k: calls.append(a[1:3])
+                       or original(*a, **k))(client.call)
+    try:
+        other = 'testhost2' if _show(aio, sid)['OS-EXT-SRV-ATTR:host'] == 'testhost' \
+            else 'testhost'
+        _act(aio, sid, 'migrate', {'host': other})
+        aio.wait_for_status(sid, ['VERIFY_RESIZE'], token=ADMIN)
+        _act(aio, sid, 'confirmResize', version='2.1')
+        aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+    finally:
+        for client in clients.values():
+            del client.call
+    return calls
+
+
+def test_a_networkless_move_makes_no_network_call(aio, server):
+    assert ('PUT', '/ports/' + _ports(aio, server)[0]['id']) in \
+        _migrate_counting_calls(aio, server)
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'pm-none', 'imageRef': aio.image_id, 'flavorRef': 'pm64', 'networks': 'none',
+        'availability_zone': 'nova:testhost'}}, version=V, token=ADMIN)
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+    try:
+        assert _migrate_counting_calls(aio, sid) == []
+    finally:
+        aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+        aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
+
+
+def test_deleting_an_offloaded_server_deletes_its_port(aio):
+    status, _h, body = aio.request('POST', '/servers', {'server': {
+        'name': 'pm-off', 'imageRef': aio.image_id, 'flavorRef': 'pm64', 'networks': 'auto',
+        'availability_zone': 'nova:testhost'}}, version=V, token=ADMIN)
+    assert status == 202, body
+    sid = body['server']['id']
+    aio.wait_for_status(sid, ['ACTIVE'], token=ADMIN)
+    assert len(_ports(aio, sid)) == 1
+    _act(aio, sid, 'shelve')
+    aio.wait_for_status(sid, ['SHELVED', 'SHELVED_OFFLOADED'], token=ADMIN)
+    aio.request('POST', '/servers/%s/action' % sid, {'shelveOffload': None}, version=V,
+                token=ADMIN)
+    aio.wait_for_status(sid, ['SHELVED_OFFLOADED'], token=ADMIN)
+    assert len(_ports(aio, sid)) == 1
+    status, _h, body = aio.request('DELETE', '/servers/' + sid, token=ADMIN)
+    assert status == 204, body
+    aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
+    assert _ports(aio, sid) == []
