@@ -1,5 +1,7 @@
 """Compute API: the deprecated network proxies (up to 2.35) passed to the network service."""
 
+from oslo_utils import uuidutils
+
 from nova import exception
 from nova.network import security_groups as net_groups
 
@@ -23,6 +25,13 @@ class NetworkProxyAPI:
         if self._network_api is None:
             raise not_found
         return self._network_api
+
+    @staticmethod
+    def _group_id(group_id):
+        """Neutron's ids are UUIDs: anything else is a 400, as upstream answers."""
+        if not uuidutils.is_uuid_like(group_id):
+            raise exception.Invalid(reason='Security group id should be uuid')
+        return group_id
 
     # -- networks ----------------------------------------------------------
 
@@ -52,7 +61,7 @@ class NetworkProxyAPI:
 
     def security_group(self, context, group_id):
         groups = self._network(exception.SecurityGroupNotFound(security_group_id=group_id))
-        return groups.security_groups.get(context, group_id)
+        return groups.security_groups.get(context, self._group_id(group_id))
 
     def create_security_group(self, context, name, description):
         network_api = self._network(exception.NotFound(
@@ -81,11 +90,10 @@ class NetworkProxyAPI:
                                    from_port=None, to_port=None, cidr=None, group_id=None):
         network_api = self._network(exception.SecurityGroupNotFound(
             security_group_id=parent_group_id))
-        # The parent first: a rule of an unknown group is 404 whatever it says
-        # (an empty id names no group: Neutron's path would be its list).
-        if not str(parent_group_id).strip():
-            raise exception.SecurityGroupNotFound(security_group_id=parent_group_id)
-        network_api.security_groups.get(context, parent_group_id)
+        # The parent first: a rule of an unknown group is 404 whatever it says.
+        network_api.security_groups.get(context, self._group_id(parent_group_id))
+        if group_id:
+            self._group_id(group_id)
         rule = net_groups.neutron_rule(parent_group_id, ip_protocol, from_port, to_port,
                                        cidr, group_id)
         if group_id:
@@ -95,7 +103,7 @@ class NetworkProxyAPI:
     def delete_security_group_rule(self, context, rule_id):
         network_api = self._network(exception.SecurityGroupNotFound(
             'Rule (%s) not found' % rule_id))
-        network_api.security_groups.get_rule(context, rule_id)
+        network_api.security_groups.get_rule(context, self._group_id(rule_id))
         network_api.security_groups.remove_rule(context, rule_id)
 
     def server_security_groups(self, context, instance):

@@ -57,10 +57,13 @@ def neutron_rule(parent_group_id, ip_protocol=None, from_port=None, to_port=None
             'remote_group_id': group_id, 'remote_ip_prefix': None, 'ethertype': 'IPv4'}
     if cidr and not group_id:
         try:
+            if '/' not in str(cidr):
+                raise ValueError('no prefix length')
             network = netaddr.IPNetwork(cidr)
-        except (netaddr.AddrFormatError, ValueError) as exc:
+        except (netaddr.AddrFormatError, ValueError, TypeError) as exc:
             raise exception.InvalidCidr(cidr=cidr) from exc
-        rule['remote_ip_prefix'] = str(network.cidr)
+        # As given (host bits kept), as upstream sends it to Neutron.
+        rule['remote_ip_prefix'] = str(cidr)
         rule['ethertype'] = 'IPv6' if network.version == 6 else 'IPv4'
     if ip_protocol is None or from_port is None or to_port is None:
         if cidr and not group_id:
