@@ -3,7 +3,14 @@
 import contextlib
 
 from nova import exception
-from nova.virt.libvirt import blockinfo, config_caps, guest_config, guestfeatures, vtpm
+from nova.virt.libvirt import (
+    blockinfo,
+    config_caps,
+    guest_config,
+    guest_devices,
+    guestfeatures,
+    vtpm,
+)
 from nova.virt.libvirt import config as vconfig
 
 
@@ -58,12 +65,14 @@ class LibvirtDefinition:
         """``network_info`` None: the instance's network info cache."""
         if disk_mapping is None:
             disk_mapping = self.disk_mapping(instance, image_meta, block_device_info)
+        network_info = self._vifs.network_info(instance, network_info)
         guest = guest_config.get_guest_config(
             self._core.settings, instance, image_meta, disk_mapping, boot_files,
             block_device_info, host_info,
             serial_port=self._consoles.serial_port_for(instance),
             interfaces=self._vifs.interfaces(instance, image_meta.properties,
-                                             network_info))
+                                             network_info),
+            ports=guest_devices.metadata_ports(network_info))
         if guest.get_devices(vconfig.GuestTPM) and not self._core.host.is_test:
             settings = self._core.settings
             vtpm.link_state(self._core.instance_dir(instance), instance.uuid,

@@ -250,12 +250,13 @@ def kernel_cmdline(image_props, disk_mapping):
 
 def get_guest_config(settings, instance, image_meta, disk_mapping,
                      boot_files=None, block_device_info=None, host_info=None,
-                     serial_port=None, interfaces=()):
+                     serial_port=None, interfaces=(), ports=()):
     """The whole config.GuestDomain for an instance; no I/O, no libvirt calls.
 
     ``block_device_info`` supplies the connection_info of the volumes the
     mapping names; ``interfaces`` are the guest's NICs (config.GuestInterface,
-    nova/virt/libvirt/vif.py), after the disks in network info order.
+    nova/virt/libvirt/vif.py), after the disks in network info order;
+    ``ports`` the ``<nova:ports>`` of its metadata (guest_devices.metadata_ports).
     """
     flavor = instance.flavor
     props = image_meta.properties
@@ -268,7 +269,7 @@ def get_guest_config(settings, instance, image_meta, disk_mapping,
         vcpus=flavor.vcpus,
         os=guest_os(settings, props, boot_files),
         clock=vconfig.GuestClock(offset='utc'))
-    guest.metadata = guest_devices.nova_metadata(instance, image_attr(image_meta, 'id'))
+    guest.metadata = guest_devices.nova_metadata(instance, image_attr(image_meta, 'id'), ports)
     if guest_arch(settings, props) in _X86_ARCHES:
         guest.features = [vconfig.GuestFeatureACPI(),
                           vconfig.GuestFeatureAPIC()]

@@ -8,6 +8,7 @@
 import os
 
 from nova import exception
+from nova.network import model
 from nova.virt import cpu_topology, hardware
 from nova.virt.libvirt import config as vconfig
 from nova.virt.libvirt import firmware as fw
@@ -225,8 +226,17 @@ def apply_disk_tuning(guest, devices):
             disk.iotune = devices.disk_quotas
 
 
+def metadata_ports(network_info):
+    """The ``ports`` of nova_metadata: each port's fixed IPs, as upstream lists them."""
+    return tuple((vif['id'], tuple((ip.get('type') or 'fixed', ip['address'],
+                                    str(ip.get('version') or (6 if ':' in ip['address']
+                                                              else 4)))
+                                   for ip in model.fixed_ips(vif)))
+                 for vif in network_info or ())
+
+
 def nova_metadata(instance, image_meta_id, ports=()):
-    """<nova:instance> of an instance; ``ports`` from the networking code."""
+    """<nova:instance> of an instance; ``ports``: metadata_ports()."""
     flavor = instance.flavor
     created = getattr(instance, 'created_at', None)
     volume_root = not getattr(instance, 'image_ref', None)

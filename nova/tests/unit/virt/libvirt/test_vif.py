@@ -204,6 +204,28 @@ def test_spawn_puts_each_port_in_the_domain_in_network_info_order(drv):
         drv.destroy(None, instance)
 
 
+def test_the_domain_metadata_lists_each_port_and_its_fixed_ips(drv):
+    from xml.etree import ElementTree as etree
+    first = ovn_vif(active=True)
+    first['network']['subnets'] = [
+        model.subnet('10.0.0.0/24', ips=[model.fixed_ip('10.0.0.5')]),
+        model.subnet('fd00::/64', ips=[model.fixed_ip('fd00::5')])]
+    second = tap_vif('0e0d0c0b-5678-4b7e-9d0e-0f0e0d0c0b0a', 'fa:16:3e:44:55:66')
+    instance = fx.make_instance(network_info=[first, second])
+    drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
+    try:
+        root = etree.fromstring(drv.host.get_guest(instance.uuid).get_xml_desc())
+        ns = {'nova': 'http://openstack.org/xmlns/libvirt/nova/1.1'}
+        ports = root.find('metadata/nova:instance/nova:ports', ns)
+        assert [(p.get('uuid'), [(ip.get('type'), ip.get('address'), ip.get('ipVersion'))
+                                 for ip in p.findall('nova:ip', ns)])
+                for p in ports.findall('nova:port', ns)] == [
+            (PORT, [('fixed', '10.0.0.5', '4'), ('fixed', 'fd00::5', '6')]),
+            ('0e0d0c0b-5678-4b7e-9d0e-0f0e0d0c0b0a', [])]
+    finally:
+        drv.destroy(None, instance)
+
+
 def test_a_new_guest_waits_paused_for_network_vif_plugged(drv):
     network_info = [ovn_vif(active=False)]
     instance = fx.make_instance(network_info=network_info)
