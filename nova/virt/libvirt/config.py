@@ -1,6 +1,6 @@
 """libvirt domain XML: one small class per element; they format and parse, never decide."""
 
-# Devices live in config_devices and config_chardev, the base class in
+# Devices live in config_devices, config_interfaces and config_chardev, the base class in
 # config_base, snapshots in config_snapshot; all are re-exported here so
 # callers name one module.
 
@@ -35,7 +35,6 @@ from nova.virt.libvirt.config_devices import (  # noqa: F401 - re-exported
     GuestGraphics,
     GuestHostdev,
     GuestInput,
-    GuestInterface,
     GuestMemBalloon,
     GuestRedirdev,
     GuestRng,
@@ -56,6 +55,7 @@ from nova.virt.libvirt.config_extras import (  # noqa: F401 - re-exported
     GuestVCPUSched,
     GuestWatchdog,
 )
+from nova.virt.libvirt.config_interfaces import GuestInterface  # noqa: F401 - re-exported
 from nova.virt.libvirt.config_snapshot import (  # noqa: F401 - re-exported
     GuestSnapshot,
     GuestSnapshotDisk,

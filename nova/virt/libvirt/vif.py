@@ -12,6 +12,7 @@ the bridge). A test:/// hypervisor gets the XML but no host devices.
 import dataclasses
 import logging
 import os
+import re
 import subprocess
 import threading
 
@@ -20,6 +21,8 @@ from nova.network import model, vif_events
 from nova.virt.libvirt import config as vconfig
 
 LOG = logging.getLogger(__name__)
+# The flavor's NIC bandwidth limits, as upstream's libvirt driver reads them.
+_VIF_QUOTA = re.compile(r'^quota:vif_(inbound|outbound)_(average|peak|burst)$')
 
 DEFAULT_MODEL = model.VIF_MODEL_VIRTIO
 # The NIC models QEMU emulates, as libvirt names them (hw_vif_model's values).
@@ -74,6 +77,21 @@ def nic_queues(name, image_props, extra_specs, vcpus, max_queues=None):
         return None
     queues = min(vcpus or 1, max_queues or MAX_TAP_QUEUES, MAX_TAP_QUEUES)
     return queues if queues > 1 else None
+
+
+def nic_bandwidth(extra_specs):
+    """The flavor's ``quota:vif_{inbound,outbound}_{average,peak,burst}`` as
+    config.GuestInterface.bandwidth (KiB/s, burst KiB); None without any."""
+    limits = {}
+    for key, value in (extra_specs or {}).items():
+        match = _VIF_QUOTA.match(key)
+        if match and str(value).strip():
+            limits.setdefault(match.group(1), {})[match.group(2)] = int(value)
+    # As upstream: a direction needs its average, and one average must be set.
+    limits = {d: v for d, v in limits.items() if 'average' in v}
+    if not any(v['average'] for v in limits.values()):
+        return None
+    return limits
 
 
 def is_tap(vif):
@@ -255,9 +273,12 @@ class LibvirtVifs:
     def interface(self, instance, image_props, vif):
         flavor = instance.flavor
         name = nic_model(image_props)
-        queues = nic_queues(name, image_props, getattr(flavor, 'extra_specs', None),
+        extra_specs = getattr(flavor, 'extra_specs', None)
+        queues = nic_queues(name, image_props, extra_specs,
                             getattr(flavor, 'vcpus', 1), self._settings.max_queues)
-        return interface_config(vif, name, queues, self._settings)
+        nic = interface_config(vif, name, queues, self._settings)
+        nic.bandwidth = nic_bandwidth(extra_specs)
+        return nic
 
     def interfaces(self, instance, image_props, network_info=None):
         return [self.interface(instance, image_props, vif)

@@ -204,6 +204,44 @@ def test_spawn_puts_each_port_in_the_domain_in_network_info_order(drv):
         drv.destroy(None, instance)
 
 
+def test_flavor_vif_quotas_become_the_nics_bandwidth(drv):
+    specs = {'quota:vif_inbound_average': '1000', 'quota:vif_inbound_peak': '2000',
+             'quota:vif_inbound_burst': '500', 'quota:vif_outbound_average': '800',
+             'quota:vif_outbound_burst': '100', 'hw:cpu_policy': 'shared'}
+    assert vif.nic_bandwidth(specs) == {
+        'inbound': {'average': 1000, 'peak': 2000, 'burst': 500},
+        'outbound': {'average': 800, 'burst': 100}}
+    # A direction without its average is not written (as upstream), nor are zeros.
+    assert vif.nic_bandwidth({'quota:vif_inbound_peak': '10'}) is None
+    assert vif.nic_bandwidth({'quota:vif_outbound_average': '0'}) is None
+    nic = vif.interface_config(ovn_vif())
+    nic.bandwidth = vif.nic_bandwidth(specs)
+    assert_xml(nic, """
+        <interface type="ethernet">
+          <mac address="fa:16:3e:11:22:33"/>
+          <target dev="tap6f70b4c2-12" managed="no"/>
+          <model type="virtio"/>
+          <driver name="qemu"><host csum="off"/></driver>
+          <bandwidth>
+            <inbound average="1000" peak="2000" burst="500"/>
+            <outbound average="800" burst="100"/>
+          </bandwidth>
+          <mtu size="1442"/>
+        </interface>""")
+    parsed = config.GuestInterface.from_xml(nic.to_xml())
+    assert parsed.bandwidth == nic.bandwidth and parsed.to_xml() == nic.to_xml()
+    # Through the driver: the spawned domain carries it.
+    network_info = [tap_vif()]
+    instance = fx.make_instance(network_info=network_info,
+                                flavor=fx.make_flavor(extra_specs=specs))
+    drv.spawn(None, instance, fx.make_image_meta(), [], None, {})
+    try:
+        [spawned] = _nics(drv, instance)
+        assert spawned.bandwidth == nic.bandwidth
+    finally:
+        drv.destroy(None, instance)
+
+
 def test_the_domain_metadata_lists_each_port_and_its_fixed_ips(drv):
     from xml.etree import ElementTree as etree
     first = ovn_vif(active=True)
