@@ -8,11 +8,15 @@ import os
 import socket
 import subprocess
 import threading
+import time
 import uuid
 
 from nova.embedded.network import netns
+from nova.tests.functional import neutron_env
 
 BUSYBOX = '/var/cache/nova-test/busybox'
+PEER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))), 'tools', 'start-libvirtd-peer.sh')
 # udhcpc configures nothing by itself: this script applies the lease and
 # writes what it got, for the test to read.
 _UDHCPC_SCRIPT = '''#!%(bb)s sh
@@ -143,3 +147,71 @@ def tcp_answers(namespace, address, port, timeout=2.0):
         return False
     finally:
         sock.close()
+
+
+class PeerUnavailable(Exception):
+    """tools/start-libvirtd-peer.sh failed (its standard error is the message)."""
+
+
+def libvirt_peer(action, root, host_uuid, display_ports, websocket_ports, netns_name=None):
+    """Start or stop a libvirtd of its own under ``root``, in ``netns_name``; its URI.
+
+    Each caller gives its own root, host UUID and graphics port ranges (MIN:MAX), so
+    that two callers' daemons never share state or ports.
+    """
+    env = dict(os.environ, NOVA_LIBVIRT_PEER_ROOT=root, NOVA_LIBVIRT_PEER_UUID=host_uuid,
+               NOVA_LIBVIRT_PEER_DISPLAY_PORTS=display_ports,
+               NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS=websocket_ports)
+    if netns_name:
+        env['NOVA_LIBVIRT_PEER_NETNS'] = netns_name
+    proc = subprocess.run(['sh', PEER, action], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    if proc.returncode != 0:
+        raise PeerUnavailable(proc.stderr.strip())
+    return 'qemu+unix:///system?socket=%s/run/libvirt-sock' % root
+
+
+def wait_for(what, predicate, timeout, interval=0.5):
+    """The first truthy ``predicate()``, polled every ``interval`` s; AssertionError after
+    ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
+        time.sleep(interval)
+
+
+def console_output(cloud, sid, version='2.37'):
+    """The server's serial console log (os-getConsoleOutput); '' when there is none yet."""
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
+                                     {'os-getConsoleOutput': {}}, version=version)
+    return body.get('output', '') if status == 200 else ''
+
+
+def ssh_client(netns_name, address, key):
+    """A paramiko client logged in as root at address:22 from inside ``netns_name``, or
+    None while the guest does not answer (or refuses the key)."""
+    import paramiko
+    try:
+        sock = neutron_env.connect(netns_name, address, 22, timeout=3)
+    except OSError:
+        return None
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    try:
+        client.connect(address, 22, username='root', pkey=key, sock=sock,
+                       look_for_keys=False, allow_agent=False, timeout=10,
+                       banner_timeout=10, auth_timeout=10)
+    except (paramiko.SSHException, OSError):
+        client.close()
+        return None
+    return client
+
+
+def ssh_run(client, command):
+    """Standard output of ``command`` run over ``client``."""
+    _in, out, _err = client.exec_command(command, timeout=30)
+    return out.read().decode()

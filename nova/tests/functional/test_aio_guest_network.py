@@ -12,8 +12,6 @@ unrescue keep its MAC and address. Delete leaves no port and no tap.
 """
 
 import os
-import subprocess
-import time
 import uuid
 
 import pytest
@@ -24,37 +22,17 @@ from nova.tests.functional import netns_guest as ng
 
 pytestmark = [pytest.mark.libvirtd,
               pytest.mark.skipif(os.geteuid() != 0, reason='needs root for namespaces')]
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-PEER = os.path.join(ROOT, 'tools', 'start-libvirtd-peer.sh')
 # Its own daemon state (kept between runs: QEMU's capabilities are probed once).
 LIBVIRT_ROOT = '/var/lib/nova-test-aio-net-libvirt'
 V = '2.37'
 
 
 def _peer(action, netns=None):
-    env = dict(os.environ, NOVA_LIBVIRT_PEER_ROOT=LIBVIRT_ROOT,
-               NOVA_LIBVIRT_PEER_UUID='6c1bd3a2-5f0e-4d36-9a8e-0e4f6a2b9c61',
-               NOVA_LIBVIRT_PEER_DISPLAY_PORTS='7300:7349',
-               NOVA_LIBVIRT_PEER_WEBSOCKET_PORTS='7350:7399')
-    if netns:
-        env['NOVA_LIBVIRT_PEER_NETNS'] = netns
-    proc = subprocess.run(['sh', PEER, action], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
-    if proc.returncode != 0:
-        pytest.skip('no libvirtd in the test namespace: %s' % proc.stderr.strip())
-    return 'qemu+unix:///system?socket=%s/run/libvirt-sock' % LIBVIRT_ROOT
-
-
-def _wait(what, predicate, timeout, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
-        time.sleep(interval)
+    try:
+        return ng.libvirt_peer(action, LIBVIRT_ROOT, '6c1bd3a2-5f0e-4d36-9a8e-0e4f6a2b9c61',
+                               '7300:7349', '7350:7399', netns)
+    except ng.PeerUnavailable as exc:
+        pytest.skip('no libvirtd in the test namespace: %s' % exc)
 
 
 @pytest.fixture(scope='module')
@@ -87,35 +65,6 @@ def _ports(cloud, server_id):
                                      url=cloud.network_url, token='admin:admin')
     assert status == 200, body
     return body['ports']
-
-
-def _console(cloud, sid):
-    status, _h, body = cloud.request('POST', '/servers/%s/action' % sid,
-                                     {'os-getConsoleOutput': {}}, version=V)
-    return body.get('output', '') if status == 200 else ''
-
-
-def _ssh(netns, address, key):
-    import paramiko
-    try:
-        sock = neutron_env.connect(netns, address, 22, timeout=3)
-    except OSError:
-        return None
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    try:
-        client.connect(address, 22, username='root', pkey=key, sock=sock,
-                       look_for_keys=False, allow_agent=False, timeout=10,
-                       banner_timeout=10, auth_timeout=10)
-    except (paramiko.SSHException, OSError):
-        client.close()
-        return None
-    return client
-
-
-def _run(client, command):
-    _in, out, _err = client.exec_command(command, timeout=30)
-    return out.read().decode()
 
 
 def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
@@ -151,10 +100,10 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
     assert "<target dev='%s' managed='no'/>" % tap in xml
     assert "<mac address='%s'/>" % port['mac_address'] in xml
 
-    _wait('a DHCP lease for %s' % address,
-          lambda: 'eth0 bound %s/' % address in _console(cloud, sid), 120)
+    ng.wait_for('a DHCP lease for %s' % address,
+                lambda: 'eth0 bound %s/' % address in ng.console_output(cloud, sid, V), 120)
     # The default group lets nothing in from the host: no SSH yet.
-    assert _ssh(cloud.netns, address, key) is None
+    assert ng.ssh_client(cloud.netns, address, key) is None
     status, _h, groups = cloud.request(
         'GET', '/v2.0/security-groups?name=default&project_id=demo',
         url=cloud.network_url, token='demo:demo')
@@ -164,17 +113,18 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
                                 'port_range_min': 22, 'port_range_max': 22}},
         url=cloud.network_url, token='demo:demo')
     assert status == 201, body
-    client = _wait('SSH to %s' % address, lambda: _ssh(cloud.netns, address, key), 90)
+    client = ng.wait_for('SSH to %s' % address,
+                         lambda: ng.ssh_client(cloud.netns, address, key), 90)
     try:
-        assert address in _run(client, 'ip -4 -o addr show eth0')
-        assert port['mac_address'] in _run(client, 'cat /sys/class/net/eth0/address')
-        meta = _run(client, 'wget -q -O - http://169.254.169.254/openstack/latest/'
-                            'meta_data.json')
+        assert address in ng.ssh_run(client, 'ip -4 -o addr show eth0')
+        assert port['mac_address'] in ng.ssh_run(client, 'cat /sys/class/net/eth0/address')
+        meta = ng.ssh_run(client, 'wget -q -O - http://169.254.169.254/openstack/latest/'
+                                  'meta_data.json')
         assert sid in meta and key.get_base64() in meta
-        assert _run(client, 'wget -q -O - http://169.254.169.254/latest/meta-data/'
-                            'local-ipv4').strip() == address
-        assert port['id'] in _run(client, 'wget -q -O - http://169.254.169.254/openstack/'
-                                          'latest/network_data.json')
+        assert ng.ssh_run(client, 'wget -q -O - http://169.254.169.254/latest/meta-data/'
+                                  'local-ipv4').strip() == address
+        assert port['id'] in ng.ssh_run(
+            client, 'wget -q -O - http://169.254.169.254/openstack/latest/network_data.json')
     finally:
         client.close()
 
@@ -190,9 +140,10 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
     assert status == 202, body
     cloud.wait_for_status(sid, ('ACTIVE',), timeout=120)
     assert _interface_xml(cloud, sid) == before
-    client = _wait('SSH after unrescue', lambda: _ssh(cloud.netns, address, key), 120)
+    client = ng.wait_for('SSH after unrescue',
+                         lambda: ng.ssh_client(cloud.netns, address, key), 120)
     try:
-        assert address in _run(client, 'ip -4 -o addr show eth0')
+        assert address in ng.ssh_run(client, 'ip -4 -o addr show eth0')
     finally:
         client.close()
 
@@ -204,11 +155,11 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
     address2 = [p for p in ports if p['id'] == vif2['id']][0]['fixed_ips'][0]['ip_address']
     assert [v['id'] for v in cloud.db.instance_get(sid)['network_info']] == [
         port['id'], vif2['id']]
-    _wait('a lease on the hot-plugged NIC',
-          lambda: 'eth1 bound %s/' % address2 in _console(cloud, sid), 90)
+    ng.wait_for('a lease on the hot-plugged NIC',
+                lambda: 'eth1 bound %s/' % address2 in ng.console_output(cloud, sid, V), 90)
     assert len(_nics(cloud, sid, live=True)) == 2
     _rpc(cloud).detach_interface(_context(), _instance(cloud, sid), 'testhost', vif2['id'])
-    _wait('the detach', lambda: [v['id'] for v in cloud.db.instance_get(sid)[
+    ng.wait_for('the detach', lambda: [v['id'] for v in cloud.db.instance_get(sid)[
         'network_info']] == [port['id']], 60)
     assert [n.mac_addr for n in _nics(cloud, sid, live=True)] == [port['mac_address']]
     assert [p['id'] for p in _ports(cloud, sid)] == [port['id']]
@@ -216,9 +167,9 @@ def test_server_on_the_default_network_answers_ssh_and_reads_metadata(cloud):
 
     status, _h, _b = cloud.request('DELETE', '/servers/' + sid, version=V)
     assert status == 204
-    _wait('the server to go', lambda: cloud.request('GET', '/servers/' + sid)[0] == 404, 60)
+    ng.wait_for('the server to go', lambda: cloud.request('GET', '/servers/' + sid)[0] == 404, 60)
     assert _ports(cloud, sid) == []
-    _wait('the tap to go', lambda: tap not in neutron_env.ip(cloud.netns, '-o', 'link'), 10)
+    ng.wait_for('the tap to go', lambda: tap not in neutron_env.ip(cloud.netns, '-o', 'link'), 10)
 
 
 def _rpc(cloud):
