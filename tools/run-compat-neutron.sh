@@ -12,7 +12,11 @@
 # and the API ports are relayed:
 #   tempest run --regex "$NOVA_COMPAT_NEUTRON_REGEX" --exclude-list etc/tempest/exclude-list-neutron.txt
 # prints "compat-neutron: N passed, N failed, N skipped", exits non-zero on a failure and
-# stops what it started. NOVA_COMPAT_KEEP=1 keeps the workspace.
+# stops what it started. NOVA_COMPAT_KEEP=1 keeps the workspace. NOVA_COMPAT_TOPOLOGY=split
+# runs the same tests against the split services (tools/compat_split.sh: nova-api with the
+# metadata API, nova-conductor, and two nova-compute, one per hypervisor namespace and
+# chassis, on a throwaway RabbitMQ vhost and PostgreSQL database): tempest's multi-node
+# tests (cold and live migration between the chassis) run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -27,6 +31,16 @@ REGEX=${NOVA_COMPAT_NEUTRON_REGEX:-"^tempest\.(scenario\.($SCENARIOS)|api\.compu
 CONCURRENCY=${NOVA_COMPAT_NEUTRON_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat-neutron.XXXXXX")
 AIO_PID=""
+TOPOLOGY=${NOVA_COMPAT_TOPOLOGY:-aio}
+PG_URL=${NOVA_COMPAT_PG_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/postgres}
+RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
+case "$TOPOLOGY" in
+  aio|split) ;;
+  *) echo "compat-neutron: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2
+     exit 2 ;;
+esac
+# shellcheck source=tools/compat_split.sh
+. tools/compat_split.sh
 
 if [ ! -f "$COMPAT_DIR/neutron.env" ]; then
   echo "compat-neutron: $COMPAT_DIR/neutron.env is missing: run tools/neutron.sh start" >&2
@@ -40,17 +54,19 @@ TEMPEST_BIN=$(tools/tempest.sh)
 . "$COMPAT_DIR/neutron.env"
 
 cleanup() {
-  local rc=$? dom
+  local rc=$? dom uri
+  split_stop
   if [ -n "$AIO_PID" ]; then
     kill "$AIO_PID" 2>/dev/null || true
     for _ in $(seq 100); do kill -0 "$AIO_PID" 2>/dev/null || break; sleep 0.2; done
     kill -9 "$AIO_PID" 2>/dev/null || true
   fi
-  for dom in $(virsh -c "$NOVA_NEUTRON_LIBVIRT_URI" list --all --name 2>/dev/null \
-               | grep '^compat-'); do
-    virsh -c "$NOVA_NEUTRON_LIBVIRT_URI" destroy "$dom" >/dev/null 2>&1 || true
-    virsh -c "$NOVA_NEUTRON_LIBVIRT_URI" undefine --nvram "$dom" >/dev/null 2>&1 \
-      || virsh -c "$NOVA_NEUTRON_LIBVIRT_URI" undefine "$dom" >/dev/null 2>&1 || true
+  for uri in "$NOVA_NEUTRON_LIBVIRT_URI" ${NOVA_NEUTRON_LIBVIRT_URI_2:+"$NOVA_NEUTRON_LIBVIRT_URI_2"}; do
+    for dom in $(virsh -c "$uri" list --all --name 2>/dev/null | grep '^compat-'); do
+      virsh -c "$uri" destroy "$dom" >/dev/null 2>&1 || true
+      virsh -c "$uri" undefine --nvram "$dom" >/dev/null 2>&1 \
+        || virsh -c "$uri" undefine "$dom" >/dev/null 2>&1 || true
+    done
   done
   if [ "${NOVA_COMPAT_KEEP:-0}" = 1 ] || [ "$rc" != 0 ]; then
     echo "compat-neutron: workspace kept in $WORK (nova-aio.log, tempest-run.log)"
@@ -67,9 +83,21 @@ for port in 8774 9292 8776 6080 6082 6083 "$NOVA_NEUTRON_METADATA_PORT"; do
                          exit 1; }
 done
 
-# 1. nova-aio on the real Neutron: one compute host, the chassis of the hypervisor namespace.
-mkdir -p "$WORK/state"
-cat > "$WORK/state.conf" <<EOF
+if [ "$TOPOLOGY" = split ]; then
+  # 1'. The split services, a nova-compute per chassis (nova-neutron.conf, -2.conf).
+  [ -n "${NOVA_NEUTRON_NOVA_CONF_2:-}" ] \
+    || { echo "compat-neutron: the split topology needs the test Neutron's second chassis" >&2
+         exit 1; }
+  mkdir -p "$WORK/state"
+  SPLIT_IMAGE_URL=http://127.0.0.1:9292
+  printf '[DEFAULT]\nenabled_apis = osapi_compute,metadata\n' > "$WORK/neutron-split.conf"
+  SPLIT_CONFS=(--config-file "$NOVA_NEUTRON_NOVA_CONF" --config-file "$WORK/neutron-split.conf")
+  SPLIT_HOST2_CONFS=(--config-file "$NOVA_NEUTRON_NOVA_CONF_2")
+  split_start
+else
+  # 1. nova-aio on the real Neutron: one compute host, the chassis of the hypervisor namespace.
+  mkdir -p "$WORK/state"
+  cat > "$WORK/state.conf" <<EOF
 [DEFAULT]
 state_path = $WORK/state
 enabled_apis = osapi_compute,metadata
@@ -79,18 +107,20 @@ embedded_network = false
 # One hypervisor namespace: a second host on the same libvirtd has no chassis of its own.
 extra_compute_hosts =
 EOF
-"${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
-  --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$NOVA_NEUTRON_NOVA_CONF" \
-  --config-file "$WORK/state.conf" >"$WORK/nova-aio.log" 2>&1 &
-AIO_PID=$!
-for _ in $(seq 120); do
-  grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
-  kill -0 "$AIO_PID" 2>/dev/null || { tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
-  sleep 1
-done
-grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
-  || { echo "compat-neutron: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2
-       exit 1; }
+  "${NOVA_RUN[@]}" "$VENV_BIN/nova-aio" --config-file etc/nova/aio-keystone.conf \
+    --config-file "$COMPAT_DIR/keystone_authtoken.conf" --config-file "$NOVA_NEUTRON_NOVA_CONF" \
+    --config-file "$WORK/state.conf" >"$WORK/nova-aio.log" 2>&1 &
+  AIO_PID=$!
+  for _ in $(seq 120); do
+    grep -q 'nova-aio ready' "$WORK/nova-aio.log" && break
+    kill -0 "$AIO_PID" 2>/dev/null || { tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
+    sleep 1
+  done
+  grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
+    || { echo "compat-neutron: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2
+         exit 1; }
+
+fi
 
 # 2. Images, flavors and tempest.conf: the SSH guest is image_ref and image_ref_alt.
 NOVA_COMPAT_SSH_IMAGE=1 NOVA_COMPAT_CERTS_DIR=$WORK/state/certificates \

@@ -41,14 +41,13 @@ PEER_URI=""
 STARTED_PEER=0
 STARTED_KEYSTONE=0
 TOPOLOGY=${NOVA_COMPAT_TOPOLOGY:-aio}
-SPLIT_PIDS=""
-SPLIT_DB=""
 PG_URL=${NOVA_COMPAT_PG_URL:-postgresql+psycopg2://postgres@127.0.0.1:5432/postgres}
 RABBIT_URL=${NOVA_COMPAT_RABBIT_URL:-rabbit://guest:guest@127.0.0.1:5672/}
 GLANCE=${NOVA_COMPAT_GLANCE:-embedded}
 GLANCE_URL=http://127.0.0.1:${NOVA_COMPAT_GLANCE_PORT:-9393}
 REGISTERED_GLANCE=0
-SPLIT_VHOST=""
+# shellcheck source=tools/compat_split.sh
+. tools/compat_split.sh
 case "$TOPOLOGY" in
   aio|split) ;;
   *) echo "compat: NOVA_COMPAT_TOPOLOGY must be aio or split, not $TOPOLOGY" >&2; exit 2 ;;
@@ -59,15 +58,8 @@ case "$GLANCE" in
 esac
 
 cleanup() {
-  local rc=$? pid
-  # nova-api first, the endpoints last (in-flight builds still call them).
-  for pid in $SPLIT_PIDS; do
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  [ -n "$SPLIT_DB" ] && "$PY" tools/compat_db.py drop "$PG_URL" "$SPLIT_DB" || true
-  [ -n "$SPLIT_VHOST" ] && rabbitmqctl -q delete_vhost "$SPLIT_VHOST" >/dev/null 2>&1 || true
+  local rc=$?
+  split_stop
   if [ -n "$SPLIT_PIDS" ] || { [ -n "$AIO_PID" ] && kill -0 "$AIO_PID" 2>/dev/null; }; then
     if [ -n "$AIO_PID" ]; then
       kill "$AIO_PID" 2>/dev/null || true
@@ -148,96 +140,11 @@ if [ "$TOPOLOGY" = aio ]; then
   grep -q 'nova-aio ready' "$WORK/nova-aio.log" \
     || { echo "compat: nova-aio did not start" >&2; tail -n 30 "$WORK/nova-aio.log" >&2; exit 1; }
 else
-  # 2'. The split services: a throwaway database, the endpoints, conductor, compute, API.
-  SPLIT_DB=nova_compat_$(date +%s)_$$
+  # 2'. The split services (tools/compat_split.sh), a second compute host (tempest's
+  # multi-node tests: min_compute_nodes = 2) on the same libvirtd.
   SPLIT_IMAGE_URL=http://127.0.0.1:9292
   [ "$GLANCE" = real ] && SPLIT_IMAGE_URL=$GLANCE_URL
-  # A broker of its own (a throwaway vhost on the local RabbitMQ): oslo.messaging names a
-  # topic's queue after the topic alone ("conductor", "compute.<host>") and binds it to
-  # every exchange that uses it, so a private control_exchange does not keep another
-  # deployment's nova-conductor (a functional test's, say) from taking this run's calls.
-  if [ -z "${NOVA_COMPAT_RABBIT_URL:-}" ] && command -v rabbitmqctl >/dev/null; then
-    SPLIT_VHOST=$SPLIT_DB
-    rabbitmqctl -q add_vhost "$SPLIT_VHOST" >/dev/null
-    rabbitmqctl -q set_permissions -p "$SPLIT_VHOST" guest '.*' '.*' '.*' >/dev/null
-    RABBIT_URL=${RABBIT_URL%/}/$SPLIT_VHOST
-  else
-    echo "compat: sharing the RabbitMQ vhost of $RABBIT_URL; other nova services on it" \
-         "may take this run's calls" >&2
-  fi
-  DB_URL=$("$PY" tools/compat_db.py create "$PG_URL" "$SPLIT_DB")
-  # etc/nova/aio-keystone.conf's choices, for separate processes.
-  cat > "$WORK/split.conf" <<EOF
-[DEFAULT]
-state_path = $WORK/state
-transport_url = $RABBIT_URL
-control_exchange = nova-compat-$$
-host = compat-split
-instance_name_template = compat-%08x
-cpu_allocation_ratio = 16.0
-api_listen = 127.0.0.1
-api_listen_port = 8774
-metadata_listen = 127.0.0.1
-report_interval = 2
-
-[database]
-connection = $DB_URL
-
-[api]
-auth_strategy = keystone
-
-[aio]
-listen = 127.0.0.1
-image_port = 9292
-volume_port = 8776
-
-[glance]
-endpoint_override = $SPLIT_IMAGE_URL
-auth_section = keystone_authtoken
-
-[cinder]
-endpoint_override = http://127.0.0.1:8776
-auth_section = keystone_authtoken
-
-[libvirt]
-connection_uri = qemu:///system
-
-[spice]
-# The guests get SPICE as under nova-aio (tempest's spice-direct test needs no proxy).
-enabled = true
-EOF
-  SPLIT_CONF=(--config-file "$WORK/split.conf" --config-file "$COMPAT_DIR/keystone_authtoken.conf")
-  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" db sync >"$WORK/nova-manage.log" 2>&1
-  "${NOVA_RUN[@]}" "$VENV_BIN/nova-manage" "${SPLIT_CONF[@]}" flavor seed >>"$WORK/nova-manage.log" 2>&1
-  "${NOVA_RUN[@]}" "$PY" tools/compat_endpoints.py "${SPLIT_CONF[@]}" >"$WORK/endpoints.log" 2>&1 &
-  SPLIT_PIDS="$!"
-  # A second compute host (tempest's multi-node tests: min_compute_nodes = 2) on the same
-  # libvirtd, with its own host name and instance directory.
-  printf '[DEFAULT]\nhost = compat-split-2\ninstances_path = %s\n' \
-    "$WORK/state-host2/instances" > "$WORK/split-host2.conf"
-  "${NOVA_RUN[@]}" "$VENV_BIN/nova-compute" "${SPLIT_CONF[@]}" \
-    --config-file "$WORK/split-host2.conf" >"$WORK/nova-compute-2.log" 2>&1 &
-  SPLIT_PIDS="$! $SPLIT_PIDS"
-  for binary in nova-conductor nova-compute nova-api; do
-    "${NOVA_RUN[@]}" "$VENV_BIN/$binary" "${SPLIT_CONF[@]}" >"$WORK/$binary.log" 2>&1 &
-    SPLIT_PIDS="$! $SPLIT_PIDS"
-  done
-  up=0
-  for _ in $(seq 120); do
-    for pid in $SPLIT_PIDS; do
-      kill -0 "$pid" 2>/dev/null \
-        || { echo "compat: a split service exited" >&2; tail -n 20 "$WORK"/*.log >&2; exit 1; }
-    done
-    if grep -q 'compat endpoints ready' "$WORK/endpoints.log" \
-        && curl -fsS -o /dev/null --max-time 3 http://127.0.0.1:8774/ \
-        && "$PY" tools/compat_db.py has-compute "$DB_URL" 2; then
-      up=1; break
-    fi
-    sleep 1
-  done
-  [ "$up" = 1 ] || { echo "compat: the split services did not start" >&2;
-                     tail -n 20 "$WORK"/*.log >&2; exit 1; }
-  echo "compat: split services up (nova-api, nova-conductor, two nova-compute, endpoints)"
+  split_start
 fi
 
 # 3. Images, flavors, the multiattach volume type and tempest.conf.
