@@ -27,6 +27,11 @@ PY=$VENV_BIN/python
 NOVA_RUN=(env "PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}")
 SCENARIOS='test_server_basic_ops|test_minimum_basic|test_network_basic_ops|test_volume_boot_pattern|test_snapshot_pattern|test_shelve_instance|test_stamp_pattern'
 API='servers\.test_attach_interfaces|servers\.test_server_addresses|security_groups|floating_ips|servers\.test_create_server'
+# The moves between chassis (they skip with one compute host, as in the aio topology).
+if [ "${NOVA_COMPAT_TOPOLOGY:-aio}" = split ]; then
+  SCENARIOS="$SCENARIOS|test_network_advanced_server_ops|test_server_multinode"
+  API="$API|admin\.test_live_migration|admin\.test_migrations"
+fi
 REGEX=${NOVA_COMPAT_NEUTRON_REGEX:-"^tempest\.(scenario\.($SCENARIOS)|api\.compute\.($API))"}
 CONCURRENCY=${NOVA_COMPAT_NEUTRON_CONCURRENCY:-2}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nova-compat-neutron.XXXXXX")

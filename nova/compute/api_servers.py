@@ -240,7 +240,9 @@ class ServersAPI:
             'project_id': context.project_id, 'user_id': context.user_id,
             'display_name': request.name,
             'display_description': request.description,
-            'hostname': sanitize_hostname(request.hostname or request.name),
+            # A requested hostname (2.90) is kept as given, an FQDN too (2.94), as
+            # upstream; only one derived from the name is sanitized.
+            'hostname': request.hostname or sanitize_hostname(request.name),
             'vm_state': vs.BUILDING, 'task_state': vs.SCHEDULING, 'power_state': 0,
             'image_ref': image_ref,
             'kernel_id': props.get('kernel_id'), 'ramdisk_id': props.get('ramdisk_id'),

@@ -139,3 +139,23 @@ def test_inject_network_info(aio, servers):
     path = '/servers/%s/action' % sid
     assert aio.request('POST', path, {'injectNetworkInfo': None}, token=ADMIN)[0] == 202
     assert aio.request('POST', path, {'injectNetworkInfo': None})[0] == 403
+
+
+@pytest.mark.parametrize('version,hostname', [
+    ('2.94', 'x' * 52 + '-guest-test.domaintest.com'),
+    ('2.90', 'web_1.Example'),
+])
+def test_a_requested_hostname_is_kept_as_given(aio, image, nano, version, hostname):
+    body = server_body(image, name='named-host', version=version)
+    body['server']['hostname'] = hostname
+    status, _h, resp = aio.request('POST', '/servers', body, version=version)
+    assert status == 202, resp
+    sid = resp['server']['id']
+    try:
+        status, _h, shown = aio.request('GET', '/servers/' + sid, version=version,
+                                        token=ADMIN)
+        assert shown['server']['OS-EXT-SRV-ATTR:hostname'] == hostname
+        assert aio.db.instance_get(sid)['hostname'] == hostname
+    finally:
+        aio.request('DELETE', '/servers/' + sid)
+        aio.wait_for_status(sid, ['DELETED'])
