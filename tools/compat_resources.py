@@ -142,6 +142,8 @@ def main():
         print('%s=%s' % (key, ensure_flavor(sess, flavor_id, name, ram, disk)))
     if os.environ.get('NOVA_COMPAT_SSH_IMAGE') == '1':
         print('SSH_IMAGE_REF=%s' % ssh_image(sess))
+        # The file itself, for the scenarios that upload an image of their own.
+        print('SSH_IMAGE_FILE=%s' % sshguest.cached_disk_image())
         print('SSH_FLAVOR_REF=%s' % ensure_flavor(sess, 'c3', 'compat.ssh', 256, 1))
     if os.environ.get('NOVA_COMPAT_CERTS_DIR'):
         image_id, certs = certified_image(sess, os.environ['NOVA_COMPAT_CERTS_DIR'])

@@ -144,8 +144,11 @@ sed -e "s|@WORKDIR@|$WORK|g" -e "s|@PASSWORD@|$OS_PASSWORD|g" \
     -e "s|@MULTIATTACH_VOLUME_TYPE@|$MULTIATTACH_VOLUME_TYPE|g" \
     -e "s|@CERTIFIED_IMAGE_TRUSTED_CERTS@|$CERTIFIED_IMAGE_TRUSTED_CERTS|g" \
     etc/tempest/tempest.conf.in > "$WORK/tempest.conf.base"
+# The scenarios that upload an image (test_minimum_basic) upload the SSH guest.
+printf '[scenario]\nimg_file = %s\nimg_disk_format = raw\nimg_container_format = bare\n' \
+  "$SSH_IMAGE_FILE" > "$WORK/tempest-image.conf"
 "$PY" tools/compat_conf_merge.py "$WORK/tempest.conf.base" "$NOVA_NEUTRON_TEMPEST_CONF" \
-  etc/tempest/tempest-neutron.conf > "$WORK/tempest/etc/tempest.conf"
+  etc/tempest/tempest-neutron.conf "$WORK/tempest-image.conf" > "$WORK/tempest/etc/tempest.conf"
 
 # 3. The run, in the public namespace (floating IPs answer there; the API ports are relayed).
 set +e

@@ -177,3 +177,54 @@ def test_deleting_an_offloaded_server_deletes_its_port(aio):
     assert status == 204, body
     aio.wait_for_status(sid, ['DELETED'], token=ADMIN)
     assert _ports(aio, sid) == []
+
+
+def _host_manager(aio, host):
+    [svc] = [s for s in aio.aio.services[1:] if s.host == host]
+    return svc.manager
+
+
+def _instance(aio, sid):
+    from nova.objects import instance as instance_obj
+    return instance_obj.Instance.from_db(aio.db.instance_get(sid))
+
+
+def test_live_migration_port_steps_on_the_network_service(aio, server):
+    """The live migration's port steps against the network service (test:///default
+    cannot live migrate a guest, so the steps are driven here, host by host)."""
+    from nova import context as nova_context
+    ctx = nova_context.RequestContext(user_id='admin', project_id='admin', is_admin=True,
+                                      auth_token=ADMIN)
+    port = _bound_to(aio, server, 'testhost')
+    # The move in progress lets the destination write the server's records.
+    migration = aio.db.migration_create({
+        'instance_uuid': server, 'source_compute': 'testhost', 'dest_compute': 'testhost2',
+        'source_node': 'testhost', 'dest_node': 'testhost2', 'status': 'running',
+        'migration_type': 'live-migration'})
+    source = _host_manager(aio, 'testhost').live_migrate.ports
+    dest = _host_manager(aio, 'testhost2').live_migrate.ports
+    # Destination first: no binding-extended here, so the source binding is marked.
+    info = dest.prepare_live_destination(ctx, _instance(aio, server))
+    assert [vif['id'] for vif in info] == [port['id']]
+    [marked] = _ports(aio, server)
+    assert marked['binding:host_id'] == 'testhost'
+    assert marked['binding:profile'].get('migrating_to') == 'testhost2'
+    # A failed move takes the mark away.
+    dest.rollback_live_destination(ctx, _instance(aio, server))
+    [rolled] = _ports(aio, server)
+    assert 'migrating_to' not in (rolled['binding:profile'] or {})
+    assert rolled['binding:host_id'] == 'testhost'
+    # A move that worked: activated from the source (nothing to activate without
+    # binding-extended), then bound on the destination, the mark gone, the cache fresh.
+    dest.prepare_live_destination(ctx, _instance(aio, server))
+    source.activate_on(ctx, _instance(aio, server), 'testhost2')
+    moved_info = dest.finish_live_destination(ctx, _instance(aio, server))
+    [moved] = _ports(aio, server)
+    assert moved['binding:host_id'] == 'testhost2'
+    assert 'migrating_to' not in (moved['binding:profile'] or {})
+    assert [vif['id'] for vif in moved_info] == [port['id']]
+    assert aio.db.instance_get(server)['network_info'] == moved_info
+    aio.db.migration_update(migration['id'], {'status': 'completed'})
+    # Back where the server's record says it is, for the fixture's delete.
+    _host_manager(aio, 'testhost').migrate.ports.bind_here(ctx, _instance(aio, server))
+    _bound_to(aio, server, 'testhost')
