@@ -1,5 +1,7 @@
 """oslo.messaging plumbing: transports, serializer carrying the context, servers, clients."""
 
+import sys
+
 import futurist
 import oslo_messaging as messaging
 
@@ -53,6 +55,21 @@ def get_transport(conf):
             _TRANSPORTS[key] = messaging.get_rpc_transport(
                 conf, url=key[1], allowed_remote_exmods=ALLOWED_EXMODS)
     return _TRANSPORTS[key]
+
+
+def amqp_errors():
+    """The AMQP client's own error classes, once the rabbit driver has loaded it.
+
+    oslo.messaging lets them through when the broker refuses a new
+    connection (a virtual host the user may not open: NOT_ALLOWED; a refused
+    login). In-process messaging never loads them, so they are looked up,
+    not imported.
+    """
+    found = []
+    for module, name in (('amqp.exceptions', 'AMQPError'), ('kombu.exceptions', 'KombuError')):
+        if module in sys.modules:
+            found.append(getattr(sys.modules[module], name))
+    return tuple(found)
 
 
 def cleanup(conf):

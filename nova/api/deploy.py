@@ -22,6 +22,17 @@ _UNEXPECTED = ('Unexpected API Error. Please report this at the project bug trac
                'attach the Nova API log if possible.')
 
 
+def _bus_error(req, path, exc):
+    """503: the message bus refused or lost a message no family answered for.
+
+    The families undo their writes first (nova/compute/api_handoff.py).
+    """
+    LOG.warning('%s %s: message bus error %s: %s', req.method, path,
+                exc.__class__.__name__, exc)
+    return wsgi.fault(503, 'The message bus did not carry the request (%s); '
+                           'try again.' % exc.__class__.__name__).wsgi_response
+
+
 class ComputeApp:
     """Core app: microversion negotiation, dispatch, and error-to-fault mapping."""
 
@@ -74,16 +85,16 @@ class ComputeApp:
                 LOG.exception('Unexpected error in %s %s', req.method, path)
                 resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
             else:
-                # The message bus refused or lost a message that no family
-                # turned into its own answer (the families undo their writes
-                # first; nova/compute/api_handoff.py).
-                LOG.warning('%s %s: message bus error %s: %s', req.method, path,
-                            exc.__class__.__name__, exc)
-                resp = wsgi.fault(503, 'The message bus did not carry the request (%s); '
-                                       'try again.' % exc.__class__.__name__).wsgi_response
-        except Exception:  # noqa: BLE001 - the last line of defence must not leak.
-            LOG.exception('Unexpected error in %s %s', req.method, path)
-            resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
+                resp = _bus_error(req, path, exc)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence must not leak.
+            # oslo.messaging passes the AMQP client's own error through when
+            # the broker refuses a new connection.
+            from nova import rpc
+            if isinstance(exc, rpc.amqp_errors()):
+                resp = _bus_error(req, path, exc)
+            else:
+                LOG.exception('Unexpected error in %s %s', req.method, path)
+                resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
         if versioned:
             self._echo_version(req, resp)
         return resp(environ, start_response)

@@ -116,6 +116,12 @@ def _one_line(exc):
             str(exc).splitlines()[0][:200])
     if isinstance(exc, exception.HypervisorError):
         return exc.format_message()
+    from nova import rpc
+    if isinstance(exc, rpc.amqp_errors()):
+        # A login or virtual host the broker refuses, e.g. permissions being
+        # changed: the unit's Restart=on-failure tries again.
+        return 'the message broker refused the connection ([DEFAULT] transport_url): %s' % (
+            str(exc).splitlines()[0][:200])
     if isinstance(exc, cfg.Error):
         return 'configuration error: %s' % exc
     if isinstance(exc, OSError):

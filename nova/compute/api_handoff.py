@@ -6,7 +6,7 @@ import logging
 
 import oslo_messaging as messaging
 
-from nova import exception
+from nova import exception, rpc
 
 LOG = logging.getLogger(__name__)
 
@@ -27,13 +27,14 @@ def undelivered(exc):
     A RemoteError is the remote service's answer, and a call's timeout may
     come after the other side started: neither is a message the broker did
     not take. Everything else oslo.messaging raises at send (delivery
-    failure, connection lost while publishing, version cap, no such queue)
+    failure, connection lost while publishing, version cap, no such queue,
+    the AMQP client's own error when the broker refuses a new connection)
     is.
     """
     if isinstance(exc, (messaging.RemoteError, messaging.MessagingTimeout)):
         return False
     return isinstance(exc, (messaging.MessagingException, messaging.MessageUndeliverable,
-                            ConnectionError))
+                            ConnectionError) + rpc.amqp_errors())
 
 
 @dataclasses.dataclass

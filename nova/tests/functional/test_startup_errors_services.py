@@ -1,6 +1,9 @@
 """Split services misconfigured: one line naming the problem, exit 1, no traceback, no hang."""
 
+import os
 import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -75,3 +78,16 @@ def test_compute_with_an_unreadable_host_key_file_stops_at_start(tmp_path, rabbi
     rc, _out, err = _run('compute', '--config-file', _conf(tmp_path, conf))
     _assert_one_line(rc, err, 'cannot read [conductor] host_key_file %s/none.key' % tmp_path,
                      'No such file or directory')
+
+
+
+@pytest.mark.parametrize('module', ['conductor', 'compute'])
+def test_a_virtual_host_the_broker_refuses(tmp_path, rabbit, module):
+    """NOT_ALLOWED (a vhost this user may not open, e.g. permissions being changed): one
+    line and exit 1, for the unit's Restart=on-failure to try again; no traceback."""
+    refused = services.RABBIT_URL.rstrip('/') + '/nova_test_no_such_vhost'
+    conf = _conf(tmp_path, _split_conf(tmp_path, refused))
+    subprocess.run([os.path.join(os.path.dirname(sys.executable), 'nova-manage'),
+                    '--config-file', conf, 'db', 'sync'], check=True, capture_output=True)
+    rc, _out, err = _run(module, '--config-file', conf)
+    _assert_one_line(rc, err, 'the message broker refused the connection', 'NOT_ALLOWED')

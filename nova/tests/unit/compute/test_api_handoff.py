@@ -5,6 +5,7 @@ import json
 import oslo_messaging as messaging
 import pytest
 import webob
+from amqp import exceptions as amqp_exc
 from oslo_utils import timeutils
 
 from nova import conf as nova_conf
@@ -33,15 +34,19 @@ class RefusingBroker:
         def can_send_version(version):
             return True
 
-    def __init__(self):
+    def __init__(self, error=None):
         self.sent = []
+        self.error = error or messaging.MessageDeliveryFailure(
+            "Basic.publish: (403) ACCESS_REFUSED - access to exchange 'nova' in vhost "
+            "'faults' refused for user 'guest'")
 
     def __getattr__(self, name):
+        if name == 'error':
+            raise AttributeError(name)
+
         def send(*args, **kwargs):
             self.sent.append(name)
-            raise messaging.MessageDeliveryFailure(
-                "Basic.publish: (403) ACCESS_REFUSED - access to exchange 'nova' in vhost "
-                "'faults' refused for user 'guest'")
+            raise self.error
         return send
 
 
@@ -251,3 +256,41 @@ def test_a_bus_error_no_family_handles_is_a_503_not_a_500(stack):
     resp = req.get_response(app)
     assert resp.status_int == 503, resp.body
     assert 'message bus' in resp.json['serviceUnavailable']['message']
+
+
+# What a new connection to a virtual host the user may no longer open raises:
+# oslo.messaging lets the AMQP client's own error through.
+NOT_ALLOWED = amqp_exc.NotAllowed(
+    "Connection.open: (530) NOT_ALLOWED - access to vhost 'faults' refused for user 'guest'")
+
+
+def test_the_amqp_clients_refusal_of_a_connection_is_not_sent():
+    assert api_handoff.undelivered(NOT_ALLOWED)
+    assert api_handoff.undelivered(amqp_exc.AccessRefused('login refused'))
+
+
+@pytest.mark.parametrize('body', [{'rescue': {}}, {'os-getConsoleOutput': {}}])
+def test_a_connection_the_broker_refuses_is_a_503_and_undone(stack, body):
+    db, compute, broker, images = stack
+    broker.error = NOT_ALLOWED
+    row = _server(db)
+    app = auth.KeystoneContext(deploy.ComputeApp(nova_conf.new_config(), compute))
+    req = webob.Request.blank('/v2.1/servers/%s/action' % row['uuid'], method='POST',
+                              headers=ADMIN)
+    req.body = json.dumps(body).encode()
+    req.content_type = 'application/json'
+    resp = req.get_response(app)
+    assert resp.status_int == 503, resp.body
+    assert 'NotAllowed' in resp.json['serviceUnavailable']['message']
+    assert db.instance_get(row['uuid'])['task_state'] is None
+
+
+def test_a_create_on_a_refused_connection_leaves_no_server(stack):
+    db, compute, broker, images = stack
+    broker.error = NOT_ALLOWED
+    db.flavor_create(dict(FLAVOR, id=None, flavorid='f1', name='f1'))
+    request = server_requests.BootRequest(name='new', flavor_ref='f1', image_ref='base-image',
+                                          networks='none')
+    with pytest.raises(api_handoff.RequestNotSent):
+        compute.servers.create(_ctx(), request)
+    assert db.instance_get_all({'project_id': 'p1'}) == []
