@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from nova.tests.functional import fixtures, glance, keystone, services
-from nova.tests.functional import test_multiprocess as mp
+from nova.tests.functional import split_cluster as sc
 
 pytestmark = [pytest.mark.rabbit, pytest.mark.postgresql]
 
@@ -46,19 +46,19 @@ def cluster(tmp_path):
 def _cluster(tmp_path, rabbit_url):
     admin = keystone.admin_session()
     users = [keystone.make_credentials(admin, prefix='nova-mpk') for _ in range(2)]
-    api_port = mp._free_port()
+    api_port = sc.free_port()
     conf = tmp_path / 'nova.conf'
     procs = []
     with services.ThrowawayDatabase(services.PG_URL) as database:
         _write_conf(conf, rabbit_url, database.url, api_port, tmp_path / 'state')
-        manage = [os.path.join(mp.BIN, 'nova-manage'), '--config-file', str(conf)]
+        manage = [os.path.join(sc.BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)
         try:
             for binary in ('nova-conductor', 'nova-compute', 'nova-api'):
                 log = open(tmp_path / ('%s.log' % binary), 'wb')
                 procs.append(subprocess.Popen(
-                    [os.path.join(mp.BIN, binary), '--config-file', str(conf)],
+                    [os.path.join(sc.BIN, binary), '--config-file', str(conf)],
                     stdout=log, stderr=subprocess.STDOUT))
             yield {'api': 'http://127.0.0.1:%d/v2.1' % api_port, 'tmp': tmp_path,
                    'procs': procs, 'users': users, 'admin': admin}
@@ -75,7 +75,7 @@ def _cluster(tmp_path, rabbit_url):
 
 
 def _terminal(api, sid, token):
-    status, body = mp._call('GET', api + '/servers/' + sid, token=token)
+    status, body = sc.call('GET', api + '/servers/' + sid, token=token)
     if status == 200 and body['server']['status'] in ('ACTIVE', 'ERROR'):
         return body['server']
     return None
@@ -84,7 +84,7 @@ def _terminal(api, sid, token):
 def test_split_services_in_keystone_mode(cluster):
     api = cluster['api']
     owner, other = cluster['users']
-    mp._wait(lambda: mp._api_up(api), 30, 'nova-api')
+    sc.wait(lambda: sc.api_up(api), 30, 'nova-api')
     for proc in cluster['procs']:
         assert proc.poll() is None, 'a service exited early'
     # No token, a made-up token and a noauth-style token are all refused.
@@ -94,37 +94,37 @@ def test_split_services_in_keystone_mode(cluster):
     except urllib.error.HTTPError as err:
         assert err.code == 401
     for token in ('not-a-token', 'admin:admin'):
-        status, _body = mp._call('GET', api + '/servers', token=token)
+        status, _body = sc.call('GET', api + '/servers', token=token)
         assert status == 401, token
     disk = fixtures.tiny_disk(cluster['tmp'] / 'disk.img')
     image = glance.upload_image(owner.session(), disk, name='mpk', visibility='private')
 
     def created():
         # The compute service may still be registering its node.
-        status, body = mp._call('POST', api + '/servers', {'server': {
+        status, body = sc.call('POST', api + '/servers', {'server': {
             'name': 'mpk1', 'imageRef': image['id'], 'flavorRef': '1',
             'networks': 'none'}}, token=owner.token)
         assert status == 202, body
         sid = body['server']['id']
-        server = mp._wait(lambda: _terminal(api, sid, owner.token), 60, 'build')
+        server = sc.wait(lambda: _terminal(api, sid, owner.token), 60, 'build')
         if server['status'] == 'ERROR':
-            mp._call('DELETE', api + '/servers/' + sid, token=owner.token)
+            sc.call('DELETE', api + '/servers/' + sid, token=owner.token)
             return None
         return server
-    server = mp._wait(created, 90, 'an ACTIVE server')
+    server = sc.wait(created, 90, 'an ACTIVE server')
     assert server['tenant_id'] == owner.project_id
     assert server['user_id'] == owner.user_id
     # Another project neither sees the server nor can boot the private image.
-    status, _body = mp._call('GET', api + '/servers/' + server['id'], token=other.token)
+    status, _body = sc.call('GET', api + '/servers/' + server['id'], token=other.token)
     assert status == 404
-    status, body = mp._call('POST', api + '/servers', {'server': {
+    status, body = sc.call('POST', api + '/servers', {'server': {
         'name': 'stolen', 'imageRef': image['id'], 'flavorRef': '1', 'networks': 'none'}},
         token=other.token)
     assert status == 400, body
     # The Keystone admin role makes an administrator of another project.
     admin_token = cluster['admin'].get_token()
-    status, admin_view = mp._call('GET', api + '/servers/' + server['id'], token=admin_token)
+    status, admin_view = sc.call('GET', api + '/servers/' + server['id'], token=admin_token)
     assert status == 200 and admin_view['server']['OS-EXT-SRV-ATTR:host'] == 'mpk-compute'
-    assert mp._call('DELETE', api + '/servers/' + server['id'], token=admin_token)[0] == 204
-    mp._wait(lambda: mp._call('GET', api + '/servers/' + server['id'],
+    assert sc.call('DELETE', api + '/servers/' + server['id'], token=admin_token)[0] == 204
+    sc.wait(lambda: sc.call('GET', api + '/servers/' + server['id'],
                               token=owner.token)[0] == 404, 30, 'delete')

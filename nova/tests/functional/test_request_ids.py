@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from nova.tests.functional import fixtures
-from nova.tests.functional import test_multiprocess as mp
+from nova.tests.functional import split_cluster as sc
 from nova.tests.functional.test_multiprocess import cluster  # noqa: F401 - a fixture.
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 def _upload_image(image_url, tmp_path):
-    status, image = mp._call('POST', image_url + '/v2/images',
+    status, image = sc.call('POST', image_url + '/v2/images',
                              {'name': 'img', 'disk_format': 'raw',
                               'container_format': 'bare'})
     assert status == 201
@@ -56,7 +56,7 @@ def _boot_two_and_check(api, image_url, tmp_path, logs):
     ids = []
     for name in ('rid-a', 'rid-b'):
         global_id = 'req-%s' % uuid.uuid4()
-        server_id, local_id = mp._wait(
+        server_id, local_id = sc.wait(
             lambda name=name, global_id=global_id: _try_create(api, image_id, name, global_id),
             40, 'an ACTIVE server')
         ids.append((server_id, global_id, local_id))
@@ -77,10 +77,10 @@ def _boot_two_and_check(api, image_url, tmp_path, logs):
 
 def _try_create(api, image_id, name, global_id):
     server_id, local_id = _create(api, image_id, name, global_id)
-    server = mp._wait(lambda: mp._terminal(api, server_id), 30, 'build')
+    server = sc.wait(lambda: sc.terminal(api, server_id), 30, 'build')
     if server['status'] != 'ACTIVE':
         # The compute service may still be registering its node.
-        mp._call('DELETE', api + '/servers/' + server_id)
+        sc.call('DELETE', api + '/servers/' + server_id)
         return None
     return server_id, local_id
 
@@ -115,7 +115,7 @@ def test_request_id_reaches_compute_log_lines_all_in_one(tmp_path):
 @pytest.mark.rabbit
 @pytest.mark.postgresql
 def test_request_id_reaches_compute_log_lines_split_services(cluster):  # noqa: F811
-    mp._wait(lambda: mp._api_up(cluster['api']), 30, 'nova-api')
+    sc.wait(lambda: sc.api_up(cluster['api']), 30, 'nova-api')
     tmp = cluster['tmp']
     _boot_two_and_check(cluster['api'], cluster['image'], tmp,
                         [tmp / 'nova-conductor.log', tmp / 'nova-compute.log'])
