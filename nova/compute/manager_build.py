@@ -108,12 +108,16 @@ class BuildManager:
             return []
         self.conductor_db.instance_update(instance.uuid, {'task_state': vs.NETWORKING},
                                           expected_task_state=[vs.SPAWNING])
-        network_info = self.network_api.ports.allocate_for_instance(
-            context, instance, requested_networks, security_groups, bind_host_id=self.host)
-        instance.network_info = network_info
-        self.conductor_db.instance_update(instance.uuid, {'network_info': network_info,
-                                                          'task_state': vs.SPAWNING},
-                                          expected_task_state=[vs.NETWORKING])
+        # Neutron's network-changed for these ports waits until this cache (which
+        # marks the user's own ports) is saved, and then starts from it.
+        with self.core.cache_lock(instance.uuid):
+            network_info = self.network_api.ports.allocate_for_instance(
+                context, instance, requested_networks, security_groups,
+                bind_host_id=self.host)
+            instance.network_info = network_info
+            self.conductor_db.instance_update(instance.uuid, {'network_info': network_info,
+                                                              'task_state': vs.SPAWNING},
+                                              expected_task_state=[vs.NETWORKING])
         return network_info
 
     def deallocate_network(self, context, instance, requested_networks=None):

@@ -44,6 +44,13 @@ class ManagerCore:
         """One operation at a time per instance on this host (a semaphore)."""
         return lockutils.internal_lock(uuid, semaphores=self._semaphores)
 
+    def cache_lock(self, uuid):
+        """One writer of an instance's network info at a time (a build, a move,
+        network-changed): each reads the saved cache, which marks the user's
+        ports, and saves after the one before it."""
+        return lockutils.internal_lock('refresh-cache-%s' % uuid,
+                                       semaphores=self._semaphores)
+
     def power_state(self, instance):
         try:
             return self.driver.get_info(instance).state

@@ -2,8 +2,6 @@
 
 import logging
 
-from oslo_concurrency import lockutils
-
 from nova import context as nova_context
 from nova import exception
 from nova import vm_states as vs
@@ -42,7 +40,6 @@ class InterfacesManager:
         self.network_api = network_api
         # None: nothing on this host waits for events (a driver without starts to hold).
         self._events = instance_events or events_mod.InstanceEvents()
-        self._cache_locks = lockutils.Semaphores()
 
     def _require_network(self, instance):
         if self.network_api is None:
@@ -57,8 +54,7 @@ class InterfacesManager:
                      instance.uuid)
 
     def _cache_lock(self, uuid):
-        return lockutils.internal_lock('refresh-cache-%s' % uuid,
-                                       semaphores=self._cache_locks)
+        return self.core.cache_lock(uuid)
 
     def _current(self, instance):
         """The instance with the network info the database holds now."""
@@ -180,7 +176,13 @@ class InterfacesManager:
             return
         row, network_info = healed
         with self._cache_lock(row['uuid']):
-            if network_info != (row.get('network_info') or []):
+            try:
+                saved = self.conductor_db.instance_get(row['uuid']).get('network_info') or []
+            except exception.InstanceNotFound:
+                return
+            if saved != (row.get('network_info') or []):
+                return      # written since it was read: the newer cache stays
+            if network_info != saved:
                 LOG.info('Healed the network info cache of %s', row['uuid'])
                 try:
                     self.conductor_db.instance_update(row['uuid'],

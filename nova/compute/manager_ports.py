@@ -38,9 +38,9 @@ class PortMoves:
         raises PortBindingFailed); the fresh network info, saved."""
         if not self._has_ports(instance):
             return instance.network_info or []
-        bindings = self.network_api.bindings
-        bindings.bind_instance_ports(context, instance, self.host)
-        return self._save(instance, self.network_api.info.build(context, instance))
+        with self.core.cache_lock(instance.uuid):
+            self.network_api.bindings.bind_instance_ports(context, instance, self.host)
+            return self._save(instance, self.network_api.info.build(context, instance))
 
     def unbind(self, context, instance):
         """Shelve offload: the ports stay the server's, bound to no host (best
@@ -89,8 +89,10 @@ class PortMoves:
         """On the destination after the move: every port bound here, the cache fresh."""
         if not self._has_ports(instance):
             return instance.network_info or []
-        info = self.network_api.bindings.migrate_instance_finish(context, instance, self.host)
-        return self._save(instance, info)
+        with self.core.cache_lock(instance.uuid):
+            info = self.network_api.bindings.migrate_instance_finish(context, instance,
+                                                                     self.host)
+            return self._save(instance, info)
 
     def rollback_live_destination(self, context, instance):
         """The move failed: no binding stays on this host, no ``migrating_to`` mark."""
