@@ -148,7 +148,7 @@ install() {
   local need="" cmd pkg
   for cmd in ovs-vswitchd:openvswitch-switch ovn-northd:ovn-central \
       ovn-controller:ovn-host haproxy:haproxy ethtool:ethtool dnsmasq:dnsmasq-base \
-      syslinux:syslinux mcopy:mtools mkfs.fat:dosfstools; do
+      syslinux:syslinux mcopy:mtools mkfs.fat:dosfstools ping:iputils-ping; do
     command -v "${cmd%%:*}" >/dev/null || need="$need ${cmd#*:}"
   done
   [ -e /usr/lib/syslinux/mbr/mbr.bin ] || need="$need syslinux-common"

@@ -118,6 +118,11 @@ EOF
     > "$S/bin/sudo"
   chmod 0755 "$S/bin/sudo"
   mkdir -p "$S/tempest-bin"
-  # tempest pings guests with the host's ping (iputils is not installed; busybox's works).
-  ln -sfn "$(command -v busybox)" "$S/tempest-bin/ping"
+  # tempest pings guests with iputils' ping (its MTU check needs "-M do"); busybox's
+  # (no -M) only where iputils is missing.
+  if command -v ping >/dev/null; then
+    ln -sfn "$(command -v ping)" "$S/tempest-bin/ping"
+  else
+    ln -sfn "$(command -v busybox)" "$S/tempest-bin/ping"
+  fi
 }
