@@ -145,6 +145,8 @@ def main():
         # The file itself, for the scenarios that upload an image of their own.
         print('SSH_IMAGE_FILE=%s' % sshguest.cached_disk_image())
         print('SSH_FLAVOR_REF=%s' % ensure_flavor(sess, 'c3', 'compat.ssh', 256, 1))
+        # A second one for the resize tests (a resize must change the flavor).
+        print('SSH_FLAVOR_REF_ALT=%s' % ensure_flavor(sess, 'c4', 'compat.ssh.alt', 320, 1))
     if os.environ.get('NOVA_COMPAT_CERTS_DIR'):
         image_id, certs = certified_image(sess, os.environ['NOVA_COMPAT_CERTS_DIR'])
         print('CERTIFIED_IMAGE_REF=%s' % image_id)
