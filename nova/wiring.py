@@ -120,6 +120,8 @@ def compute_service(conf, db=None, host=None, instances_path=None, placement_loc
                 (mgr.reconcile.reconcile_periodic, conf.reconcile_interval, 'reconcile'),
                 (mgr.reconcile.reconcile_unreported, conf.lost_report_interval,
                  'lost-reports'),
+                (mgr.evacuate.cleanup_evacuated_periodic, conf.reconcile_interval,
+                 'evacuated'),
                 (mgr.lifecycle.cleanup_running_deleted_instances,
                  conf.running_deleted_instance_poll_interval, 'running-deleted'),
                 (mgr.rescue.poll_rescued_instances, min(60, conf.rescue_timeout),

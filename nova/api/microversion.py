@@ -222,6 +222,10 @@ LIVE_MIGRATE_FORCE_REMOVED = (2, 68)
 LIVE_MIGRATE_FORCE_COMPLETE = (2, 22)   # POST .../migrations/{id}/action force_complete
 LIVE_MIGRATE_ABORT = (2, 24)            # DELETE .../migrations/{id} (running)
 LIVE_MIGRATE_ABORT_QUEUED = (2, 65)     # ... also queued or preparing
+EVACUATE_NO_SHARED_STORAGE = (2, 14)    # no onSharedStorage, no adminPass answered
+EVACUATE_FORCE = (2, 29)
+EVACUATE_FORCE_REMOVED = (2, 68)
+EVACUATE_STOPPED = (2, 95)              # the server arrives stopped
 
 _MAX_VERSION_TEXT = 16
 _VERSION_RE = re.compile(r'^([1-9]\d*)\.([1-9]\d*|0)$', re.ASCII)

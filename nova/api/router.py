@@ -68,6 +68,7 @@ interfaces = _Handlers('interfaces')
 keypairs = _Handlers('keypairs')
 limits = _Handlers('limits')
 live_migrate = _Handlers('live_migrate')
+evacuate = _Handlers('evacuate')
 migrations = _Handlers('migrations')
 networks_proxy = _Handlers('networks_proxy')
 quota_classes = _Handlers('quota_classes')
@@ -130,6 +131,7 @@ SERVER_ACTIONS = {
     'revertResize': m(resize_shelve.revert_resize),
     'migrate': m(resize_shelve.migrate),
     'os-migrateLive': m(live_migrate.migrate_live),
+    'evacuate': m(evacuate.evacuate),
     'shelve': m(resize_shelve.shelve),
     'shelveOffload': m(resize_shelve.shelve_offload),
     'unshelve': m(resize_shelve.unshelve),

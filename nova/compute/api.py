@@ -10,6 +10,7 @@ from nova.compute import (
     api_consoles,
     api_core,
     api_delete,
+    api_evacuate,
     api_events,
     api_flavors,
     api_interfaces,
@@ -82,5 +83,7 @@ class API:
                                            self.core, zones=self.admin)
         self.live_migration = api_live_migrate.LiveMigrateAPI(db, conductor_api,
                                                               compute_rpcapi)
+        self.evacuation = api_evacuate.EvacuateAPI(db, conductor_api, compute_rpcapi,
+                                                   self.core, self.admin)
         self.deletion = api_delete.DeleteAPI(conf, db, compute_rpcapi, self.core, self.shelve,
                                              network_api)

@@ -55,6 +55,9 @@ SPECS = {
     'shelveOffload': ActionSpec('shelveOffload', (vs.SHELVED,), (None,), SHELVING_OFFLOADING),
     # Live migrate from ACTIVE or PAUSED, no task running.
     'os-migrateLive': ActionSpec('os-migrateLive', (vs.ACTIVE, vs.PAUSED), (None,), None),
+    # Evacuate (the server's host is down) from ACTIVE, STOPPED or ERROR.
+    'evacuate': ActionSpec('evacuate', (vs.ACTIVE, vs.STOPPED, vs.ERROR), (None,),
+                           'rebuilding'),
 }
 
 # Actions after which the guest's console is on another port or host, or gone:
@@ -62,7 +65,7 @@ SPECS = {
 # goes to the next guest). The proxies also ask the host before relaying.
 CONSOLE_ENDING = frozenset(('stop', 'reboot_hard', 'suspend', 'rebuild', 'rescue', 'unrescue',
                             'shelve', 'shelveOffload', 'migrate', 'resize', 'revertResize',
-                            'os-migrateLive'))
+                            'os-migrateLive', 'evacuate'))
 
 
 def check_state(instance, spec):

@@ -14,6 +14,17 @@ def flavor_snapshot(flavor):
     return {k: flavor.get(k) for k in _FLAVOR_KEYS}
 
 
+def move_spec(db, instance, host):
+    """What the scheduler must keep for a move: the zone, the server group, the image's needs."""
+    image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
+    groups = db.server_groups_by_instance([instance['uuid']]).get(instance['uuid'])
+    # Within the zone the server is pinned to (2.104; '' once unpinned).
+    zone = (instance['system_metadata'] or {}).get('pinned_az', instance['availability_zone'])
+    return {'host': host, 'availability_zone': zone or None,
+            'group': groups[0] if groups else None,
+            'image_properties': image.get('properties') or {}}
+
+
 class ResizeAPI:
     """Resize (to another flavor), cold migration (to another host) and their ends."""
 
@@ -107,7 +118,7 @@ class ResizeAPI:
                 self._compute_rpcapi.prep_resize(context, inst, inst.host, migration['id'])
             else:
                 self._conductor_api.migrate_server(context, inst, migration['id'],
-                                                   self._move_spec(instance, host))
+                                                   move_spec(self._db, instance, host))
         return migration
 
     def _check_move_rpc(self):
@@ -120,17 +131,6 @@ class ResizeAPI:
                     pin=client.version_cap)
                 exc.code = 409
                 raise exc
-
-    def _move_spec(self, instance, host):
-        """What the scheduler must keep: the zone, the server group, the image's needs."""
-        image = sysmeta.sysmeta_to_image(instance['system_metadata'] or {})
-        groups = self._db.server_groups_by_instance([instance['uuid']]).get(instance['uuid'])
-        # Within the zone the server is pinned to (2.104; '' once unpinned).
-        zone = (instance['system_metadata'] or {}).get('pinned_az',
-                                                        instance['availability_zone'])
-        return {'host': host, 'availability_zone': zone or None,
-                'group': groups[0] if groups else None,
-                'image_properties': image.get('properties') or {}}
 
     def migrate(self, context, instance, host=None):
         """Cold migrate to another host, picked by the conductor (or ``host``, 2.56).

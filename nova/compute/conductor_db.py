@@ -18,7 +18,7 @@ LOG = logging.getLogger(__name__)
 OPERATIONS = frozenset({
     'instance_get', 'instance_get_all', 'instance_update', 'instance_destroy',
     'migration_get', 'migration_update', 'migration_get_by_instance_and_status',
-    'migrations_finished_before', 'migrations_in_progress',
+    'migrations_finished_before', 'migrations_in_progress', 'evacuations_from',
     'bdm_get_by_instance', 'bdm_create', 'bdm_update', 'bdm_destroy',
     'action_start', 'actions_get', 'event_start', 'event_finish', 'events_get',
     'fault_create',

@@ -5,6 +5,7 @@ from nova.compute import (
     manager_build,
     manager_consoles,
     manager_core,
+    manager_evacuate,
     manager_image,
     manager_interfaces,
     manager_lifecycle,
@@ -65,6 +66,8 @@ class ComputeManager:
         self.migrate = manager_migrate.MigrateManager(
             core, self.volumes, volume_api, compute_rpcapi, self.resources,
             network_api=network_api)
+        self.evacuate = manager_evacuate.EvacuateManager(core, self.volumes, self.migrate,
+                                                         network_api=network_api)
         self.resize = manager_resize.ResizeManager(core, self.migrate, compute_rpcapi)
         self.live_migrate = manager_live_migrate.LiveMigrateManager(
             core, self.volumes, volume_api, compute_rpcapi, network_api=network_api)
@@ -84,7 +87,7 @@ class ComputeManager:
         # The families with RPC methods; each method name is on one of them only.
         self.endpoints = [self.build, self.power, self.images, self.volumes, self.rescue,
                           self.admin, self.consoles, self.password, self.resize,
-                          self.migrate, self.live_migrate, self.shelve,
+                          self.migrate, self.live_migrate, self.evacuate, self.shelve,
                           self.volume_snapshots, self.resources, self.interfaces]
 
     # -- start-up and stop -------------------------------------------------
@@ -96,6 +99,8 @@ class ComputeManager:
         self.lifecycle.start_lifecycle_events()
         self.resources.update_available_resource()
         self._reconcile_on_start()
+        # What servers evacuated while this host was down left here goes.
+        self.evacuate.cleanup_evacuated(startup=True)
         self.resources.recount_usage()
 
     def _reconcile_on_start(self):

@@ -13,7 +13,7 @@ from nova.compute import resources as usage
 # The compute RPC version this host serves (history: nova/compute/rpcapi.py).
 # Every endpoint carries this one target: oslo.messaging hands a message to
 # the first endpoint whose target accepts its version and that has the method.
-RPC_TARGET = messaging.Target(version='1.7')
+RPC_TARGET = messaging.Target(version='1.8')
 
 LOG = logging.getLogger(__name__)
 

@@ -86,7 +86,7 @@ class MigrateManager:
                         timeout=self.conf.shutdown_timeout, retry_interval=5,
                         block_device_info=self.core.block_device_info(context, instance),
                         keep_for_another_host=True)
-                    self._release_volume_connections(context, instance)
+                    self.release_volume_connections(context, instance)
                     self.conductor_db.migration_update(migration_id,
                                                        {'status': 'post-migrating'})
                     self.conductor_db.instance_update(instance.uuid,
@@ -127,7 +127,7 @@ class MigrateManager:
         instance.refresh_from(row)
         failpoint.hit('migrate.after_take')
         self.ports.bind_here(context, instance)
-        self._connect_volume_attachments(context, instance)
+        self.connect_volume_attachments(context, instance)
         self.driver.finish_migration(context, instance, image_meta(instance),
                                      self.core.block_device_info(context, instance),
                                      power_on=self._old_vm_state(instance) != vs.STOPPED,
@@ -147,7 +147,7 @@ class MigrateManager:
         except Exception:  # noqa: BLE001 - the claim must still go.
             LOG.exception('Could not remove the copy of %s on this host', instance.uuid)
         try:
-            self._release_volume_connections(context, instance)
+            self.release_volume_connections(context, instance)
         except Exception:  # noqa: BLE001 - the source reconnects what it can.
             LOG.exception('Could not hand the volumes of %s back', instance.uuid)
         self.conductor_db.compute_node_release(
@@ -168,7 +168,7 @@ class MigrateManager:
                 self.host, *usage.requested_resources(migration['new_flavor']))
 
     # -- volumes: the attachment follows the guest, as upstream's moves do ------------
-    def _release_volume_connections(self, context, instance):
+    def release_volume_connections(self, context, instance):
         """This host lets go of the volumes: each gets a new, unconnected attachment.
 
         The new attachment keeps the volume reserved for the server while the
@@ -188,7 +188,7 @@ class MigrateManager:
             except exception.NotFound:
                 pass
 
-    def _connect_volume_attachments(self, context, instance):
+    def connect_volume_attachments(self, context, instance):
         """Connect the attachments another host let go of with this host's connector."""
         vctx = self.volume_api.context_for(context, instance)
         for bdm in self.core.bdms(instance.uuid):
@@ -240,7 +240,7 @@ class MigrateManager:
             node=migration['source_node'] or self.host))
         instance.refresh_from(row)
         self.ports.bind_here(context, instance)
-        self._connect_volume_attachments(context, instance)
+        self.connect_volume_attachments(context, instance)
         self.driver.finish_revert_migration(context, instance, image_meta(instance),
                                             self.core.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED,

@@ -11,6 +11,7 @@ MOVE = '1.3'
 LIVE = '1.5'
 BUILD_WITHOUT_IMAGE = '1.6'
 INTERFACES = '1.7'
+EVACUATE = '1.8'
 
 
 class ComputeAPI:
@@ -44,6 +45,8 @@ class ComputeAPI:
     * 1.7 - attach_interface(instance, network_id, port_id, requested_ip, tag) -> vif dict
             (call, timeout [DEFAULT] rpc_response_timeout); detach_interface(instance,
             port_id) (cast).
+    * 1.8 - evacuate_instance(instance, migration_id, admin_password, stopped): to the
+            new host of a server whose host is down (rebuilt there from its image).
 
     ``[upgrade_levels] compute`` caps the version sent: a message that needs a
     newer version than the pin is not sent (oslo.messaging raises
@@ -52,7 +55,7 @@ class ComputeAPI:
     argument those hosts require (rebuilt from the instance's system metadata).
     """
 
-    VERSION = '1.7'
+    VERSION = '1.8'
 
     def __init__(self, conf):
         self.conf = conf
@@ -226,6 +229,13 @@ class ComputeAPI:
 
     def unshelve_instance(self, context, instance, host):
         self._prepare(host, version=RESIZE).cast(context, 'unshelve_instance', instance=instance)
+
+    # -- evacuate (1.8) ---------------------------------------------------------------
+    def evacuate_instance(self, context, instance, host, migration_id, admin_password=None,
+                          stopped=False):
+        self._prepare(host, version=EVACUATE).cast(
+            context, 'evacuate_instance', instance=instance, migration_id=migration_id,
+            admin_password=admin_password, stopped=stopped)
 
     # -- live migration (1.5) --------------------------------------------------------
     def check_can_live_migrate_destination(self, context, instance, host):

@@ -143,6 +143,24 @@ class HostScopedDB:
         self._own_host(caller, named_host, 'list the migrations of')
         return self.db.migrations_in_progress(caller)
 
+    def evacuations_from(self, context, caller, named_host):
+        """The caller's evacuated servers to clean up: each migration with only what the
+        clean-up needs of its instance (where it is now and its ports), nothing more."""
+        self._own_host(caller, named_host, 'list the evacuations from')
+        found = []
+        for migration in self.db.evacuations_from(caller, ('done', 'failed')):
+            try:
+                row = self.db.instance_get(migration['instance_uuid'], read_deleted=True)
+            except exception.InstanceNotFound:
+                row = None
+            if row is not None and row['host'] == caller:
+                continue   # back here (it failed before it left): nothing to clean up
+            found.append({'id': migration['id'], 'status': migration['status'],
+                          'instance_uuid': migration['instance_uuid'],
+                          'old_flavor': migration['old_flavor'],
+                          'network_info': row['network_info'] if row else None})
+        return found
+
     # -- block device mappings --------------------------------------------------
     def bdm_get_by_instance(self, context, caller, instance_uuid):
         self._owner_host(caller, instance_uuid, 'read the volumes of')

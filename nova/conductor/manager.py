@@ -3,6 +3,7 @@
 from nova.conductor import (
     compute_db,
     manager_build,
+    manager_evacuate,
     manager_live_migrate,
     manager_migrate,
     manager_shelve,
@@ -30,12 +31,13 @@ class ConductorManager:
         self.migrate = manager_migrate.MigrateConductor(db, scheduler, compute_rpcapi)
         self.live_migrate = manager_live_migrate.LiveMigrateConductor(db, scheduler,
                                                                       compute_rpcapi)
+        self.evacuate = manager_evacuate.EvacuateConductor(db, scheduler, compute_rpcapi)
         self.host_db = compute_db.ComputeDBConductor(
             compute_db.HostScopedDB(db, conf.default_availability_zone), host_verifier)
         self.lost_builds = reconcile.LostBuildsConductor(conf, db)
         # The families with RPC methods; each method name is on one of them only.
         self.endpoints = [self.build, self.shelve, self.migrate, self.live_migrate,
-                          self.host_db]
+                          self.evacuate, self.host_db]
 
     def init_host(self):
         self.lost_builds.fail_at_start()

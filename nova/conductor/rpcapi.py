@@ -54,7 +54,7 @@ class ConductorAPI:
     the instances' system metadata) that older conductors schedule on.
     """
 
-    VERSION = '1.6'
+    VERSION = '1.7'
 
     def __init__(self, conf):
         self.pin = conf.upgrade_levels.conductor
@@ -83,6 +83,11 @@ class ConductorAPI:
     def migrate_server(self, context, instance, migration_id, request_spec):
         cctxt = self.client.prepare(version='1.4')
         cctxt.cast(context, 'migrate_server', instance=instance, migration_id=migration_id,
+                   request_spec=request_spec)
+
+    def evacuate_server(self, context, instance, migration_id, request_spec):
+        cctxt = self.client.prepare(version='1.7')
+        cctxt.cast(context, 'evacuate_server', instance=instance, migration_id=migration_id,
                    request_spec=request_spec)
 
     def live_migrate_instance(self, context, instance, migration_id, host, wait=False):

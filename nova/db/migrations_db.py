@@ -71,6 +71,14 @@ class MigrationsDB(store.DBStore):
         with self.engine.connect() as conn:
             return [_decode(r) for r in conn.execute(query)]
 
+    def evacuations_from(self, host, statuses):
+        """Evacuations away from ``host`` in one of ``statuses`` (its clean-up)."""
+        query = sa.select(MIGRATIONS).where(
+            MIGRATIONS.c.source_compute == host, MIGRATIONS.c.migration_type == 'evacuation',
+            MIGRATIONS.c.deleted == 0, MIGRATIONS.c.status.in_(list(statuses)))
+        with self.engine.connect() as conn:
+            return [_decode(r) for r in conn.execute(query)]
+
     def migrations_finished_before(self, host, cutoff):
         """'finished' resizes on ``host`` last updated before ``cutoff`` (auto-confirm)."""
         query = sa.select(MIGRATIONS).where(

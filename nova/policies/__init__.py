@@ -12,6 +12,7 @@ from nova.policies import (  # noqa: E402
     assisted_volume_snapshots,
     base,
     consoles,
+    evacuate,
     flavor_extras,
     flavors,
     keypairs,
@@ -41,6 +42,6 @@ def list_rules():
                                 server_external_events.list_rules(), usage.list_rules(),
                                 volumes_proxy.list_rules(), consoles.list_rules(),
                                 networks_proxy.list_rules(), resize_shelve.list_rules(),
-                                live_migrate.list_rules(),
+                                live_migrate.list_rules(), evacuate.list_rules(),
                                 assisted_volume_snapshots.list_rules(),
                                 networking.list_rules()))

@@ -65,6 +65,11 @@ class ComputeDriver:
         """Create the disks, define and start the guest."""
         raise NotImplementedError()
 
+    def cleanup_evacuated(self, instance, network_info=None):
+        """Remove what a server evacuated to another host left here (guest, VIFs, files),
+        nothing another host uses; False when the guest found is another host's."""
+        raise NotImplementedError()
+
     def destroy(self, context, instance, network_info=None,
                 block_device_info=None, destroy_disks=True):
         """Stop and undefine the guest; remove its disks if asked.

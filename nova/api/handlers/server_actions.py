@@ -138,7 +138,7 @@ resume = _null_action(policies.RESUME, 'resume')
 # looks the server up first (404 for an unknown one) and only then answers.
 UPSTREAM_ONLY = frozenset([
     'migrate', 'resize', 'confirmResize', 'revertResize', 'shelve',
-    'shelveOffload', 'unshelve', 'changePassword', 'evacuate', 'restore', 'forceDelete',
+    'shelveOffload', 'unshelve', 'changePassword', 'restore', 'forceDelete',
     'trigger_crash_dump', 'os-resetState', 'resetNetwork', 'injectNetworkInfo',
     'os-getVNCConsole', 'os-getSPICEConsole', 'os-getSerialConsole', 'os-getRDPConsole',
 ])

@@ -135,6 +135,9 @@ class LibvirtDriver(driver.ComputeDriver):
                                 admin_password, allocations, network_info,
                                 block_device_info)
 
+    def cleanup_evacuated(self, instance, network_info=None):
+        return self.build.cleanup_evacuated(instance, network_info)
+
     def destroy(self, context, instance, network_info=None,
                 block_device_info=None, destroy_disks=True):
         return self.build.destroy(context, instance, network_info, block_device_info,

@@ -7,6 +7,7 @@ import shutil
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
 from nova.virt.libvirt import vtpm
+from nova.virt.libvirt.driver_lifecycle import owns_files
 
 LOG = logging.getLogger(__name__)
 
@@ -129,6 +130,31 @@ class LibvirtBuild:
                 shutil.rmtree(inst_dir)
             except FileNotFoundError:
                 pass
+
+    def cleanup_evacuated(self, instance, network_info):
+        """What a server evacuated away from this host left here: its guest, taps, files.
+
+        A guest whose files are not in this host's instance directory is
+        another host's (hosts sharing one libvirtd, as the all-in-one's extra
+        compute hosts do): it stays, and so do its taps and vTPM state; only
+        this host's instance directory goes. Volumes are not disconnected
+        through the volume service: their attachments already belong to the
+        new host.
+        """
+        try:
+            guest = self._core.guest(instance)
+        except exception.InstanceNotFound:
+            guest = None
+        ours = guest is None or owns_files(guest.get_xml_desc(inactive=True),
+                                           self._core.instances_path, instance.uuid)
+        if guest is not None and ours:
+            guest.poweroff()
+            guest.undefine()
+            vtpm.unlink_state(instance.uuid)
+        if ours:
+            self._vifs.unplug(instance, network_info or [])
+        shutil.rmtree(self._core.instance_dir(instance), ignore_errors=True)
+        return ours
 
     # ------------------------------------------------------------ recreate
     def guest_or_recreate(self, context, instance, block_device_info=None):

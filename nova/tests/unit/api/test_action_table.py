@@ -67,7 +67,7 @@ def test_unknown_and_upstream_only_actions(app):
     status, body = _action(app, 'bogus', mv.MAX)
     assert status == 400 and _no_such_action(body)
     unserved = server_actions.UPSTREAM_ONLY - set(router.SERVER_ACTIONS)
-    assert 'evacuate' in unserved
+    assert 'evacuate' in router.SERVER_ACTIONS and 'evacuate' not in unserved
     for name in unserved:
         # Upstream knows these: the server is looked up first.
         status, body = _action(app, name, mv.MAX)
