@@ -48,7 +48,7 @@ def _show(aio, sid):
 def _act(aio, sid, action, value=None, version=V):
     status, _h, body = aio.request('POST', '/servers/%s/action' % sid, {action: value},
                                    version=version, token=ADMIN)
-    assert status in (202, 204), (action, body)
+    assert status in (200, 202, 204), (action, body)
 
 
 def _bound_to(aio, sid, host):
@@ -228,3 +228,25 @@ def test_live_migration_port_steps_on_the_network_service(aio, server):
     # Back where the server's record says it is, for the fixture's delete.
     _host_manager(aio, 'testhost').migrate.ports.bind_here(ctx, _instance(aio, server))
     _bound_to(aio, server, 'testhost')
+
+
+def test_evacuation_binds_the_port_on_the_new_host_and_keeps_it(aio, server):
+    from nova.objects import instance as instance_obj
+    from nova.tests.functional import test_evacuate as ev
+    port = _bound_to(aio, server, 'testhost')
+    ev.host_dies(aio, server)
+    try:
+        _act(aio, server, 'evacuate', {'host': 'testhost2'}, version='2.14')
+        aio.wait_for_status(server, ['ACTIVE'], token=ADMIN)
+        _wait('the evacuation', lambda: ev.evacuation(aio, server)['status'] == 'done')
+        # The same port (its MAC and address), now bound to the new host.
+        moved = _bound_to(aio, server, 'testhost2')
+        assert (moved['id'], moved['mac_address'], moved['fixed_ips']) == (
+            port['id'], port['mac_address'], port['fixed_ips'])
+        inst = instance_obj.Instance.from_db(aio.db.instance_get(server))
+        xml = ev.driver(aio, 'testhost2').core.guest(inst).get_xml_desc()
+        assert port['mac_address'] in xml
+    finally:
+        ev.host_returns(aio)
+    assert ev.evacuation(aio, server)['status'] == 'completed'
+    assert _bound_to(aio, server, 'testhost2')['id'] == port['id']
