@@ -7,7 +7,6 @@ import pytest
 
 from nova.objects import instance as instance_obj
 from nova.tests.functional import fixtures
-from nova.tests.functional.test_openstack_cli import osc
 from nova.tests.functional.test_cold_migrate import (
     ADMIN,
     act,
@@ -19,6 +18,7 @@ from nova.tests.functional.test_cold_migrate import (
     volume_hosts,
     wait,
 )
+from nova.tests.functional.test_openstack_cli import osc
 
 V = '2.14'
 
