@@ -1,12 +1,16 @@
 """oslo.messaging plumbing: transports, serializer carrying the context, servers, clients."""
 
+import logging
 import sys
 
 import futurist
 import oslo_messaging as messaging
 
 from nova import context as nova_context
+from nova import outage
 from nova.objects import base as obj_base
+
+LOG = logging.getLogger(__name__)
 
 
 class RequestContextSerializer(messaging.Serializer):
@@ -88,6 +92,10 @@ def get_client(conf, topic, version, server=None, version_cap=None):
 
 def get_server(conf, topic, server, endpoints):
     target = messaging.Target(topic=topic, server=server)
+    # A handler failing while the database restarts is said once, not with a
+    # traceback per message; the caller still gets the error.
+    outage_log = outage.OutageLog(LOG, 'RPC server %s' % topic)
+    endpoints = [outage.quiet_endpoint(endpoint, outage_log) for endpoint in endpoints]
     # Threads are oslo.messaging's only executor now; no argument needed.
     rpcserver = messaging.get_rpc_server(get_transport(conf), target, endpoints,
                                          serializer=RequestContextSerializer())

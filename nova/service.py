@@ -3,26 +3,34 @@
 import logging
 import threading
 
-from nova import rpc
+from nova import outage, rpc
 
 LOG = logging.getLogger(__name__)
 
 
 class PeriodicThread(threading.Thread):
-    """Calls ``func`` every ``interval`` seconds until stopped; errors are logged."""
+    """Calls ``func`` every ``interval`` seconds until stopped; errors are logged
+    (a database outage once, not at every call)."""
 
     def __init__(self, func, interval, name):
         super().__init__(name=name, daemon=True)
         self.func = func
         self.interval = interval
         self._stop_event = threading.Event()
+        self._outage = outage.OutageLog(LOG, 'Periodic task %s' % name)
 
     def run(self):
         while not self._stop_event.wait(self.interval):
             try:
                 self.func()
-            except Exception:  # noqa: BLE001 - a periodic task must keep running.
-                LOG.exception('Periodic task %s failed', self.name)
+            except Exception as exc:  # noqa: BLE001 - a periodic task must keep running.
+                if outage.database_unavailable(exc):
+                    # Every interval until the database is back: said once.
+                    self._outage.failed(exc)
+                else:
+                    LOG.exception('Periodic task %s failed', self.name)
+            else:
+                self._outage.succeeded()
 
     def stop(self):
         self._stop_event.set()

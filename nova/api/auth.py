@@ -15,6 +15,8 @@ LOG = logging.getLogger(__name__)
 PUBLIC_PATHS = ('', '/', '/v2.1', '/v2.1/')
 UNAUTHORIZED = 'The request you have made requires authentication.'
 KEYSTONE_DOWN = 'The Keystone service is temporarily unavailable.'
+# Set in the environ once keystonemiddleware has passed a request on.
+_PASSED = 'nova.auth.keystone_passed'
 
 # WSGI keys of the identity headers keystonemiddleware (or this module) sets.
 # Whatever a client sends under these names is dropped before auth runs, so
@@ -99,6 +101,8 @@ class KeystoneContext:
 
     @webob.dec.wsgify(RequestClass=wsgi.Request)
     def __call__(self, req):
+        # keystonemiddleware let the request through: a 503 now is the app's own.
+        req.environ[_PASSED] = True
         if req.headers.get('X-Identity-Status', 'Invalid') != 'Confirmed':
             return _unauthorized()
         ctx = nova_context.RequestContext.from_environ(
@@ -131,13 +135,26 @@ def _keystone(app, conf):
               ksa_exc.EndpointNotFound, ksm_exc.ServiceError)
 
     def call(environ, start_response):
+        refused = []
+
+        def answer(status, headers, exc_info=None):
+            if status.startswith('503') and not environ.get(_PASSED):
+                # keystonemiddleware's own 503 (it could not validate the
+                # token): answered below in the compute fault shape.
+                refused.append(status)
+                return lambda data: None
+            return start_response(status, headers, exc_info)
         try:
-            return guarded(environ, start_response)
+            body = guarded(environ, answer)
         except outage as exc:
             # E.g. the identity endpoint could not be discovered to name it in
             # a 401's WWW-Authenticate: the caller should retry, not give up.
             LOG.error('Keystone unreachable: %s', exc)
             return wsgi.fault(503, KEYSTONE_DOWN)(environ, start_response)
+        if refused:
+            getattr(body, 'close', lambda: None)()
+            return wsgi.fault(503, KEYSTONE_DOWN)(environ, start_response)
+        return body
     return call
 
 

@@ -8,7 +8,7 @@ import webob.dec
 import webob.exc
 
 import nova.conf
-from nova import exception
+from nova import exception, outage
 from nova.api import access_log, auth, request_id, router, wsgi
 from nova.api import microversion as mv
 from nova.api.handlers import versions
@@ -31,6 +31,13 @@ def _bus_error(req, path, exc):
                 exc.__class__.__name__, exc)
     return wsgi.fault(503, 'The message bus did not carry the request (%s); '
                            'try again.' % exc.__class__.__name__).wsgi_response
+
+
+def _database_error(req, path, exc):
+    """503: the database server is away (restarting, unreachable); one line, no traceback."""
+    LOG.warning('%s %s: the database is unavailable: %s: %s', req.method, path,
+                exc.__class__.__name__, str(exc).splitlines()[0][:200] if str(exc) else '')
+    return wsgi.fault(503, 'The database is unavailable; try again.').wsgi_response
 
 
 class ComputeApp:
@@ -81,7 +88,9 @@ class ComputeApp:
                 LOG.exception('API request failed')
             resp = wsgi.fault(exc.code, exc.format_message()).wsgi_response
         except messaging.MessagingException as exc:
-            if isinstance(exc, messaging.RemoteError):
+            if outage.database_unavailable(exc):
+                resp = _database_error(req, path, exc)
+            elif isinstance(exc, messaging.RemoteError):
                 LOG.exception('Unexpected error in %s %s', req.method, path)
                 resp = wsgi.fault(500, _UNEXPECTED).wsgi_response
             else:
@@ -92,6 +101,8 @@ class ComputeApp:
             from nova import rpc
             if isinstance(exc, rpc.amqp_errors()):
                 resp = _bus_error(req, path, exc)
+            elif outage.database_unavailable(exc):
+                resp = _database_error(req, path, exc)
             else:
                 LOG.exception('Unexpected error in %s %s', req.method, path)
                 resp = wsgi.fault(500, _UNEXPECTED).wsgi_response

@@ -2,12 +2,16 @@
 
 import contextlib
 import logging
+import time
 import traceback
 
-from nova import exception
+from nova import exception, outage
 from nova.notifications import action as notify
 
 LOG = logging.getLogger(__name__)
+# Seconds between the tries to record an event's start while the database is
+# unavailable (it restarts): about a minute in all, then the work fails.
+START_RETRY = (0.5, 1, 2, 4, 8, 15, 30)
 
 
 @contextlib.contextmanager
@@ -18,7 +22,7 @@ def event(db, context, instance_uuid, name, host=None, retry=None):
     does not turn finished work into a failure. With ``retry`` (a
     ``conductor_retry.ConductorRetry``) that end is written again later.
     """
-    event_id = db.event_start(instance_uuid, context.request_id, name, host=host)
+    event_id = _start(db, instance_uuid, context.request_id, name, host)
     try:
         yield
     except Exception:
@@ -26,6 +30,22 @@ def event(db, context, instance_uuid, name, host=None, retry=None):
                 traceback=traceback.format_exc())
         raise
     _finish(db, retry, instance_uuid, name, event_id, 'Success')
+
+
+def _start(db, instance_uuid, request_id, name, host):
+    """The event's start; while the database is unavailable the work waits for it
+    (one line when it starts waiting), so an operation meeting a database restart
+    is carried out once it is back rather than lost."""
+    for delay in START_RETRY + (None,):
+        try:
+            return db.event_start(instance_uuid, request_id, name, host=host)
+        except Exception as exc:
+            if delay is None or not outage.database_unavailable(exc):
+                raise
+            if delay == START_RETRY[0]:
+                LOG.warning('%s of %s waits for the database (%s)', name, instance_uuid,
+                            exc.__class__.__name__)
+            time.sleep(delay)
 
 
 def _finish(db, retry, instance_uuid, name, event_id, result, **kwargs):

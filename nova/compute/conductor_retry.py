@@ -68,7 +68,9 @@ class ConductorRetry:
             return False
         delay = self.delays[attempt]
         log = LOG.warning if attempt == 0 else LOG.debug
-        log('%s of %s failed (%s): trying again in %ss', what, uuid, exc, delay)
+        # A RemoteError's text ends with the conductor's traceback: its first line says it.
+        log('%s of %s failed (%s): trying again in %ss', what, uuid,
+            str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__, delay)
         self._queue.call_later(delay, self._locked_run, uuid, what, steps, attempt + 1)
         return False
 

@@ -6,6 +6,8 @@ import logging
 import threading
 import time
 
+from nova import outage
+
 LOG = logging.getLogger(__name__)
 
 
@@ -23,6 +25,7 @@ class RetryQueue:
         self._seq = itertools.count()   # equal due times: in the order added
         self._thread = None
         self._stopped = False
+        self._outage = outage.OutageLog(LOG, 'Delayed calls of %s' % name)
 
     def call_later(self, delay, func, *args):
         with self._cond:
@@ -67,5 +70,11 @@ class RetryQueue:
             func, args = item
             try:
                 func(*args)
-            except Exception:  # noqa: BLE001 - one failed call must not end the queue.
-                LOG.exception('Delayed call %s failed', getattr(func, '__name__', func))
+            except Exception as exc:  # noqa: BLE001 - one failed call must not end the queue.
+                if outage.database_unavailable(exc):
+                    # The periodic power-state sync catches up once it is back.
+                    self._outage.failed(exc)
+                else:
+                    LOG.exception('Delayed call %s failed', getattr(func, '__name__', func))
+            else:
+                self._outage.succeeded()

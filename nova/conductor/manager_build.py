@@ -1,14 +1,18 @@
 """Conductor: picks and claims a host for each new instance, then casts its build there."""
 
 import logging
+import time
 
-from nova import exception, failpoint
+from nova import exception, failpoint, outage
 from nova import vm_states as vs
 from nova.compute import actions
 from nova.conductor import rpc_target
 from nova.image import sysmeta
 
 LOG = logging.getLogger(__name__)
+# Seconds between the tries to give back a claim the database did not take
+# back at once (it restarts): about a minute in all.
+RELEASE_RETRY = (1, 2, 4, 8, 15, 30)
 
 
 class BuildConductor:
@@ -28,8 +32,13 @@ class BuildConductor:
         for instance in instances:
             try:
                 self._schedule_one(context, instance, request_spec)
-            except Exception:  # noqa: BLE001 - one bad instance must not stop the rest.
-                LOG.exception('Scheduling %s failed', instance.uuid)
+            except Exception as exc:  # noqa: BLE001 - one bad instance must not stop the rest.
+                if outage.database_unavailable(exc):
+                    # The lost build is failed by the lost-builds periodic.
+                    LOG.warning('Scheduling %s stopped: the database is unavailable (%s)',
+                                instance.uuid, exc.__class__.__name__)
+                else:
+                    LOG.exception('Scheduling %s failed', instance.uuid)
 
     def _schedule_one(self, context, instance, request_spec):
         flavor = instance.flavor.to_dict()
@@ -59,10 +68,28 @@ class BuildConductor:
             # Deleted while we scheduled: give the room back and stop.
             self.scheduler.release(node['host'], flavor)
             return
+        except Exception:
+            # The database went away between the claim and the placement: the
+            # room goes back once it answers again, or no build ever uses it.
+            self._release_when_back(node['host'], flavor)
+            raise
         instance.refresh_from(row)
         LOG.info('Instance %s scheduled to host %s', instance.uuid, node['host'])
         self.compute_rpcapi.build_and_run_instance(context, instance, node['host'],
                                                    request_spec)
+
+    def _release_when_back(self, host, flavor):
+        for delay in (0,) + RELEASE_RETRY:
+            time.sleep(delay)
+            try:
+                self.scheduler.release(host, flavor)
+                return
+            except Exception as exc:  # noqa: BLE001 - tried again below.
+                if not outage.database_unavailable(exc):
+                    LOG.exception('Could not give back the claim on %s', host)
+                    return
+        LOG.error('Could not give back a claim on %s: the database stayed unavailable; '
+                  "the host's usage is recounted when its compute service restarts", host)
 
     def _set_error(self, instance, exc):
         actions.record_fault(self.db, instance.uuid, exc)

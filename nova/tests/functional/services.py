@@ -38,7 +38,9 @@ class ThrowawayDatabase:
         self.name = 'nova_test_%s' % uuid.uuid4().hex[:10]
         base = sa.engine.make_url(server_url)
         self.url = base.set(database=self.name).render_as_string(hide_password=False)
-        self._admin = sa.create_engine(server_url, isolation_level='AUTOCOMMIT')
+        # Pinged: the server may have been restarted (a fault loop's own) since.
+        self._admin = sa.create_engine(server_url, isolation_level='AUTOCOMMIT',
+                                       pool_pre_ping=True)
 
     def __enter__(self):
         with self._admin.connect() as conn:

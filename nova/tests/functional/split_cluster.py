@@ -43,7 +43,12 @@ def call(method, url, body=None, token='demo:demo', version='2.100', timeout=10)
         return err.code, json.loads(err.read() or b'null')
 
 
-def write_conf(path, rabbit_url, db_url, image_url, api_port, state, exchange, extra=''):
+# Without Keystone: noauth2 tokens, the image endpoint called without one.
+NOAUTH = '[api]\nauth_strategy = noauth2\n[glance]\nauth_type = none\n'
+
+
+def write_conf(path, rabbit_url, db_url, image_url, api_port, state, exchange, extra='',
+               auth=NOAUTH):
     path.write_text(
         '[DEFAULT]\n'
         'transport_url = %s\n'
@@ -57,13 +62,14 @@ def write_conf(path, rabbit_url, db_url, image_url, api_port, state, exchange, e
         'metadata_listen = 127.0.0.1\nmetadata_listen_port = 0\n'
         'report_interval = 1\n'
         '%s'
-        '[api]\nauth_strategy = noauth2\n'
-        '[glance]\nauth_type = none\nendpoint_override = %s\n'
+        '%s'
+        'endpoint_override = %s\n'
         '[libvirt]\nconnection_uri = test:///default\n'
         '%s'
         % (rabbit_url, exchange, state, api_port,
            # nova-compute holds no database credentials: its file has no [database].
-           '[database]\nconnection = %s\n' % db_url if db_url else '', image_url, extra))
+           '[database]\nconnection = %s\n' % db_url if db_url else '', auth, image_url,
+           extra))
 
 
 class Cluster:
@@ -111,27 +117,36 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def run(tmp_path, rabbit_url, extra=''):
-    """Yield a started Cluster on a throwaway PostgreSQL database; ``extra`` ends both files."""
-    # The image endpoint knows callers only through the auth layer.
-    image_conf = nova_conf.new_config()
-    image_conf.set_override('auth_strategy', 'noauth2', group='api')
-    server, _t, image_url = wsgi_server.serve_in_thread(auth.protect(
-        image_app.make_app(str(tmp_path / 'images')), image_conf, aio.IMAGE_PUBLIC_PATHS))
+def run(tmp_path, rabbit_url, extra='', db_server=None, image_url=None, auth_conf=NOAUTH):
+    """Yield a started Cluster on a throwaway PostgreSQL database; ``extra`` ends both files.
+
+    ``db_server`` is the PostgreSQL server to make the database on (the
+    shared one by default); ``image_url`` an image service to use instead of
+    an embedded one; ``auth_conf`` the [api] and [glance] sections, the
+    latter open (the image endpoint follows).
+    """
+    server = None
+    if image_url is None:
+        # The image endpoint knows callers only through the auth layer.
+        image_conf = nova_conf.new_config()
+        image_conf.set_override('auth_strategy', 'noauth2', group='api')
+        server, _t, image_url = wsgi_server.serve_in_thread(auth.protect(
+            image_app.make_app(str(tmp_path / 'images')), image_conf,
+            aio.IMAGE_PUBLIC_PATHS))
     api_port = free_port()
     conf = tmp_path / 'nova.conf'
     compute_conf = tmp_path / 'nova-compute.conf'
     exchange = uuid.uuid4().hex[:8]
     cluster = Cluster(tmp_path, api_port, conf, compute_conf, image_url)
-    with services.ThrowawayDatabase(services.PG_URL) as database:
+    with services.ThrowawayDatabase(db_server or services.PG_URL) as database:
         cluster.db_url = database.url
         # The conductor knows nova-compute by its key, not by the host it names.
         write_conf(conf, rabbit_url, database.url, image_url, api_port, tmp_path / 'state',
                    exchange, '[conductor]\nhost_keys_dir = %s\n%s'
-                   % (tmp_path / 'host-keys', extra))
+                   % (tmp_path / 'host-keys', extra), auth_conf)
         write_conf(compute_conf, rabbit_url, None, image_url, api_port, tmp_path / 'state',
                    exchange, '[conductor]\nhost_key_file = %s\n%s'
-                   % (tmp_path / 'compute.key', extra))
+                   % (tmp_path / 'compute.key', extra), auth_conf)
         manage = [os.path.join(BIN, 'nova-manage'), '--config-file', str(conf)]
         subprocess.run(manage + ['db', 'sync'], check=True, capture_output=True)
         subprocess.run(manage + ['flavor', 'seed'], check=True, capture_output=True)
@@ -144,7 +159,8 @@ def run(tmp_path, rabbit_url, extra=''):
             yield cluster
         finally:
             cluster.stop()
-            server.shutdown()
+            if server is not None:
+                server.shutdown()
 
 
 def wait(predicate, timeout, what):

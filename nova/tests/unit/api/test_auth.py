@@ -193,3 +193,25 @@ def unused_port():
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
         return sock.getsockname()[1]
+
+
+def test_keystone_failing_to_validate_is_a_503_in_the_fault_shape(tmp_path, unused_port):
+    # With www_authenticate_uri set keystonemiddleware answers its own 503
+    # (webob's text page) when it cannot reach Keystone to validate a token.
+    path = tmp_path / 'nova.conf'
+    path.write_text(
+        '[api]\nauth_strategy = keystone\n'
+        '[keystone_authtoken]\nauth_type = password\n'
+        'www_authenticate_uri = http://127.0.0.1:%d/v3\n'
+        'auth_url = http://127.0.0.1:%d/v3\nusername = nova\npassword = x\n'
+        'project_name = service\nuser_domain_name = Default\n'
+        'project_domain_name = Default\nhttp_request_max_retries = 0\n'
+        % (unused_port, unused_port))
+    conf = nova_conf.new_config(['--config-file', str(path)])
+    seen = _Seen()
+    resp = webob.Request.blank('/v2.1/servers', headers={
+        'X-Auth-Token': 'some-token'}).get_response(auth.protect(seen, conf))
+    assert resp.status_int == 503, resp.body
+    assert json.loads(resp.body) == {'serviceUnavailable': {
+        'code': 503, 'message': auth.KEYSTONE_DOWN}}
+    assert seen.ctx is None
