@@ -96,6 +96,7 @@ def drv(tmp_path_factory):
     driver = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher(images),
                                           shutdown_poll_interval=0.05)
     driver.init_host('testhost')
+    driver.test_images = images
     yield driver
     driver.cleanup_host('testhost')
     shutil.rmtree(state, ignore_errors=True)
@@ -183,3 +184,47 @@ def test_vtpm_state_lives_in_the_instance_directory(drv, guests):
 def _walk(path):
     """Every file and directory name under ``path``."""
     return [name for _dirpath, dirs, files in os.walk(path) for name in dirs + files]
+
+
+def test_vtpm_state_follows_a_cold_migration_and_goes_on_delete(drv, guests):
+    """The guest moves to a second host's instance directory (same libvirtd): its vTPM
+    state is the one it left with, swtpm runs on the copy, and a delete removes it."""
+    a, _facts = guests['a']
+    state2 = tempfile.mkdtemp(prefix='nova-breadth-dest-', dir='/var/tmp')
+    os.chmod(state2, 0o711)
+    conf = fx.make_conf(state2, uri=fx.QEMU_URI, virt_type='qemu')
+    conf.set_override('enabled', False, group='vnc')
+    conf.set_override('swtpm_enabled', True, group='libvirt')
+    dest = libvirt_driver.LibvirtDriver(conf, fx.file_fetcher(drv.test_images),
+                                        shutdown_poll_interval=0.05)
+    dest.init_host('testhost2')
+    try:
+        drv.migrate_disk_and_power_off(None, a, a.flavor, keep_for_another_host=True)
+        moved = drv.moved_instance_dir(a)
+        before = _permall(vtpm.state_dir(moved))
+        assert before, 'no vTPM state left the source'
+        dest.receive_instance_files(None, a, moved)
+        dest.finish_migration(None, a, image_meta(**DEVICES), power_on=True)
+        link = os.path.join(vtpm.SWTPM_DIR, a.uuid)
+        assert os.readlink(link) == vtpm.state_dir(dest.core.instance_dir(a))
+        # swtpm opened the copy: the guest runs with the state it left with.
+        assert dest.get_info(a).state == 1
+        assert domain(dest, a).find('devices/tpm') is not None
+        dest.power_off(a)
+        after = _permall(vtpm.state_dir(dest.core.instance_dir(a)))
+        assert set(after) == set(before)
+        drv.confirm_migration(None, None, a, another_host=True)
+        assert not os.path.exists(moved)
+        dest.destroy(None, a)
+        assert not os.path.exists(dest.core.instance_dir(a))
+        assert not os.path.lexists(link)
+    finally:
+        dest.cleanup_host('testhost2')
+        shutil.rmtree(state2, ignore_errors=True)
+
+
+def _permall(path):
+    """{name: size} of the TPM's permanent state files under ``path``."""
+    return {name: os.path.getsize(os.path.join(dirpath, name))
+            for dirpath, _dirs, files in os.walk(path) for name in files
+            if name.endswith('.permall')}
