@@ -1,4 +1,5 @@
-"""A real nova-aio: keystoneauth1 stays unloaded in the default mode, loads with Keystone."""
+"""A real nova-aio: keystoneauth1 stays unloaded in the default mode, loads with Keystone;
+an imported key pair loads no cryptography."""
 
 import json
 import socket
@@ -9,11 +10,12 @@ import pytest
 
 # Runs nova-aio's main() as the console script does; a thread waits until the
 # compute API answers, optionally makes calls through the image and volume
-# clients, writes which modules are loaded, then stops the process (SIGTERM).
+# clients and imports a key pair, writes which modules are loaded, then stops
+# the process (SIGTERM).
 _DRIVER = r'''
 import json, os, signal, sys, threading, time, urllib.error, urllib.request
 
-out, conf, compute, image, exercise = sys.argv[1:6]
+out, conf, compute, image, exercise, public_key = sys.argv[1:7]
 
 
 def call(method, url, body=None, raw=None, ctype='application/json'):
@@ -48,9 +50,13 @@ def watch():
             # Through the compute API: the image client, then the volume client.
             result['image_show'] = call('GET', compute + '/v2.1/images/' + img['id'])[0]
             result['volume_list'] = call('GET', compute + '/v2.1/os-volumes')[0]
+            code, body = call('POST', compute + '/v2.1/os-keypairs', {'keypair': {
+                'name': 'probe', 'public_key': public_key}})
+            result['keypair'] = [code, body and body['keypair']['fingerprint']]
         result['modules'] = sorted(name for name in sys.modules
                                    if name.split('.')[0] in ('keystoneauth1', 'requests',
-                                                             'os_service_types'))
+                                                             'os_service_types',
+                                                             'cryptography', 'bcrypt'))
     finally:
         with open(out, 'w') as handle:
             json.dump(result, handle)
@@ -61,6 +67,14 @@ threading.Thread(target=watch, daemon=True).start()
 from nova.cmd import aio
 aio.main(['--config-file', conf])
 '''
+
+
+# An ECDSA key as ssh-keygen writes it (paramiko's, the benchmarks' and
+# tempest's kind): nova.crypto checks it without cryptography.
+_PUBLIC_KEY = (
+    'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBJz+eGlwfa5H'
+    'RpbpbIBFz7Kzzd+LvmksjDjNXIczuQ/blDWdBn8sp+lT+v3UNbRpd91mNbb1WaRyYsiuGUzYFAE= probe')
+_PUBLIC_KEY_FINGERPRINT = '86:17:f3:d1:dc:e7:2d:3b:80:68:dc:3a:47:f8:70:b1'
 
 
 def _free_port():
@@ -81,7 +95,7 @@ def _run_aio(tmp_path, extra='', exercise=True):
     proc = subprocess.run(
         [sys.executable, '-c', _DRIVER, str(out), str(conf),
          'http://127.0.0.1:%d' % ports[0], 'http://127.0.0.1:%d' % ports[1],
-         '1' if exercise else '0'],
+         '1' if exercise else '0', _PUBLIC_KEY],
         capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(out.read_text())
@@ -95,6 +109,16 @@ def test_default_aio_never_loads_keystoneauth(tmp_path):
     assert result['image_show'] == 200 and result['volume_list'] == 200
     loaded = set(result['modules'])
     assert 'keystoneauth1' not in loaded and 'os_service_types' not in loaded, loaded
+
+
+def test_imported_key_pair_loads_no_cryptography(tmp_path):
+    """cryptography (with OpenSSL's bindings and bcrypt, about 9 MB resident)
+    is loaded to generate a key pair, not to import an RSA, ECDSA or Ed25519
+    public key (nova.crypto checks those itself)."""
+    result = _run_aio(tmp_path)
+    assert result['keypair'] == [200, _PUBLIC_KEY_FINGERPRINT], result
+    loaded = {name.split('.')[0] for name in result['modules']}
+    assert not loaded & {'cryptography', 'bcrypt'}, loaded
 
 
 def test_configured_client_group_loads_keystoneauth(tmp_path):

@@ -25,6 +25,12 @@ def test_operator_sets_rpc_worker_threads(tmp_path):
     assert conf.executor_thread_pool_size == 40
 
 
+def test_image_download_chunks_are_small_by_default(tmp_path):
+    assert _conf(tmp_path).glance.download_chunk_size == aio.AIO_DOWNLOAD_CHUNK_SIZE == 65536
+    conf = _conf(tmp_path, '[glance]\ndownload_chunk_size = 1048576\n')
+    assert conf.glance.download_chunk_size == 1048576
+
+
 def test_start_imports_no_broker_driver_and_no_cryptography():
     # A fresh interpreter: what importing the services and registering every
     # option brings in (kombu/amqp/yaml for RabbitMQ, cryptography for keys).
