@@ -120,6 +120,7 @@ MAX_VERSION = VERSIONS[-1][0]
 
 # Named thresholds that handlers branch on.
 EXTENDED_ATTRS = (2, 3)
+IP6_FILTER = (2, 5)              # the server list's ip6 filter, for every user
 LOCKED = (2, 9)
 HOST_STATUS = (2, 16)
 DESCRIPTION = (2, 19)

@@ -24,9 +24,19 @@ from nova.compute.request_values import (
     sanitize_hostname,
 )
 from nova.image import glance, sysmeta
+from nova.network import model as net_model
 from nova.objects import instance as instance_obj
 
 LOG = logging.getLogger(__name__)
+
+
+def _has_fixed_ip(instance, patterns):
+    """Whether a fixed IP in ``instance``'s network info matches ``patterns[version]``."""
+    for entry in net_model.all_fixed_ips(instance.get('network_info') or []):
+        pattern = patterns.get(entry.get('version'))
+        if pattern is not None and entry.get('address') and pattern.search(entry['address']):
+            return True
+    return False
 
 
 class ServersAPI:
@@ -69,8 +79,21 @@ class ServersAPI:
         return self._db.instance_get_for_view(uuid, project_id=project, with_groups=with_groups)
 
     def list(self, context, filters, limit, marker, sort_keys, sort_dirs):
-        return self._db.instance_get_all(filters, limit=limit, marker=marker,
-                                         sort_keys=sort_keys, sort_dirs=sort_dirs)
+        """A page of instances. ``filters['fixed_ip_regex']`` ({IP version: compiled
+        pattern}, the ``ip``/``ip6`` filters) keeps those with a fixed IP of that
+        version the pattern finds (re.search: a plain address also matches the longer
+        ones holding it, as upstream's substring match through Neutron does). It reads
+        the network info caches, so the page is cut after it, not in SQL.
+        """
+        filters = dict(filters)
+        fixed_ips = filters.pop('fixed_ip_regex', None)
+        if not fixed_ips:
+            return self._db.instance_get_all(filters, limit=limit, marker=marker,
+                                             sort_keys=sort_keys, sort_dirs=sort_dirs)
+        instances = self._db.instance_get_all(filters, limit=None, marker=marker,
+                                              sort_keys=sort_keys, sort_dirs=sort_dirs)
+        found = [i for i in instances if _has_fixed_ip(i, fixed_ips)]
+        return found if limit is None else found[:limit]
 
     # -- create ------------------------------------------------------------
     def _get_flavor(self, context, flavor_ref):

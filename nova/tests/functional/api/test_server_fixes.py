@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from nova.network import model
 from nova.tests.functional.api import tempest_schemas as ts
 from nova.tests.functional.api.conftest import server_body
 
@@ -43,6 +44,51 @@ def test_name_filter_is_a_regular_expression(aio, servers):
 def test_other_regex_filters(aio, servers):
     assert 'alpha-1' in _names(aio, '?hostname=^alpha', version='2.90')
     assert _names(aio, '?reservation_id=^r-$') == []
+
+
+def _cache(*addresses):
+    """A network info cache with one VIF holding ``addresses`` as fixed IPs."""
+    return [model.vif('port-%s' % addresses[0], address='fa:16:3e:00:00:01',
+                      network=model.network(id='net', label='private', subnets=[
+                          model.subnet(None, ips=[model.fixed_ip(a) for a in addresses])]))]
+
+
+@pytest.fixture
+def addressed(aio, servers):
+    caches = {'alpha-1': _cache('10.9.0.3', '2001:db8::3'), 'alpha-22': _cache('10.9.0.13'),
+              'beta-1': _cache('10.9.0.14')}
+    for name, cache in caches.items():
+        aio.db.instance_update(servers[name], {'network_info': cache})
+    yield servers
+    for name in caches:
+        aio.db.instance_update(servers[name], {'network_info': []})
+
+
+def test_ip_filters_match_the_fixed_ips(aio, addressed):
+    """ip and ip6 are regular expressions searched in the fixed IPs of their version
+    (tempest's test_list_servers_filtered_by_ip: they were accepted and ignored)."""
+    assert _names(aio, '?ip=10.9.0.14') == ['beta-1']
+    # A plain address also finds the longer ones holding it, as Neutron's substring match.
+    assert _names(aio, '?ip=10.9.0.1') == ['alpha-22', 'beta-1']
+    assert _names(aio, '?ip=^10.9.0.3$') == ['alpha-1']
+    assert _names(aio, '?ip=10.9.0.') == ['alpha-1', 'alpha-22', 'beta-1']
+    assert _names(aio, '?ip=2001') == []
+    assert _names(aio, '?ip=10.9.0.&name=alpha&all_tenants=1',
+                  token=ADMIN) == ['alpha-1', 'alpha-22']
+    # The page is cut after the filter, and pages on from the marker.
+    status, _h, body = aio.request('GET', '/servers?ip=10.9.0.&limit=2')
+    assert status == 200 and len(body['servers']) == 2, body
+    marker = body['servers'][-1]['id']
+    status, _h, body = aio.request('GET', '/servers?ip=10.9.0.&limit=2&marker=' + marker)
+    assert status == 200 and len(body['servers']) == 1, body
+    assert _names(aio, '?ip6=2001:db8::3', version='2.5') == ['alpha-1']
+    assert _names(aio, '?ip6=^2001:db8::1', version='2.5') == []
+    # Below 2.5 a user's ip6 is dropped unread; an administrator's counts.
+    assert _names(aio, '?ip6=2001:db8::3', version='2.4') == ['alpha-1', 'alpha-22', 'beta-1']
+    assert _names(aio, '?ip6=2001:db8::3&all_tenants=1', version='2.4',
+                  token=ADMIN) == ['alpha-1']
+    status, _h, body = aio.request('GET', '/servers/detail?ip=(unclosed')
+    assert status == 400 and 'ip' in body['badRequest']['message'], body
 
 
 def test_access_ips_are_normalised(aio, servers):
