@@ -108,7 +108,13 @@ class EvacuateManager:
         host, becomes 'error'.
         """
         cleaned = 0
-        for found in self.conductor_db.evacuations_from(self.host):
+        try:
+            evacuated = self.conductor_db.evacuations_from(self.host)
+        except Exception as exc:  # noqa: BLE001 - a start-up must not fail on it; next pass.
+            LOG.warning('Could not list the servers evacuated from this host (%s); '
+                        'trying again later', exc.__class__.__name__)
+            return 0
+        for found in evacuated:
             uuid = found['instance_uuid']
             lock = self.core.lock(uuid)
             if not lock.acquire(blocking=False):
