@@ -262,3 +262,21 @@ def test_openstack_server_evacuate_as_an_admin_would(aio, server):
     shown = show(aio, server)
     assert (shown['status'], shown['OS-EXT-SRV-ATTR:host']) == ('ACTIVE', 'testhost2')
 
+
+
+def test_a_conductor_that_cannot_list_evacuations_does_not_stop_the_clean_up(
+        aio, monkeypatch, caplog):
+    """An older conductor refuses the new call (a compute host upgraded first): the
+    clean-up logs one warning and reports nothing cleaned; the host's service runs on."""
+    import oslo_messaging
+
+    evacuate = service(aio, 'testhost').manager.evacuate
+
+    def refuse(host):
+        raise oslo_messaging.NoSuchMethod('evacuations_from')
+
+    monkeypatch.setattr(evacuate.conductor_db, 'evacuations_from', refuse)
+    with caplog.at_level('WARNING', logger='nova.compute.manager_evacuate'):
+        assert evacuate.cleanup_evacuated(startup=True) == 0
+    warnings = [r for r in caplog.records if 'evacuated from this host' in r.getMessage()]
+    assert len(warnings) == 1 and 'NoSuchMethod' in warnings[0].getMessage()
