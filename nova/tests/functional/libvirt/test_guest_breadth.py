@@ -181,6 +181,23 @@ def test_vtpm_state_lives_in_the_instance_directory(drv, guests):
     assert any(name.endswith('.permall') for name in _walk(state))
 
 
+def test_vtpm_state_stays_through_a_rescue(drv, guests):
+    """The rescue domain keeps the vTPM on the same state; unrescue hands it back."""
+    a, _facts = guests['a']
+    state = vtpm.state_dir(drv.core.instance_dir(a))
+    before = _permall(state)
+    assert before, 'no vTPM state before the rescue'
+    drv.rescue(None, a, None, image_meta(hw_rescue_bus='usb', hw_rescue_device='disk'),
+               'secret')
+    assert drv.is_rescued(a)
+    assert domain(drv, a).find('devices/tpm/backend').get('type') == 'emulator'
+    assert set(_permall(state)) == set(before)
+    drv.unrescue(None, a)
+    assert not drv.is_rescued(a)
+    assert domain(drv, a).find('devices/tpm') is not None
+    assert set(_permall(state)) == set(before)
+
+
 def _walk(path):
     """Every file and directory name under ``path``."""
     return [name for _dirpath, dirs, files in os.walk(path) for name in dirs + files]
