@@ -6,7 +6,7 @@ from oslo_utils import timeutils
 
 from nova import exception, failpoint, power_state
 from nova import vm_states as vs
-from nova.compute import actions, manager_core, personality
+from nova.compute import actions, block_device, manager_core, personality
 from nova.notifications import action as notify
 from nova.objects import image_meta as image_meta_obj
 from nova.objects import instance as instance_obj
@@ -70,7 +70,8 @@ class BuildManager:
                 self.conductor_db.instance_update(instance.uuid, {'task_state': vs.SPAWNING},
                                                   expected_task_state=[vs.BLOCK_DEVICE_MAPPING])
                 image_meta = image_meta_obj.ImageMeta.from_instance(instance)
-                bdi = self.core.block_device_info(context, instance)
+                bdm_rows = self.core.bdms(instance.uuid)
+                bdi = block_device.block_device_info(bdm_rows, instance.root_device_name)
                 # Names first (a conflict fails before any disk exists); spawn
                 # computes the same mapping.
                 self._volumes.record_devices(instance, image_meta, bdi)
@@ -97,7 +98,7 @@ class BuildManager:
             LOG.info('Instance %s was deleted during spawn', instance.uuid)
             return
         # A new guest starts with no record: only a NUMA guest needs the write.
-        self.core.record_numa_topology(instance, only_if_placed=True)
+        self.core.record_guest(instance, only_if_new=True, bdms=bdm_rows)
 
     # -- ports ---------------------------------------------------------------
     def _allocate_network(self, context, instance, requested_networks, security_groups):

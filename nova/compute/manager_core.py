@@ -114,6 +114,38 @@ class ManagerCore:
             LOG.warning('Could not record the NUMA topology of %s', instance.uuid,
                         exc_info=True)
 
+    def record_device_metadata(self, instance, bdms=None):
+        """Keep the guest's tagged devices as it sees them (meta_data.json "devices").
+
+        Called once a guest is (re)defined and after an interface or volume
+        is attached or detached; read from the live domain, so each device
+        carries the address the hypervisor gave it. Nothing is read or
+        written when no port or mapping carries a tag (or a port a VLAN) and
+        none was recorded before. ``bdms``: the instance's BDM rows when the
+        caller has just read them (only their tags are looked at; the rows
+        are read again when there is something to record).
+        """
+        try:
+            recorded = instance.obj_attr_is_set('device_metadata') and instance.device_metadata
+            rows = self.bdms(instance.uuid) if bdms is None else bdms
+            if not recorded and not _has_tagged_devices(instance, rows):
+                return
+            if bdms is not None:
+                rows = self.bdms(instance.uuid)
+            devices = self.driver.get_device_metadata(instance, rows)
+            instance.device_metadata = devices
+            self.conductor_db.instance_update(instance.uuid, {'device_metadata': devices})
+        except exception.InstanceNotFound:
+            LOG.info('Instance %s went away before its devices were recorded', instance.uuid)
+        except Exception:  # noqa: BLE001 - a running guest is not failed for its record.
+            LOG.warning('Could not record the tagged devices of %s', instance.uuid,
+                        exc_info=True)
+
+    def record_guest(self, instance, only_if_new=False, bdms=None):
+        """The NUMA record and the tagged devices of a guest just (re)defined."""
+        self.record_numa_topology(instance, only_if_placed=only_if_new)
+        self.record_device_metadata(instance, bdms)
+
     def bdms(self, instance_uuid):
         return self.conductor_db.bdm_get_by_instance(instance_uuid)
 
@@ -124,3 +156,11 @@ class ManagerCore:
     def release_claim(self, flavor):
         """Give this host's room for ``flavor`` back (a delete, an offload)."""
         self.conductor_db.compute_node_release(self.host, *usage.requested_resources(flavor))
+
+
+def _has_tagged_devices(instance, bdms):
+    """Whether any mapping has a device tag, or any port a tag or a VLAN."""
+    if any(b.get('tag') for b in bdms):
+        return True
+    return any((vif.get('meta') or {}).get('tag') or (vif.get('details') or {}).get('vlan')
+               for vif in getattr(instance, 'network_info', None) or ())

@@ -62,7 +62,7 @@ class EvacuateManager:
             self.core.set_state(instance, vs.STOPPED if arrive_stopped else vs.ACTIVE,
                                 launched_at=timeutils.utcnow().replace(microsecond=0))
             self.conductor_db.migration_update(migration_id, {'status': 'done'})
-            self.core.record_numa_topology(instance)
+            self.core.record_guest(instance)
 
     def _rebuild_here(self, context, instance, migration, admin_password, arrive_stopped):
         # The instance is this host's from now on: the old host is down.

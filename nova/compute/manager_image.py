@@ -91,4 +91,4 @@ class ImageManager:
                 return
             self.core.set_state(instance, vs.STOPPED if was_stopped else vs.ACTIVE,
                                 launched_at=timeutils.utcnow().replace(microsecond=0))
-            self.core.record_numa_topology(instance)
+            self.core.record_guest(instance)

@@ -93,6 +93,7 @@ class InterfacesManager:
                     raise exception.InterfaceAttachFailed(
                         instance_uuid=instance.uuid) from exc
                 self._save(instance, network_info)
+                self.core.record_device_metadata(instance)
         LOG.info('Port %s attached to %s', vif['id'], instance.uuid)
         return vif
 
@@ -113,6 +114,7 @@ class InterfacesManager:
                 network_info = self.network_api.ports.deallocate_port_for_instance(
                     context, instance, port_id)
                 self._save(instance, network_info)
+                self.core.record_device_metadata(instance)
         LOG.info('Port %s detached from %s', port_id, instance.uuid)
 
     # -- events from Neutron -------------------------------------------------------

@@ -133,7 +133,7 @@ class MigrateManager:
                                      power_on=self._old_vm_state(instance) != vs.STOPPED,
                                      connect_volumes=True)
         self._volumes.complete_volumes(context, instance)
-        self.core.record_numa_topology(instance)
+        self.core.record_guest(instance)
         self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': vs.RESIZED, 'task_state': None,
@@ -246,7 +246,7 @@ class MigrateManager:
                                             power_on=old_vm_state != vs.STOPPED,
                                             connect_volumes=True)
         self._volumes.complete_volumes(context, instance)
-        self.core.record_numa_topology(instance)
+        self.core.record_guest(instance)
         # The instance first: once the migration ends this host may no longer touch it.
         self.conductor_db.instance_update(instance.uuid, {
             'vm_state': old_vm_state, 'task_state': None, 'system_metadata': sysmeta,

@@ -103,7 +103,7 @@ class ResizeManager:
             self.driver.finish_migration(context, instance, image_meta(instance),
                                          self.core.block_device_info(context, instance),
                                          power_on=old_vm_state != vs.STOPPED)
-            self.core.record_numa_topology(instance)
+            self.core.record_guest(instance)
             self.conductor_db.migration_update(migration['id'], {'status': 'finished'})
             self.conductor_db.instance_update(uuid, {
                 'vm_state': vs.RESIZED, 'task_state': None,
@@ -117,7 +117,7 @@ class ResizeManager:
         self.driver.finish_revert_migration(context, instance, image_meta(instance),
                                             self.core.block_device_info(context, instance),
                                             power_on=old_vm_state != vs.STOPPED)
-        self.core.record_numa_topology(instance)
+        self.core.record_guest(instance)
         self.conductor_db.compute_node_release(
             self.host, *usage.requested_resources(migration['new_flavor']))
         self.conductor_db.migration_update(migration['id'], {'status': status})

@@ -248,7 +248,7 @@ class ShelveManager:
         self.driver.spawn(context, instance, image_meta, injected_files=[],
                           admin_password=None, allocations=None, block_device_info=bdi)
         self._volumes.complete_volumes(context, instance)
-        self.core.record_numa_topology(instance)
+        self.core.record_guest(instance)
 
     def _unshelve_failed(self, context, instance):
         if instance.vm_state == vs.SHELVED:

@@ -117,6 +117,7 @@ class VolumesManager:
         """Keep the device names the driver chose, so they survive reboots."""
         names = self.driver.get_device_names(instance, image_meta, bdi)
         if names.get('root_device_name'):
+            instance.root_device_name = names['root_device_name']
             self.conductor_db.instance_update(instance.uuid,
                                               {'root_device_name': names['root_device_name']})
         by_key = dict(names.get('volumes') or {})
@@ -190,6 +191,7 @@ class VolumesManager:
                         raise
                     failpoint.hit('attach.after_driver')
                     self.volume_api.attachment_complete(vctx, bdm['attachment_id'])
+                self.core.record_device_metadata(instance)
             except Exception as exc:  # noqa: BLE001 - volume back to available, guest unchanged.
                 LOG.exception('Attaching volume %s to %s failed', bdm['volume_id'],
                               instance.uuid)
@@ -220,6 +222,7 @@ class VolumesManager:
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 return
             self.conductor_db.bdm_destroy(bdm['uuid'])
+            self.core.record_device_metadata(instance)
 
     # A requested name already in use is the caller's error, not this host's.
     @messaging.expected_exceptions(exception.Invalid)

@@ -135,6 +135,8 @@ class InstanceRecord(BASE):
     network_info = Column(Text)
     # JSON object: the guest NUMA cells as the compute host placed them (topology API).
     numa_topology = Column(Text)
+    # JSON list: the tagged devices as the guest sees them (meta_data.json "devices").
+    device_metadata = Column(Text)
     launched_at = Column(DateTime)
     terminated_at = Column(DateTime)
     created_at = Column(DateTime, nullable=False)

@@ -13,7 +13,7 @@ from nova.db import migration, sqlite_engine
 _JSON_COLUMNS = {
     'instances': {'metadata': '{}', 'system_metadata': '{}', 'flavor': 'null',
                   'tags': '[]', 'image_props_override': 'null', 'network_info': '[]',
-                  'numa_topology': 'null'},
+                  'numa_topology': 'null', 'device_metadata': '[]'},
     'flavors': {'extra_specs': '{}'},
     'compute_nodes': {'capabilities': 'null'},
 }

@@ -112,6 +112,27 @@ def block_device_mapping(root_device_name, block_devices=()):
     return mapping
 
 
+def devices(recorded, version):
+    """The "devices" list at ``version`` from the instance's recorded tagged devices.
+
+    A NIC's ``vlan`` appears from 2017-02-22 (when it has one), its
+    ``vf_trusted`` from 2018-08-27, as upstream.
+    """
+    listed = []
+    for device in recorded or ():
+        entry = {key: device.get(key) for key in ('type', 'bus', 'address', 'tags')}
+        if device.get('type') == 'nic':
+            entry['mac'] = device.get('mac')
+            if versions.at_least(version, versions.OCATA) and device.get('vlan') is not None:
+                entry['vlan'] = device['vlan']
+            if versions.at_least(version, versions.ROCKY):
+                entry['vf_trusted'] = bool(device.get('vf_trusted'))
+        else:
+            entry['serial'] = device.get('serial')
+        listed.append(entry)
+    return listed
+
+
 def dumps(document):
     return json.dumps(document, sort_keys=True).encode('utf-8')
 
@@ -202,8 +223,7 @@ class InstanceContent:
         if versions.at_least(version, versions.LIBERTY):
             data['project_id'] = self.project_id
         if versions.at_least(version, versions.NEWTON_ONE):
-            # Tagged devices; no device carries a tag here yet.
-            data['devices'] = []
+            data['devices'] = devices(_attr(inst, 'device_metadata', []), version)
         if versions.at_least(version, versions.VICTORIA):
             data['dedicated_cpus'] = dedicated_cpus(inst)
         return data

@@ -48,6 +48,9 @@ _SIMPLE = {
     # dict per VIF (id, address, network with subnets and IPs, type, details,
     # devname, active...). Written by the compute host, read by the views.
     'network_info': fields_base.JSONListField(default=[]),
+    # The guest's tagged devices (and NICs with a VLAN) as upstream's metadata
+    # "devices" list renders them, read from the live domain by the compute host.
+    'device_metadata': fields_base.JSONListField(default=[]),
     'launched_at': fields.DateTimeField(nullable=True),
     'terminated_at': fields.DateTimeField(nullable=True),
     'created_at': fields.DateTimeField(nullable=True),
@@ -62,7 +65,8 @@ class Instance(base.NovaObject):
     # Version 1.0: Initial version
     # Version 1.1: key_data
     # Version 1.2: network_info
-    VERSION = '1.2'
+    # Version 1.3: device_metadata
+    VERSION = '1.3'
 
     fields = dict(_SIMPLE, flavor=fields.ObjectField('Flavor', nullable=True))
 
@@ -85,6 +89,8 @@ class Instance(base.NovaObject):
         super().obj_make_compatible(primitive, target_version)
         if versionutils.convert_version_to_tuple(target_version) < (1, 2):
             primitive.pop('network_info', None)
+        if versionutils.convert_version_to_tuple(target_version) < (1, 3):
+            primitive.pop('device_metadata', None)
 
     def refresh_from(self, row):
         fresh = self.from_db(row)

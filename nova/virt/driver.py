@@ -278,6 +278,10 @@ class ComputeDriver:
         """The guest's NUMA cells as placed (numa_record's shape), None without NUMA."""
         return None
 
+    def get_device_metadata(self, instance, bdms):
+        """The guest's tagged devices (the metadata "devices" list), given its BDM rows."""
+        return []
+
     def instance_exists(self, instance):
         try:
             self.get_info(instance)

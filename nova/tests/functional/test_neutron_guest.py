@@ -9,11 +9,13 @@ bound to the chassis, the tap made by os-vif in the hypervisor namespace,
 starts paused until Neutron's network-vif-plugged (a real Keystone token)
 reaches the compute API, takes its lease from OVN's DHCP, reads its key
 through the metadata proxy and answers SSH on a floating IP from the
-public namespace. A full port quota is refused before the 202; a subnet
+public namespace; a port hot-plugged with a tag is in its metadata at the PCI
+address where it finds the NIC. A full port quota is refused before the 202; a subnet
 with no address left fails a build: ERROR with a fault, no port. Deletes
 leave no port in Neutron.
 """
 
+import json
 import time
 
 import pytest
@@ -140,6 +142,42 @@ def _delete(stack, sid):
         'GET', '/servers/' + sid, token=stack.creds.token)[0] == 404, 90)
 
 
+def _guest_says(client, command):
+    _in, out, _err = client.exec_command(command, timeout=30)
+    return out.read().decode()
+
+
+def _tagged_nics(client):
+    """The NICs of meta_data.json, as the guest reads it through the metadata proxy."""
+    text = _guest_says(client, 'wget -q -O - http://169.254.169.254/openstack/latest/'
+                               'meta_data.json')
+    return [d for d in json.loads(text or '{}').get('devices', ()) if d['type'] == 'nic']
+
+
+def _tagged_hot_plug(stack, sid, network, client):
+    """Device-role tagging: a port hot-plugged with a tag (2.49) is in the guest's
+    metadata at the PCI address where the guest finds a NIC with its MAC; detached,
+    it is gone."""
+    token = stack.creds.token
+    status, _h, body = stack.request('POST', '/servers/%s/os-interface' % sid, {
+        'interfaceAttachment': {'net_id': network['id'], 'tag': 'hot'}}, version='2.49',
+        token=token)
+    assert status == 200, body
+    hot = body['interfaceAttachment']
+    (nic,) = _wait('the tagged NIC in the metadata', lambda: _tagged_nics(client), 60)
+    assert nic['tags'] == ['hot'] and nic['mac'] == hot['mac_addr'], nic
+    assert nic['bus'] == 'pci' and nic['vf_trusted'] is False, nic
+    # A virtio NIC's netdev sits below its virtio device.
+    seen = _wait('the guest to find the NIC at %s' % nic['address'], lambda: _guest_says(
+        client, 'cat /sys/bus/pci/devices/%s/virtio*/net/*/address' % nic['address']
+    ).strip(), 60)
+    assert seen == hot['mac_addr']
+    status, _h, _b = stack.request('DELETE', '/servers/%s/os-interface/%s' % (
+        sid, hot['port_id']), token=token)
+    assert status == 202
+    _wait('the NIC to leave the metadata', lambda: _tagged_nics(client) == [], 60)
+
+
 def test_server_gets_a_bound_port_dhcp_metadata_ssh_and_leaves_nothing(stack):
     import paramiko
     env, hv, token = stack.env, stack.hv, stack.creds.token
@@ -204,6 +242,7 @@ def test_server_gets_a_bound_port_dhcp_metadata_ssh_and_leaves_nothing(stack):
     try:
         _in, out, _err = client.exec_command('ip -4 -o addr show eth0', timeout=30)
         assert port['fixed_ips'][0]['ip_address'] in out.read().decode()
+        _tagged_hot_plug(stack, sid, network, client)
     finally:
         client.close()
 

@@ -1,13 +1,16 @@
 """Volumes end to end on real QEMU: every disk kind at boot, hot attach/detach, snapshot."""
 
+import json
 import time
 
 import libvirt
 import pytest
 
+from nova.api.metadata import requester
 from nova.tests.fixtures import bootimg
 from nova.tests.fixtures import libvirt as fx
 from nova.tests.functional import fixtures
+from nova.tests.functional import test_metadata_api as md
 
 pytestmark = fx.requires_libvirtd()
 V = '2.100'
@@ -18,8 +21,12 @@ CINDER = {'OpenStack-API-Version': 'volume 3.44'}
 def cloud(tmp_path_factory):
     tmp = tmp_path_factory.mktemp('volumes')
     # The test guests run no OS, so they never acknowledge a hot-unplug.
-    c = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI,
-                            extra={('libvirt', 'device_detach_timeout'): 2})
+    c = fixtures.RunningAio(tmp, connection_uri=fx.QEMU_URI, extra={
+        ('libvirt', 'device_detach_timeout'): 2,
+        # The metadata API, as behind Neutron's proxy, answering fresh each time.
+        ('neutron', 'service_metadata_proxy'): True,
+        ('neutron', 'metadata_proxy_shared_secret'): md.SECRET,
+        ('api', 'metadata_cache_expiration'): 0})
     c.root = c.upload_image(bootimg.write_boot_image(str(tmp / 'root.img'), 'ROOT-OK\r\n'))
     status, _h, body = c.request('POST', '/flavors', {'flavor': {
         'name': 'full', 'ram': 128, 'vcpus': 1, 'disk': 1, 'id': 'full',
@@ -56,6 +63,82 @@ def targets(sid):
                     libvirt.VIR_DOMAIN_XML_INACTIVE))})
     finally:
         conn.close()
+
+
+def pci_addresses(sid):
+    """{target dev: dddd:bb:ss.f} of the running domain's disks, read from libvirt."""
+    from lxml import etree
+    conn = libvirt.open(fx.QEMU_URI)
+    try:
+        root = etree.fromstring(conn.lookupByUUIDString(sid).XMLDesc(0).encode())
+    finally:
+        conn.close()
+    found = {}
+    for disk in root.iterfind('devices/disk'):
+        addr = disk.find('address')
+        if addr is not None and addr.get('type') == 'pci':
+            found[disk.find('target').get('dev')] = '%04x:%02x:%02x.%x' % tuple(
+                int(addr.get(k), 16) for k in ('domain', 'bus', 'slot', 'function'))
+    return found
+
+
+def metadata_devices(cloud, sid, version='latest'):
+    """The "devices" of the server's meta_data.json, asked as Neutron's proxy asks."""
+    headers = {'X-Instance-ID': sid, 'X-Forwarded-For': '10.77.0.41',
+               'X-Tenant-ID': cloud.db.instance_get(sid)['project_id'],
+               'X-Instance-ID-Signature': requester.sign(md.SECRET, sid)}
+    status, _h, body = md.call(cloud.aio.urls['metadata'],
+                               '/openstack/%s/meta_data.json' % version, headers)
+    assert status == 200, body
+    return json.loads(body)['devices']
+
+
+def test_tagged_disks_are_in_the_metadata_at_their_guest_addresses(cloud):
+    data, late = volume(cloud), volume(cloud)
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'tagged', 'imageRef': cloud.root, 'flavorRef': '1', 'networks': 'none',
+        'block_device_mapping_v2': [
+            {'source_type': 'image', 'uuid': cloud.root, 'destination_type': 'local',
+             'boot_index': 0, 'tag': 'root'},
+            {'source_type': 'volume', 'uuid': data['id'], 'destination_type': 'volume',
+             'boot_index': -1, 'tag': 'data'}]}}, version='2.42')
+    assert status == 202, body
+    sid = body['server']['id']
+    cloud.wait_for_status(sid, ['ACTIVE'])
+    addresses = pci_addresses(sid)
+    assert set(addresses) == {'vda', 'vdb'}
+    expected = [{'type': 'disk', 'bus': 'pci', 'address': addresses['vda'], 'serial': None,
+                 'tags': ['root']},
+                {'type': 'disk', 'bus': 'pci', 'address': addresses['vdb'],
+                 'serial': data['id'], 'tags': ['data']}]
+    assert metadata_devices(cloud, sid) == expected
+    # The first version with tagged devices lists them the same way.
+    assert metadata_devices(cloud, sid, '2016-06-30') == expected
+    assert 'devices' not in json.loads(md.call(
+        cloud.aio.urls['metadata'], '/openstack/2015-10-15/meta_data.json', {
+            'X-Instance-ID': sid, 'X-Forwarded-For': '10.77.0.41',
+            'X-Tenant-ID': cloud.db.instance_get(sid)['project_id'],
+            'X-Instance-ID-Signature': requester.sign(md.SECRET, sid)})[2])
+
+    # A volume hot-plugged with a tag (2.49) is listed at the address libvirt gave it.
+    status, _h, body = cloud.request('POST', '/servers/%s/os-volume_attachments' % sid, {
+        'volumeAttachment': {'volumeId': late['id'], 'tag': 'late'}}, version='2.49')
+    assert status == 200, body
+    wait_volume(cloud, late['id'], 'in-use')
+    addresses = pci_addresses(sid)
+    assert metadata_devices(cloud, sid) == expected + [
+        {'type': 'disk', 'bus': 'pci', 'address': addresses['vdc'], 'serial': late['id'],
+         'tags': ['late']}]
+    # Detached (stopped: the test guest runs no OS to acknowledge a hot-unplug), it is gone.
+    cloud.request('POST', '/servers/%s/action' % sid, {'os-stop': None}, version=V)
+    cloud.wait_for_status(sid, ['SHUTOFF'])
+    assert cloud.request('DELETE', '/servers/%s/os-volume_attachments/%s' % (
+        sid, late['id']), version=V)[0] == 202
+    wait_volume(cloud, late['id'], 'available')
+    assert metadata_devices(cloud, sid) == expected
+    assert cloud.request('DELETE', '/servers/' + sid)[0] == 204
+    cloud.wait_for_status(sid, ['DELETED'])
+    wait_volume(cloud, data['id'], 'available')
 
 
 def test_every_disk_kind_then_hot_attach_and_detach(cloud):

@@ -7,7 +7,7 @@ import libvirt
 
 from nova import power_state
 from nova.virt.libvirt import config as vconfig
-from nova.virt.libvirt import numa_record
+from nova.virt.libvirt import device_metadata, numa_record
 
 _STATE_NAMES = {
     power_state.RUNNING: 'running', power_state.PAUSED: 'paused',
@@ -96,13 +96,18 @@ def standard(domain, state, hypervisor, config_drive, launched_at=None):
 
 
 class LibvirtDiagnostics:
-    """get_diagnostics, get_instance_diagnostics and the NUMA record of a guest."""
+    """get_diagnostics, get_instance_diagnostics, the NUMA record and the tagged devices."""
 
     def __init__(self, core):
         self._core = core
 
     def get_numa_topology(self, instance):
         return numa_record.of_guest(self._core.guest(instance), instance)
+
+    def get_device_metadata(self, instance, bdms):
+        return device_metadata.of_domain_xml(self._core.guest(instance).get_xml_desc(),
+                                             instance.network_info, bdms,
+                                             instance.root_device_name)
 
     def get_diagnostics(self, instance):
         return legacy(self._core.guest(instance).domain)

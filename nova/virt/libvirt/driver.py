@@ -175,6 +175,9 @@ class LibvirtDriver(driver.ComputeDriver):
     def get_numa_topology(self, instance):
         return self.diagnostics.get_numa_topology(instance)
 
+    def get_device_metadata(self, instance, bdms):
+        return self.diagnostics.get_device_metadata(instance, bdms)
+
     def start_lifecycle_events(self, callback, on_reconnect=None):
         return self.lifecycle.start_lifecycle_events(callback, on_reconnect)
 

@@ -18,7 +18,7 @@ OBJECT_DATA = {
     'Flavor': '1.0-45755fbc11bff55543331d20dd276d20',
     'ImageMeta': '1.0-e281f5c93088b8ef178c07dd0deee2d8',
     'ImageMetaProps': '1.0-07d8cdd4b07c879d976e97c12e699ed2',
-    'Instance': '1.2-44ba82b96562604d32b964b6a725f4b8',
+    'Instance': '1.3-718e05cd2f9e5664a43363ff6adfef17',
 }
 
 
