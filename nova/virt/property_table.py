@@ -26,6 +26,14 @@ may be set in both only to the same value; the image wins for the watchdog
 action and the boot menu; the image may ask for at most the flavor's serial
 port count and may only lower the flavor's CPU topology limits.
 
+What a server was given at boot, flavor or override, stays in its domain
+through rescue (the rescue guest is built from the same properties, plus
+any rescue overrides of 2.106), unrescue, hard reboot, resize (a new
+flavor's limits refit the topology), cold migration and shelve/unshelve:
+``nova/tests/functional/test_overrides_lifecycle.py`` checks each of them on
+one server; a vTPM's state survives stop/start, rescue and cold migration
+and goes with the server's delete (``test_guest_breadth.py``).
+
 Status: %s.
 
 """
