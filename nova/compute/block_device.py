@@ -163,7 +163,16 @@ def block_device_info(bdm_rows, root_device_name=None):
     return {'root_device_name': root_device_name, 'ephemerals': ephemerals, 'swap': swap,
             'block_device_mapping': volumes,
             # Decided here, once, so a driver never re-derives it.
-            'volume_backed': is_volume_backed(bdm_rows)}
+            'volume_backed': is_volume_backed(bdm_rows),
+            # What device-role tagging needs of the mappings with a tag.
+            'tagged_mappings': tagged_mappings(bdm_rows)}
+
+
+def tagged_mappings(bdm_rows):
+    """The mappings with a device tag, as device metadata matches them to disks."""
+    return [{'device_name': b.get('device_name'), 'boot_index': b.get('boot_index'),
+             'tag': b['tag'], 'volume_id': b.get('volume_id')}
+            for b in bdm_rows if b.get('tag')]
 
 
 def is_volume_backed(bdm_rows):

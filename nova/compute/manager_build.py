@@ -75,6 +75,10 @@ class BuildManager:
                 # Names first (a conflict fails before any disk exists); spawn
                 # computes the same mapping.
                 self._volumes.record_devices(instance, image_meta, bdi)
+                if bdi['tagged_mappings']:
+                    # With the names just chosen: a config drive lists tagged disks.
+                    bdi['tagged_mappings'] = block_device.tagged_mappings(
+                        self.core.bdms(instance.uuid))
                 self.driver.spawn(context, instance, image_meta,
                                   injected_files=personality.decoded(injected_files),
                                   admin_password=admin_password, allocations=None,

@@ -1,6 +1,7 @@
 """Volumes end to end on real QEMU: every disk kind at boot, hot attach/detach, snapshot."""
 
 import json
+import os
 import time
 
 import libvirt
@@ -97,7 +98,7 @@ def test_tagged_disks_are_in_the_metadata_at_their_guest_addresses(cloud):
     data, late = volume(cloud), volume(cloud)
     status, _h, body = cloud.request('POST', '/servers', {'server': {
         'name': 'tagged', 'imageRef': cloud.root, 'flavorRef': '1', 'networks': 'none',
-        'block_device_mapping_v2': [
+        'config_drive': True, 'block_device_mapping_v2': [
             {'source_type': 'image', 'uuid': cloud.root, 'destination_type': 'local',
              'boot_index': 0, 'tag': 'root'},
             {'source_type': 'volume', 'uuid': data['id'], 'destination_type': 'volume',
@@ -112,6 +113,9 @@ def test_tagged_disks_are_in_the_metadata_at_their_guest_addresses(cloud):
                 {'type': 'disk', 'bus': 'pci', 'address': addresses['vdb'],
                  'serial': data['id'], 'tags': ['data']}]
     assert metadata_devices(cloud, sid) == expected
+    # The config drive, written once the domain was defined, lists them as well.
+    drive = fx.read_iso_files(os.path.join(cloud.conf.instances_path, sid, 'disk.config'))
+    assert json.loads(drive['openstack/latest/meta_data.json'])['devices'] == expected
     # The first version with tagged devices lists them the same way.
     assert metadata_devices(cloud, sid, '2016-06-30') == expected
     assert 'devices' not in json.loads(md.call(

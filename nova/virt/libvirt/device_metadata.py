@@ -55,6 +55,11 @@ def _disk_name(bdm, root_device_name):
     return (name or '').rpartition('/')[2]
 
 
+def tagged_vifs(network_info):
+    """Whether any port of ``network_info`` would be listed (a tag or a VLAN)."""
+    return bool(_exposed_vifs(network_info))
+
+
 def build(domain, network_info, bdms, root_device_name=None):
     """The "devices" list of ``domain`` (a parsed GuestDomain), in the order of its devices.
 

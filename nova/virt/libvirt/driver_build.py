@@ -6,7 +6,7 @@ import shutil
 
 from nova import exception
 from nova.objects import image_meta as image_meta_obj
-from nova.virt.libvirt import vtpm
+from nova.virt.libvirt import device_metadata, vtpm
 from nova.virt.libvirt.driver_lifecycle import owns_files
 
 LOG = logging.getLogger(__name__)
@@ -48,7 +48,12 @@ class LibvirtBuild:
             if 'disk' in disk_mapping:
                 self._disks.create_root_disk(context, instance, image_meta)
             self._disks.create_local_disks(instance, disk_mapping, block_device_info)
-            if 'disk.config' in disk_mapping:
+            tagged = (block_device_info or {}).get('tagged_mappings') or []
+            # A config drive lists the tagged devices at the addresses the
+            # definition gives them (upstream's order): written once defined.
+            drive_after_define = 'disk.config' in disk_mapping and (
+                tagged or device_metadata.tagged_vifs(network_info))
+            if 'disk.config' in disk_mapping and not drive_after_define:
                 self._disks.create_config_drive(instance, injected_files,
                                                 admin_password, network_info=network_info)
             self._disks.connect_volumes(instance, block_device_info)
@@ -63,6 +68,12 @@ class LibvirtBuild:
                                            host_info=definition.host_info(),
                                            network_info=network_info)
                 guest = self._core.host.define_guest(xml)
+                if drive_after_define:
+                    instance.device_metadata = device_metadata.of_domain_xml(
+                        guest.get_xml_desc(), network_info, tagged,
+                        instance.root_device_name)
+                    self._disks.create_config_drive(instance, injected_files, admin_password,
+                                                    network_info=network_info)
                 # Paused until Neutron says the ports are wired: a guest must
                 # not ask for its DHCP lease before it can get one.
                 guest.launch(pause=waiter is not None)

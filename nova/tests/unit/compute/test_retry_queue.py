@@ -18,7 +18,8 @@ def test_calls_run_in_due_order_on_one_thread():
         if len(ran) == 4:
             done.set()
     try:
-        for tag, delay in (('c', 0.2), ('a', 0.0), ('d', 0.2), ('b', 0.1)):
+        # Gaps wide enough that a loaded machine queues all four before 'b' is due.
+        for tag, delay in (('c', 1.0), ('a', 0.0), ('d', 1.0), ('b', 0.5)):
             queue.call_later(delay, record, tag)
         # Four pending calls, a single thread (threading.Timer: four).
         assert len(_threads('test-retry-order')) == 1
