@@ -126,10 +126,15 @@ class InterfacesManager:
             if not self._events.deliver(instance.uuid, name, tag,
                                         event.get('status', 'completed')):
                 LOG.debug('Nobody waits for %s:%s of %s', name, tag, instance.uuid)
-        elif name == vif_events.EVENT_CHANGED:
-            self.refresh_cache(context, instance)
-        elif name == vif_events.EVENT_DELETED:
-            self._port_deleted(context, instance, tag)
+            return
+        try:
+            if name == vif_events.EVENT_CHANGED:
+                self.refresh_cache(context, instance)
+            elif name == vif_events.EVENT_DELETED:
+                self._port_deleted(context, instance, tag)
+        except exception.InstanceNotFound:
+            # Neutron tells of the ports of a server being deleted: nothing left to do.
+            LOG.info('Instance %s is gone; %s:%s needs nothing', instance.uuid, name, tag)
 
     def refresh_cache(self, context, instance):
         """The network info cache rebuilt from Neutron (network-changed)."""
