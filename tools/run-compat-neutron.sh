@@ -26,7 +26,7 @@ VENV_BIN=${NOVA_VENV:-$REPO/.venv}/bin
 PY=$VENV_BIN/python
 NOVA_RUN=(env "PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}")
 SCENARIOS='test_server_basic_ops|test_minimum_basic|test_network_basic_ops|test_volume_boot_pattern|test_snapshot_pattern|test_shelve_instance|test_stamp_pattern'
-API='servers\.test_attach_interfaces|servers\.test_server_addresses|security_groups|floating_ips|servers\.test_create_server'
+API='servers\.test_attach_interfaces|servers\.test_server_addresses|security_groups|floating_ips|servers\.test_create_server|servers\.test_device_tagging'
 # The moves between chassis (they skip with one compute host, as in the aio topology).
 if [ "${NOVA_COMPAT_TOPOLOGY:-aio}" = split ]; then
   SCENARIOS="$SCENARIOS|test_network_advanced_server_ops|test_server_multinode"
