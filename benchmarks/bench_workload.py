@@ -154,11 +154,14 @@ def drive(client, image, servers, rounds, pid):
         assert code == 200 and len(body['servers']) == servers
     rescue, unrescue = [], []
     action = '/servers/%s/action' % ids[0]
+    cycle_cpu = _cpu_s(pid)
     for _ in range(rounds):
         rescue.append(client.timed('POST', action, {'rescue': {'rescue_image_ref': image}},
                                    ids[0], 'RESCUE', 200)[0])
         unrescue.append(client.timed('POST', action, {'unrescue': None}, ids[0],
                                      'ACTIVE', 202)[0])
+    # Service CPU per rescue + unrescue cycle (polling GETs included).
+    cycle_cpu = round((_cpu_s(pid) - cycle_cpu) * 1000 / max(rounds, 1), 1)
     peak = _rss_mb(pid)
     delete = [client.timed('DELETE', '/servers/%s' % sid, None, sid, None, 204)[0]
               for sid in ids]
@@ -168,6 +171,7 @@ def drive(client, image, servers, rounds, pid):
     return {'create_to_active': _summary(create), 'detail_%d' % servers: _summary(detail),
             'rescue_to_rescue': _summary(rescue), 'unrescue_to_active': _summary(unrescue),
             'delete_to_404': _summary(delete), 'cpu_s_workload': cpu,
+            'cpu_ms_per_rescue_cycle': cycle_cpu,
             'peak_rss_mb_after_%d_servers' % servers: peak}
 
 

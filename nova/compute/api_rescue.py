@@ -77,16 +77,15 @@ class RescueAPI:
                 instance_id=instance['uuid'],
                 reason='Cannot rescue a volume-backed instance unless the rescue image has '
                        'hw_rescue_bus and/or hw_rescue_device set (stable device rescue).')
-        inst = instance_obj.Instance.from_db(instance)
         if stable:
-            self._check_stable_rescue(context, instance, inst, image, bdms, volume_backed)
+            self._check_stable_rescue(context, instance, image, bdms, volume_backed)
         if password is None and self._conf.api.enable_instance_password:
             password = request_values.generate_password()
         with self._core.action(context, instance, 'rescue') as inst:
             self._compute_rpcapi.rescue_instance(context, inst, inst.host, image, password)
         return password if self._conf.api.enable_instance_password else None
 
-    def _check_stable_rescue(self, context, instance, inst, image, bdms, volume_backed):
+    def _check_stable_rescue(self, context, instance, image, bdms, volume_backed):
         """Refuse (400) a stable-device rescue the instance's host cannot do.
 
         The host's node record holds its virt type, arch, default machine
@@ -96,11 +95,11 @@ class RescueAPI:
         the guest could have used up that bus's names, and otherwise the
         rescue itself refuses (a fault, the server back as it was).
         """
-        node = self._db.compute_node_get(inst.host) or {}
+        node = self._db.compute_node_get(instance['host']) or {}
         caps = node.get('capabilities') or {}
         if not caps.get('virt_type'):
             # A host that reports nothing is asked, as before.
-            self._compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            self._ask_host(context, instance, image)
             return
         own = sysmeta.sysmeta_to_image(instance['system_metadata'])['properties']
         machine = own.get('hw_machine_type') or caps.get('machine_type')
@@ -111,7 +110,12 @@ class RescueAPI:
         flavor = instance.get('flavor') or {}
         if rescue_rules.names_may_run_out(bus, rescue_rules.disk_count_bound(
                 bdms, flavor.get('ephemeral_gb'), flavor.get('swap'))):
-            self._compute_rpcapi.validate_rescue(context, inst, inst.host, image)
+            self._ask_host(context, instance, image)
+
+    def _ask_host(self, context, instance, image):
+        """The host's own check (a call): only built when it is asked."""
+        self._compute_rpcapi.validate_rescue(
+            context, instance_obj.Instance.from_db(instance), instance['host'], image)
 
     def unrescue(self, context, instance):
         with self._core.action(context, instance, 'unrescue') as inst:

@@ -50,6 +50,7 @@ class RescueManager:
     def rescue_instance(self, context, instance, rescue_image, rescue_password=None):
         with self.core.lock(instance.uuid):
             previous = instance.vm_state
+            rescued = False
             try:
                 with self.core.event(context, instance.uuid,
                                    'compute_rescue_instance', host=self.host):
@@ -59,29 +60,37 @@ class RescueManager:
                                        rescue_password,
                                        self.core.block_device_info(context, instance))
                     failpoint.hit('rescue.after_driver')
+                    rescued = True
+                    # The state before the event's end, as upstream's
+                    # wrap_instance_event: the server shows RESCUE one
+                    # conductor round trip sooner.
+                    self.core.set_state(instance, vs.RESCUED,
+                                        launched_at=timeutils.utcnow().replace(microsecond=0))
             except Exception as exc:  # noqa: BLE001 - the driver restored the guest.
+                if rescued:
+                    raise
                 LOG.exception('Rescue of %s failed; it keeps its previous state',
                               instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self.core.set_state(instance, previous)
-                return
-            self.core.set_state(instance, vs.RESCUED,
-                                launched_at=timeutils.utcnow().replace(microsecond=0))
 
     @notify.instance_action('unrescue')
     def unrescue_instance(self, context, instance):
         with self.core.lock(instance.uuid):
+            unrescued = False
             try:
                 with self.core.event(context, instance.uuid,
                                    'compute_unrescue_instance', host=self.host):
                     self.driver.unrescue(context, instance)
                     failpoint.hit('unrescue.after_driver')
+                    unrescued = True
+                    self.core.set_state(instance, vs.ACTIVE)   # before the event's end
             except Exception as exc:  # noqa: BLE001 - still rescued, recorded.
+                if unrescued:
+                    raise
                 LOG.exception('Unrescue of %s failed', instance.uuid)
                 actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
                 self.core.set_state(instance, vs.RESCUED)
-                return
-            self.core.set_state(instance, vs.ACTIVE)
 
     def poll_rescued_instances(self):
         """Unrescue instances rescued longer than [DEFAULT] rescue_timeout."""
