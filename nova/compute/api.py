@@ -68,7 +68,8 @@ class API:
         self.servers = api_servers.ServersAPI(
             conf, db, self.quota, conductor_api, volume_api, self.boot_images, self.flavors,
             self.keypairs, self.server_groups, zones=self.admin, networking=self.networking)
-        self.actions = api_actions.ServerActionsAPI(db, image_api, compute_rpcapi, self.core)
+        self.actions = api_actions.ServerActionsAPI(db, image_api, compute_rpcapi, self.core,
+                                                   volume_api)
         self.admin_actions = api_admin_actions.AdminActionsAPI(db, compute_rpcapi, self.core,
                                                                self.actions)
         self.volumes = api_volumes.VolumeAttachmentsAPI(db, volume_api, compute_rpcapi)

@@ -12,6 +12,7 @@ from nova.compute import (
     api_handoff,
     block_device,
     host_rules,
+    image_bdms,
     image_props,
     personality,
 )
@@ -172,9 +173,17 @@ class ServersAPI:
         """
         flavor = self._get_flavor(context, request.flavor_ref)
         image_ref = image_id_from_ref(request.image_ref or '')
-        bdms, root = block_device.normalize(request.block_device_mappings, image_ref, flavor)
+        requested = list(request.block_device_mappings or ())
+        image = None
+        if image_ref:
+            # Fetched once: its own mappings (a volume-backed server's snapshot) join
+            # the request's, and it is the image the server boots with.
+            image = self._boot_images.get_active(context, image_ref)
+            requested = image_bdms.merge(image, requested)
+        bdms, root = block_device.normalize(requested, image_ref, flavor)
         self._check_volumes(context, bdms, request.supports_multiattach)
-        internal = self._boot_image(context, root, flavor)
+        internal = self._boot_image(context, root, flavor,
+                                    image if root['image_id'] == image_ref else None)
         self._boot_images.check_boot_files(context, internal)
         if root['bdm_image']:
             self._boot_images.get_active(context, root['bdm_image'])
@@ -287,7 +296,7 @@ class ServersAPI:
             'created_at': timeutils.utcnow().replace(microsecond=0),
         }
 
-    def _boot_image(self, context, root, flavor):
+    def _boot_image(self, context, root, flavor, image=None):
         """The internal-form image whose properties the instance boots with.
 
         Volume roots take the request's image (imageRef) if it names one, else
@@ -298,7 +307,8 @@ class ServersAPI:
         volume's is, and with that volume's metadata.
         """
         if root['image_id']:
-            image = self._boot_images.get_active(context, root['image_id'])
+            if image is None:
+                image = self._boot_images.get_active(context, root['image_id'])
             if root['kind'] == 'image':
                 api_boot_image.check_image_fits(image, flavor)
             return glance.image_dict_to_internal(image)

@@ -259,6 +259,66 @@ def test_boot_from_volume_and_delete_on_termination(cloud):
         time.sleep(0.2)
 
 
+def _console_has(cloud, sid, text, timeout=20):
+    deadline = time.monotonic() + timeout
+    while text not in cloud.request('POST', '/servers/%s/action' % sid,
+                                    {'os-getConsoleOutput': {}})[2]['output']:
+        assert time.monotonic() < deadline, 'no %r on the console of %s' % (text, sid)
+        time.sleep(0.2)
+
+
+def test_a_volume_backed_snapshot_boots_a_server_from_its_volume_snapshot(cloud):
+    """Upstream's image-defined BDM: createImage of a volume-backed server snapshots
+    its volume into an empty image that maps it; a server booted from that image
+    boots from a new volume made from the snapshot (tempest's
+    test_image_defined_boot_from_volume)."""
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'bfv-src', 'flavorRef': '1', 'networks': 'none', 'block_device_mapping_v2': [
+            {'source_type': 'image', 'uuid': cloud.root, 'destination_type': 'volume',
+             'volume_size': 1, 'boot_index': 0, 'delete_on_termination': True}]}},
+        version=V)
+    assert status == 202, body
+    src = body['server']['id']
+    server = cloud.wait_for_status(src, ['ACTIVE'])
+    (src_vol,) = [a['id'] for a in server['os-extended-volumes:volumes_attached']]
+    status, _h, body = cloud.request('POST', '/servers/%s/action' % src,
+                                     {'createImage': {'name': 'bfv-snap'}}, version=V)
+    assert status == 202, body
+    image = cloud.request('GET', '/v2/images/' + body['image_id'], url=cloud.image_url)[2]
+    assert image['status'] == 'active' and image['size'] == 0, image
+    assert image['bdm_v2'] == 'True' and image['root_device_name'] == '/dev/vda'
+    (mapping,) = json.loads(image['block_device_mapping'])
+    assert mapping['source_type'] == 'snapshot' and mapping['boot_index'] == 0
+    snapshot = cloud.request('GET', '/v3/demo/snapshots/' + mapping['snapshot_id'],
+                             url=cloud.aio.urls['volume'], headers=CINDER)[2]['snapshot']
+    assert snapshot['volume_id'] == src_vol
+    # The source server is untouched.
+    assert cloud.wait_for_status(src, ['ACTIVE'])['OS-EXT-STS:task_state'] is None
+
+    status, _h, body = cloud.request('POST', '/servers', {'server': {
+        'name': 'from-snap', 'imageRef': image['id'], 'flavorRef': '1',
+        'networks': 'none'}}, version=V)
+    assert status == 202, body
+    sid = body['server']['id']
+    server = cloud.wait_for_status(sid, ['ACTIVE'])
+    (new_vol,) = [a['id'] for a in server['os-extended-volumes:volumes_attached']]
+    assert new_vol != src_vol and server['image']['id'] == image['id']
+    made = wait_volume(cloud, new_vol, 'in-use')
+    assert made['snapshot_id'] == mapping['snapshot_id']
+    assert made['attachments'][0]['server_id'] == sid
+    # It boots the snapshot's contents: the volume, not a local disk.
+    assert set(targets(sid)[0]) == {'vda'}
+    _console_has(cloud, sid, 'ROOT-OK')
+    for server_id in (sid, src):
+        assert cloud.request('DELETE', '/servers/' + server_id)[0] == 204
+        cloud.wait_for_status(server_id, ['DELETED'])
+    deadline = time.monotonic() + 20
+    while cloud.request('GET', '/v3/demo/volumes/' + new_vol, url=cloud.aio.urls['volume'],
+                        headers=CINDER)[0] != 404:
+        assert time.monotonic() < deadline, 'delete_on_termination volume still there'
+        time.sleep(0.2)
+
+
 def test_snapshot_uploads_an_image_and_keeps_the_server(cloud):
     status, _h, body = cloud.request('POST', '/servers', {'server': {
         'name': 'snap', 'imageRef': cloud.root, 'flavorRef': '1', 'networks': 'none'}},
