@@ -73,7 +73,13 @@ class ServerNetworksAPI:
     def security_groups_of(self, context, instances):
         """{server uuid: [{'name': ...}]} from the servers' ports; {} without a network
         service (or when it cannot answer: views do not fail for it)."""
-        if self._network_api is None or not instances:
+        if self._network_api is None:
+            return {}
+        # A server with no port in its network info cache, and no build or
+        # operation under way that could be adding one, has no group to show:
+        # it costs no Neutron query (a networkless poll used to make one).
+        instances = [i for i in instances if _may_have_ports(i)]
+        if not instances:
             return {}
         try:
             return self._network_api.security_groups.instances_security_groups(
@@ -159,3 +165,10 @@ class ServerNetworksAPI:
         except Exception:  # noqa: BLE001 - the change is made; the heal catches up.
             LOG.exception('Could not ask the hosts of %s to refresh their network info',
                           uuids)
+
+
+def _may_have_ports(instance):
+    """False for a server whose cache lists no port while nothing is changing it."""
+    get = instance.get if isinstance(instance, dict) else lambda key: getattr(instance, key)
+    return bool(get('network_info')) or get('vm_state') == 'building' or \
+        get('task_state') is not None

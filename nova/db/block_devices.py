@@ -3,7 +3,7 @@
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
-from nova.db import models, store
+from nova.db import models, statements, store
 
 BDMS = models.BlockDeviceMappingRecord.__table__
 INSTANCES = models.InstanceRecord.__table__
@@ -14,8 +14,8 @@ class BlockDevicesDB(store.DBStore):
 
     def bdm_get_by_instance(self, instance_uuid):
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(BDMS).where(
-                BDMS.c.instance_uuid == instance_uuid).order_by(BDMS.c.id))
+            rows = conn.execute(statements.select_by(BDMS, ('instance_uuid',), 'id'),
+                                statements.params({'instance_uuid': instance_uuid}))
             return [dict(r._mapping) for r in rows]
 
     def volume_bdms_by_instance(self, instance_uuids):
@@ -50,7 +50,7 @@ class BlockDevicesDB(store.DBStore):
         values = dict(values, updated_at=store.now())
         with self.writer.begin() as conn:
             conn.execute(BDMS.update().where(BDMS.c.uuid == bdm_uuid).values(**values))
-            return self._one(conn, BDMS, BDMS.c.uuid == bdm_uuid)
+            return self._one_by(conn, BDMS, uuid=bdm_uuid)
 
     def bdm_destroy(self, bdm_uuid):
         with self.writer.begin() as conn:

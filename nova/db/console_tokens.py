@@ -1,6 +1,6 @@
 """Console auth token rows: create, validate (unexpired) and purge."""
 
-from nova.db import models, store
+from nova.db import models, statements, store
 
 TOKENS = models.ConsoleAuthTokenRecord.__table__
 
@@ -11,7 +11,7 @@ class ConsoleTokensDB(store.DBStore):
     def console_token_create(self, values):
         with self.writer.begin() as conn:
             token_id = self._insert(conn, TOKENS, values)
-            return self._one(conn, TOKENS, TOKENS.c.id == token_id)
+            return self._one_by(conn, TOKENS, id=token_id)
 
     def console_token_get_valid(self, token_hash, now, instance_uuid=None):
         """The unexpired row for ``token_hash`` or None."""
@@ -32,5 +32,5 @@ class ConsoleTokensDB(store.DBStore):
 
     def console_token_destroy_for_instance(self, instance_uuid):
         with self.writer.begin() as conn:
-            return conn.execute(TOKENS.delete().where(
-                TOKENS.c.instance_uuid == instance_uuid)).rowcount
+            return conn.execute(statements.delete_by(TOKENS, ('instance_uuid',)),
+                                statements.params({'instance_uuid': instance_uuid})).rowcount

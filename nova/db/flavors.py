@@ -22,7 +22,7 @@ class FlavorsDB(store.DBStore):
                         FLAVORS.c[key] == values[key])).first():
                     raise exception.FlavorExists(key=key, value=values[key])
             fid = self._insert(conn, FLAVORS, values)
-            return self._one(conn, FLAVORS, FLAVORS.c.id == fid)
+            return self._one_by(conn, FLAVORS, id=fid)
 
     def flavor_get(self, flavorid):
         with self.engine.connect() as conn:

@@ -1,10 +1,11 @@
 """Lookups of the instance (and so the host) a row belongs to, for host-scoped access."""
 
+import functools
 import json
 
 import sqlalchemy as sa
 
-from nova.db import migrations_db, models, store
+from nova.db import migrations_db, models, statements, store
 
 _T = {t.name: t for t in models.BASE.metadata.sorted_tables}
 INSTANCES = _T['instances']
@@ -20,9 +21,9 @@ class HostScopeDB(store.DBStore):
     def instance_owner(self, uuid):
         """{'host', 'shelved_host', 'project_id'} of an instance (deleted ones too), or None."""
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(
-                INSTANCES.c.host, INSTANCES.c.project_id, INSTANCES.c.system_metadata).where(
-                INSTANCES.c.uuid == uuid)).first()
+            row = conn.execute(statements.select_by(
+                INSTANCES, ('uuid',), columns=('host', 'project_id', 'system_metadata')),
+                statements.params({'uuid': uuid})).first()
         if row is None:
             return None
         sysmeta = json.loads(row.system_metadata or '{}')
@@ -40,25 +41,37 @@ class HostScopeDB(store.DBStore):
 
     def bdm_owner(self, bdm_uuid):
         """instance_owner() of the mapping's instance, plus its 'uuid'; None if no mapping."""
-        return self._owner(BDMS.join(INSTANCES, BDMS.c.instance_uuid == INSTANCES.c.uuid),
-                           BDMS.c.uuid == bdm_uuid)
+        return self._owner('bdm', bdm_uuid)
 
     def action_owner(self, action_id):
-        return self._owner(ACTIONS.join(INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid),
-                           ACTIONS.c.id == action_id)
+        return self._owner('action', action_id)
 
     def event_owner(self, event_id):
-        return self._owner(EVENTS.join(ACTIONS, EVENTS.c.action_id == ACTIONS.c.id).join(
-            INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid), EVENTS.c.id == event_id)
+        return self._owner('event', event_id)
 
-    def _owner(self, joined, where):
-        """One query from a row to its instance's owner."""
+    def _owner(self, kind, key):
+        """One query from a row (a mapping, action or event) to its instance's owner."""
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(
-                INSTANCES.c.uuid, INSTANCES.c.host, INSTANCES.c.project_id,
-                INSTANCES.c.system_metadata).select_from(joined).where(where)).first()
+            row = conn.execute(_owner_query(kind), {'key': key}).first()
         if row is None:
             return None
         sysmeta = json.loads(row.system_metadata or '{}')
         return {'uuid': row.uuid, 'host': row.host, 'project_id': row.project_id,
                 'shelved_host': sysmeta.get('shelved_host')}
+
+
+@functools.cache
+def _owner_query(kind):
+    """The owner of the instance of the row whose key is the 'key' parameter."""
+    if kind == 'bdm':
+        joined, where = BDMS.join(INSTANCES, BDMS.c.instance_uuid == INSTANCES.c.uuid), BDMS.c.uuid
+    elif kind == 'action':
+        joined = ACTIONS.join(INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid)
+        where = ACTIONS.c.id
+    else:
+        joined = EVENTS.join(ACTIONS, EVENTS.c.action_id == ACTIONS.c.id).join(
+            INSTANCES, ACTIONS.c.instance_uuid == INSTANCES.c.uuid)
+        where = EVENTS.c.id
+    return sa.select(INSTANCES.c.uuid, INSTANCES.c.host, INSTANCES.c.project_id,
+                     INSTANCES.c.system_metadata).select_from(joined).where(
+        where == sa.bindparam('key'))

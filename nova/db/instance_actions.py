@@ -1,8 +1,10 @@
 """Instance faults, instance actions and their events."""
 
+import functools
+
 import sqlalchemy as sa
 
-from nova.db import models, store
+from nova.db import models, statements, store
 
 FAULTS = models.InstanceFaultRecord.__table__
 ACTIONS = models.InstanceActionRecord.__table__
@@ -47,9 +49,10 @@ class InstanceActionsDB(store.DBStore):
 
     def event_start(self, instance_uuid, request_id, event, host=None):
         with self.writer.begin() as conn:
-            action = conn.execute(sa.select(ACTIONS.c.id).where(
-                ACTIONS.c.instance_uuid == instance_uuid,
-                ACTIONS.c.request_id == request_id).order_by(ACTIONS.c.id.desc())).first()
+            action = conn.execute(
+                statements.select_by(ACTIONS, ('instance_uuid', 'request_id'), '-id', ('id',)),
+                statements.params({'instance_uuid': instance_uuid,
+                                   'request_id': request_id})).first()
             if action is None:
                 return None
             return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
@@ -58,15 +61,17 @@ class InstanceActionsDB(store.DBStore):
     def event_finish(self, event_id, result, traceback=None, details=None):
         if event_id is None:
             return
+        now = store.now()
         with self.writer.begin() as conn:
-            conn.execute(EVENTS.update().where(EVENTS.c.id == event_id).values(
-                finish_time=store.now(), result=result, traceback=traceback, details=details))
-            action_id = conn.execute(sa.select(EVENTS.c.action_id).where(
-                EVENTS.c.id == event_id)).scalar()
-            values = {'updated_at': store.now(), 'finish_time': store.now()}
+            conn.execute(statements.update_by(EVENTS, ('id',), _EVENT_END), statements.params(
+                {'id': event_id}, {'finish_time': now, 'result': result,
+                                   'traceback': traceback, 'details': details}))
+            # The event's action, in the same statement (no read in between).
+            values = {'updated_at': now, 'finish_time': now}
             if result == 'Error':
                 values['message'] = 'Error'
-            conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(**values))
+            conn.execute(_action_end_query(tuple(sorted(values))),
+                         statements.params({'id': event_id}, values))
 
     def actions_get(self, instance_uuid, limit=None, marker_id=None, changes_since=None,
                     changes_before=None):
@@ -90,3 +95,15 @@ class InstanceActionsDB(store.DBStore):
             rows = conn.execute(sa.select(EVENTS).where(
                 EVENTS.c.action_id == action_id).order_by(EVENTS.c.id))
             return [dict(r._mapping) for r in rows]
+
+
+_EVENT_END = ('details', 'finish_time', 'result', 'traceback')
+
+
+@functools.cache
+def _action_end_query(columns):
+    """UPDATE the action of the event whose id is the 'id' parameter."""
+    action_id = sa.select(EVENTS.c.action_id).where(
+        EVENTS.c.id == sa.bindparam(statements.where_param('id'))).scalar_subquery()
+    return ACTIONS.update().where(ACTIONS.c.id == action_id).values(
+        {name: sa.bindparam(statements.value_param(name)) for name in columns})

@@ -1,11 +1,13 @@
 """Instance rows: create (with their mappings), read, list, compare-and-swap update, delete."""
 
+import functools
+
 import sqlalchemy as sa
 from oslo_db.sqlalchemy import utils as db_utils
 from oslo_utils import uuidutils
 
 from nova import exception
-from nova.db import instance_actions, models, store
+from nova.db import instance_actions, models, statements, store
 
 INSTANCES = models.InstanceRecord.__table__
 BDMS = models.BlockDeviceMappingRecord.__table__
@@ -57,16 +59,16 @@ class InstancesDB(store.DBStore):
             bdm = dict(bdm, instance_uuid=values['uuid'])
             bdm.setdefault('uuid', uuidutils.generate_uuid())
             self._insert(conn, BDMS, bdm)
-        return self._one(conn, INSTANCES, INSTANCES.c.uuid == values['uuid'])
+        return self._one_by(conn, INSTANCES, uuid=values['uuid'])
 
     def instance_get(self, uuid, project_id=None, read_deleted=False):
-        where = [INSTANCES.c.uuid == uuid]
+        where = {'uuid': uuid}
         if project_id is not None:
-            where.append(INSTANCES.c.project_id == project_id)
+            where['project_id'] = project_id
         if not read_deleted:
-            where.append(INSTANCES.c.deleted == 0)
+            where['deleted'] = 0
         with self.engine.connect() as conn:
-            inst = self._one(conn, INSTANCES, *where)
+            inst = self._one_by(conn, INSTANCES, **where)
         if inst is None:
             raise exception.InstanceNotFound(instance_id=uuid)
         return inst
@@ -79,22 +81,10 @@ class InstancesDB(store.DBStore):
         its volume mappings and, ``with_groups``, its group memberships: one
         row per mapping and group, the instance's columns repeated.
         """
-        bdm_cols = [col.label('bdm_' + col.name) for col in BDMS.c]
-        cols = list(INSTANCES.c) + bdm_cols
-        joined = INSTANCES.outerjoin(BDMS, sa.and_(BDMS.c.instance_uuid == INSTANCES.c.uuid,
-                                                   BDMS.c.destination_type == 'volume'))
-        order = [BDMS.c.id]
-        if with_groups:
-            cols.append(GROUPS.c.uuid.label('group_uuid'))
-            joined = joined.outerjoin(MEMBERS, MEMBERS.c.instance_uuid == INSTANCES.c.uuid) \
-                .outerjoin(GROUPS, GROUPS.c.id == MEMBERS.c.group_id)
-            order.append(MEMBERS.c.id)
-        where = [INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0]
-        if project_id is not None:
-            where.append(INSTANCES.c.project_id == project_id)
-        query = sa.select(*cols).select_from(joined).where(*where).order_by(*order)
+        query = _view_query(with_groups, project_id is not None)
+        where = {'uuid': uuid} if project_id is None else {'uuid': uuid, 'project_id': project_id}
         with self.engine.connect() as conn:
-            rows = [row._mapping for row in conn.execute(query)]
+            rows = [row._mapping for row in conn.execute(query, statements.params(where))]
         if not rows:
             raise exception.InstanceNotFound(instance_id=uuid)
         inst = store.decode_values(INSTANCES, {col.name: rows[0][col] for col in INSTANCES.c})
@@ -183,23 +173,21 @@ class InstancesDB(store.DBStore):
         """
         values = store.encode_values(INSTANCES, values)
         values.setdefault('updated_at', store.now())
-        where = [INSTANCES.c.uuid == uuid, INSTANCES.c.deleted == 0]
-        for column, expected in ((INSTANCES.c.task_state, expected_task_state),
-                                 (INSTANCES.c.vm_state, expected_vm_state),
-                                 (INSTANCES.c.host, expected_host)):
+        shape, bound = [], statements.params({'uuid': uuid}, values)
+        for column, expected in (('task_state', expected_task_state),
+                                 ('vm_state', expected_vm_state), ('host', expected_host)):
             if expected is None:
                 expected = (None,)
             elif isinstance(expected, str):
                 expected = (expected,)
             expected = list(expected)
             if expected:
-                clauses = [column.in_([e for e in expected if e is not None])]
-                if None in expected:
-                    clauses.append(column.is_(None))
-                where.append(sa.or_(*clauses))
+                shape.append((column, None in expected))
+                bound[statements.where_param(column)] = [e for e in expected if e is not None]
         with self.writer.begin() as conn:
-            count = conn.execute(INSTANCES.update().where(*where).values(**values)).rowcount
-            current = self._one(conn, INSTANCES, INSTANCES.c.uuid == uuid)
+            count = conn.execute(_update_query(tuple(sorted(values)), tuple(shape)),
+                                 bound).rowcount
+            current = self._one_by(conn, INSTANCES, uuid=uuid)
         if current is None or current['deleted']:
             raise exception.InstanceNotFound(instance_id=uuid)
         if not count:
@@ -240,3 +228,39 @@ class InstancesDB(store.DBStore):
             query = query.where(INSTANCES.c[key] == value)
         with self.engine.connect() as conn:
             return conn.execute(query).scalar()
+
+
+@functools.cache
+def _view_query(with_groups, by_project):
+    """instance_get_for_view's query (built once per shape)."""
+    cols = list(INSTANCES.c) + [col.label('bdm_' + col.name) for col in BDMS.c]
+    joined = INSTANCES.outerjoin(BDMS, sa.and_(BDMS.c.instance_uuid == INSTANCES.c.uuid,
+                                               BDMS.c.destination_type == 'volume'))
+    order = [BDMS.c.id]
+    if with_groups:
+        cols.append(GROUPS.c.uuid.label('group_uuid'))
+        joined = joined.outerjoin(MEMBERS, MEMBERS.c.instance_uuid == INSTANCES.c.uuid) \
+            .outerjoin(GROUPS, GROUPS.c.id == MEMBERS.c.group_id)
+        order.append(MEMBERS.c.id)
+    where = [INSTANCES.c.uuid == sa.bindparam(statements.where_param('uuid')),
+             INSTANCES.c.deleted == 0]
+    if by_project:
+        where.append(INSTANCES.c.project_id == sa.bindparam(statements.where_param('project_id')))
+    return sa.select(*cols).select_from(joined).where(*where).order_by(*order)
+
+
+@functools.cache
+def _update_query(columns, expectations):
+    """instance_update's compare-and-swap (built once per shape): sets ``columns``
+    where the uuid matches, the row is live, and each (column, None allowed) of
+    ``expectations`` is IN its list parameter (or NULL when allowed)."""
+    where = [INSTANCES.c.uuid == sa.bindparam(statements.where_param('uuid')),
+             INSTANCES.c.deleted == 0]
+    for name, none_allowed in expectations:
+        column = INSTANCES.c[name]
+        clauses = [column.in_(sa.bindparam(statements.where_param(name), expanding=True))]
+        if none_allowed:
+            clauses.append(column.is_(None))
+        where.append(sa.or_(*clauses))
+    return INSTANCES.update().where(*where).values(
+        {name: sa.bindparam(statements.value_param(name)) for name in columns})

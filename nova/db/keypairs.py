@@ -18,7 +18,7 @@ class KeyPairsDB(store.DBStore):
                     KEY_PAIRS.c.name == values['name'])).first():
                 raise exception.KeyPairExists(key_name=values['name'])
             kp_id = self._insert(conn, KEY_PAIRS, values)
-            return self._one(conn, KEY_PAIRS, KEY_PAIRS.c.id == kp_id)
+            return self._one_by(conn, KEY_PAIRS, id=kp_id)
 
     def key_pair_get(self, user_id, name):
         with self.engine.connect() as conn:

@@ -86,11 +86,11 @@ class ServicesDB(store.DBStore):
             if not count:
                 self._insert(conn, NODES, dict(capacity, host=host,
                                                uuid=uuidutils.generate_uuid()))
-            return self._one(conn, NODES, NODES.c.host == host)
+            return self._one_by(conn, NODES, host=host)
 
     def compute_node_get(self, host):
         with self.engine.connect() as conn:
-            return self._one(conn, NODES, NODES.c.host == host)
+            return self._one_by(conn, NODES, host=host)
 
     def compute_nodes_get_all(self):
         with self.engine.connect() as conn:

@@ -7,7 +7,7 @@ import sqlalchemy as sa
 from oslo_db.sqlalchemy import engines
 from oslo_utils import timeutils
 
-from nova.db import migration, sqlite_engine
+from nova.db import migration, sqlite_engine, statements
 
 # Columns stored as JSON text, with what a NULL reads as.
 _JSON_COLUMNS = {
@@ -116,10 +116,22 @@ class DBStore:
         values = encode_values(table, values)
         if 'created_at' in table.c and not values.get('created_at'):
             values['created_at'] = now()
-        result = conn.execute(table.insert().values(**values))
+        if any(isinstance(value, sa.sql.ClauseElement) for value in values.values()):
+            result = conn.execute(table.insert().values(**values))
+        else:
+            result = conn.execute(statements.insert(table), values)
         return result.inserted_primary_key[0]
 
     def _one(self, conn, table, *where):
         """The decoded row of ``table`` matching ``where``, or None."""
         row = conn.execute(sa.select(table).where(*where)).first()
+        return decode_row(table, row) if row is not None else None
+
+    def _one_by(self, conn, table, **equal):
+        """_one() with column = value conditions, from a statement built once."""
+        if None in equal.values():
+            # "= NULL" matches nothing: compare as _one() does (IS NULL).
+            return self._one(conn, table, *[table.c[k] == v for k, v in equal.items()])
+        row = conn.execute(statements.select_by(table, tuple(sorted(equal))),
+                           statements.params(equal)).first()
         return decode_row(table, row) if row is not None else None

@@ -8,6 +8,7 @@ from nova import exception
 from nova.db import api as db_api
 from nova.db import migration
 from nova.tests.functional import services
+from nova.tests.unit.db import statement_checks
 
 BACKENDS = [pytest.param(services.PG_URL, id='postgresql', marks=pytest.mark.postgresql),
             pytest.param(services.MYSQL_URL, id='mysql', marks=pytest.mark.mysql)]
@@ -84,6 +85,12 @@ def test_compare_and_swap_and_json(backend_db):
     got = backend_db.instance_get(inst['uuid'])
     assert got['system_metadata'] == {'image_hw_disk_bus': 'virtio'}
     assert got['task_state'] is None
+
+
+def test_statements_built_once(backend_db):
+    # Expanding IN lists, IS NULL alternatives, an UPDATE through a subquery.
+    statement_checks.check_compare_and_swap_shapes(backend_db)
+    statement_checks.check_action_events_and_owners(backend_db)
 
 
 def test_instances_filtered_by_flavorid_in_the_flavor_json(backend_db):
