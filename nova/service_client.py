@@ -13,6 +13,7 @@ import weakref
 from oslo_serialization import jsonutils
 
 import nova.conf
+from nova import http_pool
 
 LOG = logging.getLogger(__name__)
 
@@ -21,6 +22,9 @@ LOG = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 300
 # keystoneauth's pause before its first connect retry; it doubles each time.
 RETRY_DELAY, RETRY_DELAY_MAX = 0.5, 60.0
+# How a kept-alive connection the server has closed meanwhile fails (on the
+# send, or as an empty answer); RemoteDisconnected is both.
+_STALE_ERRORS = (ConnectionResetError, BrokenPipeError, http.client.BadStatusLine)
 
 
 class StatusError(Exception):
@@ -85,10 +89,16 @@ def embedded_url(conf, group):
 
 
 class Response:
-    """An http.client response, read the way the clients read requests'."""
+    """An http.client response, read the way the clients read requests'.
 
-    def __init__(self, conn, resp):
+    Closing it returns the connection to http_pool (under ``pool_key``) when
+    the body was read to its end and the server keeps the connection open.
+    """
+
+    def __init__(self, conn, resp, pool_key=None):
         self._conn, self._resp = conn, resp
+        self._pool_key = pool_key
+        self._broken = False
         self.status_code = resp.status
         self.reason = resp.reason
         self.headers = resp.headers
@@ -100,6 +110,7 @@ class Response:
             try:
                 self._content = self._resp.read()
             except (OSError, http.client.HTTPException) as exc:
+                self._broken = True
                 raise RequestFailed('reading the response: %s' % exc) from exc
             finally:
                 self.close()
@@ -124,16 +135,27 @@ class Response:
                 got += len(data)
                 yield data
         except (OSError, http.client.HTTPException) as exc:
+            self._broken = True
             raise TransferFailed(str(exc)) from exc
         # http.client returns an early end of a Content-Length body as its
         # end; requests (urllib3) reports it, so a download is retried.
         if expected is not None and self._resp.length:
+            self._broken = True
             raise TransferFailed('connection closed after %d bytes, %d missing'
                                  % (got, self._resp.length))
 
     def close(self):
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return      # closed already, or its connection serves another request now
+        # isclosed(): http.client read the body to its end.
+        reusable = (self._pool_key is not None and not self._broken
+                    and self._resp.isclosed() and not self._resp.will_close)
         self._resp.close()
-        self._conn.close()
+        if reusable:
+            http_pool.put(self._pool_key, conn)
+        else:
+            conn.close()
 
     def __enter__(self):
         return self
@@ -218,15 +240,30 @@ class DirectTransport:
         return resp
 
     def _send(self, parts, method, target, data, headers):
+        key = (parts.hostname, parts.port)
+        start = _body_start(data)
         attempt = 0
+        pooled = True
         while True:
-            conn = http.client.HTTPConnection(parts.hostname, parts.port,
-                                              timeout=DEFAULT_TIMEOUT)
+            conn = http_pool.get(key) if pooled else None
+            reused = conn is not None
+            if not reused:
+                conn = http.client.HTTPConnection(parts.hostname, parts.port,
+                                                  timeout=DEFAULT_TIMEOUT)
             try:
                 conn.request(method, target, body=data, headers=headers)
-                return Response(conn, conn.getresponse())
+                return Response(conn, conn.getresponse(), key)
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
+                if reused and isinstance(exc, _STALE_ERRORS) and start is not None:
+                    # The server closed it while idle (its timeout, a
+                    # restart): once more on a new connection, at once.
+                    LOG.debug('kept-alive connection to %s:%s closed (%s); reconnecting',
+                              parts.hostname, parts.port, exc)
+                    pooled = False
+                    if hasattr(data, 'seek'):
+                        data.seek(start)
+                    continue
                 if attempt >= self._retries:
                     raise RequestFailed('Unable to establish connection to %s: %s'
                                         % (urllib.parse.urlunsplit(parts), exc)) from exc
@@ -234,6 +271,17 @@ class DirectTransport:
                 attempt += 1
                 LOG.info('Failure: %s. Retrying in %.1fs.', exc, delay)
                 time.sleep(delay)
+
+
+def _body_start(data):
+    """Where a body to send again starts: 0 for bytes (or none), a file's
+    position, or None if it cannot go out twice (an iterator, a pipe)."""
+    if data is None or isinstance(data, bytes):
+        return 0
+    try:
+        return data.tell()
+    except (AttributeError, OSError):
+        return None
 
 
 # -- keystoneauth -----------------------------------------------------------------
