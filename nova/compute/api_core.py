@@ -132,18 +132,18 @@ class CoreAPI:
         values = {'task_state': spec.new_task}
         values.update(extra_values or {})
         try:
-            row = self._db.instance_update(
+            # The claim, its action record and (for the actions that end a
+            # console session) the console tokens' end: one transaction.
+            row, action_id = self._db.instance_claim(
                 instance['uuid'], values,
                 expected_task_state=list(spec.task_states) if spec.task_states else (),
-                expected_vm_state=list(spec.vm_states) if spec.vm_states else ())
+                expected_vm_state=list(spec.vm_states) if spec.vm_states else (),
+                context=context, action=spec.name, end_consoles=spec_key in CONSOLE_ENDING)
         except exception.UnexpectedTaskStateError:
             # Someone else won the race: report it like a wrong state.
             current = self._db.instance_get(instance['uuid'])
             check_state(current, spec)
             raise
-        action_id = self._db.action_start(context, instance['uuid'], spec.name)
-        if spec_key in CONSOLE_ENDING:
-            self._db.console_token_destroy_for_instance(instance['uuid'])
         claim = api_handoff.Claim(instance['uuid'], spec.name, task_state=spec.new_task,
                                   restore={k: instance.get(k) for k in values},
                                   action_id=action_id)

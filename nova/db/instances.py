@@ -16,6 +16,7 @@ ACTIONS = models.InstanceActionRecord.__table__
 EVENTS = models.InstanceActionEventRecord.__table__
 GROUPS = models.InstanceGroupRecord.__table__
 MEMBERS = models.InstanceGroupMemberRecord.__table__
+TOKENS = models.ConsoleAuthTokenRecord.__table__
 
 
 class InstancesDB(store.DBStore):
@@ -171,6 +172,27 @@ class InstancesDB(store.DBStore):
         ``expected_task_state`` / ``expected_vm_state`` / ``expected_host`` are
         iterables of allowed current values (None allowed); empty means no check.
         """
+        return self._instance_cas(uuid, values, expected_task_state, expected_vm_state,
+                                  expected_host)[0]
+
+    def instance_claim(self, uuid, values, expected_task_state=(), expected_vm_state=(),
+                       context=None, action=None, end_consoles=False):
+        """instance_update() and, when it applies, in the same transaction, the
+        row of the ``action`` it starts for ``context`` and (``end_consoles``)
+        the removal of the instance's console tokens: (row, action id)."""
+        def started(conn):
+            action_id = self._insert(conn, ACTIONS,
+                                     instance_actions.action_values(context, uuid, action))
+            if end_consoles:
+                conn.execute(statements.delete_by(TOKENS, ('instance_uuid',)),
+                             statements.params({'instance_uuid': uuid}))
+            return action_id
+        return self._instance_cas(uuid, values, expected_task_state, expected_vm_state, (),
+                                  started)
+
+    def _instance_cas(self, uuid, values, expected_task_state, expected_vm_state,
+                      expected_host, then=None):
+        """(row, what ``then(conn)`` returned in the same transaction once the update applied)."""
         values = store.encode_values(INSTANCES, values)
         values.setdefault('updated_at', store.now())
         shape, bound = [], statements.params({'uuid': uuid}, values)
@@ -184,10 +206,13 @@ class InstancesDB(store.DBStore):
             if expected:
                 shape.append((column, None in expected))
                 bound[statements.where_param(column)] = [e for e in expected if e is not None]
+        extra = None
         with self.writer.begin() as conn:
             count = conn.execute(_update_query(tuple(sorted(values)), tuple(shape)),
                                  bound).rowcount
             current = self._one_by(conn, INSTANCES, uuid=uuid)
+            if count and then is not None and current is not None and not current['deleted']:
+                extra = then(conn)
         if current is None or current['deleted']:
             raise exception.InstanceNotFound(instance_id=uuid)
         if not count:
@@ -196,7 +221,7 @@ class InstancesDB(store.DBStore):
                                               'vm_state': expected_vm_state},
                 actual={'task_state': current['task_state'],
                         'vm_state': current['vm_state']})
-        return current
+        return current, extra
 
     def instance_destroy(self, uuid):
         """Soft-delete the instance and drop its block device mappings."""

@@ -91,6 +91,7 @@ def test_statements_built_once(backend_db):
     # Expanding IN lists, IS NULL alternatives, an UPDATE through a subquery.
     statement_checks.check_compare_and_swap_shapes(backend_db)
     statement_checks.check_action_events_and_owners(backend_db)
+    statement_checks.check_claim_is_one_transaction(backend_db)
 
 
 def test_instances_filtered_by_flavorid_in_the_flavor_json(backend_db):

@@ -61,3 +61,32 @@ def check_action_events_and_owners(db):
     events = db.events_get(newer)
     assert [(e['event'], e['result'], e['traceback']) for e in events] == [
         ('compute_rescue_instance', 'Error', 'tb')]
+
+
+def check_claim_is_one_transaction(db):
+    """A claim writes the task, its action and the console tokens' end together, or nothing."""
+    inst = _instance(db)
+    uuid = inst['uuid']
+    ctx = nova_context.RequestContext(user_id='u1', project_id='p1', request_id='req-2')
+
+    def token(name):
+        db.console_token_create(dict(token_hash=name, console_type='novnc', host='h1',
+                                     port=5900, instance_uuid=uuid,
+                                     expires=db_api._now().timestamp() + 600))
+    token('t1')
+    with pytest.raises(exception.UnexpectedTaskStateError):
+        db.instance_claim(uuid, {'task_state': 'rescuing'}, expected_task_state=[None],
+                          expected_vm_state=['stopped'], context=ctx, action='rescue',
+                          end_consoles=True)
+    assert db.actions_get(uuid) == []
+    assert db.console_token_get_valid('t1', 0) is not None
+    row, action_id = db.instance_claim(uuid, {'task_state': 'rescuing'},
+                                       expected_task_state=[None], context=ctx,
+                                       action='rescue', end_consoles=True)
+    assert row['task_state'] == 'rescuing'
+    assert [(a['id'], a['action'], a['request_id']) for a in db.actions_get(uuid)] == [
+        (action_id, 'rescue', 'req-2')]
+    assert db.console_token_get_valid('t1', 0) is None
+    token('t2')
+    db.instance_claim(uuid, {'task_state': None}, context=ctx, action='reboot')
+    assert db.console_token_get_valid('t2', 0) is not None

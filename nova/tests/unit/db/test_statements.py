@@ -18,3 +18,7 @@ def test_a_shape_is_built_once():
     assert statements.select_by(instances.INSTANCES, ('uuid',)) is first
     assert statements.params({'uuid': 'u'}, {'vm_state': 'active'}) == {
         'w_uuid': 'u', 'v_vm_state': 'active'}
+
+
+def test_claim_is_one_transaction(db):
+    statement_checks.check_claim_is_one_transaction(db)
