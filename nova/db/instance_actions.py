@@ -47,12 +47,17 @@ class InstanceActionsDB(store.DBStore):
             conn.execute(ACTIONS.update().where(ACTIONS.c.id == action_id).values(
                 finish_time=store.now(), updated_at=store.now(), message=message))
 
-    def event_start(self, instance_uuid, request_id, event, host=None):
+    def event_start(self, instance_uuid, request_id, event, host=None, instance_host=None):
+        """The new event's id under the request's newest action of the instance;
+        None without one, or (``instance_host``) when the instance is not on it."""
+        where = {'instance_uuid': instance_uuid, 'request_id': request_id}
+        if instance_host is None:
+            query = statements.select_by(ACTIONS, ('instance_uuid', 'request_id'), '-id',
+                                         ('id',))
+        else:
+            query, where['host'] = _action_on_host_query(), instance_host
         with self.writer.begin() as conn:
-            action = conn.execute(
-                statements.select_by(ACTIONS, ('instance_uuid', 'request_id'), '-id', ('id',)),
-                statements.params({'instance_uuid': instance_uuid,
-                                   'request_id': request_id})).first()
+            action = conn.execute(query, statements.params(where)).first()
             if action is None:
                 return None
             return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
@@ -95,6 +100,20 @@ class InstanceActionsDB(store.DBStore):
             rows = conn.execute(sa.select(EVENTS).where(
                 EVENTS.c.action_id == action_id).order_by(EVENTS.c.id))
             return [dict(r._mapping) for r in rows]
+
+
+INSTANCES = models.InstanceRecord.__table__
+
+
+@functools.cache
+def _action_on_host_query():
+    """The request's newest action of an instance that is on the 'host' parameter."""
+    return sa.select(ACTIONS.c.id).select_from(
+        ACTIONS.join(INSTANCES, INSTANCES.c.uuid == ACTIONS.c.instance_uuid)).where(
+        ACTIONS.c.instance_uuid == sa.bindparam(statements.where_param('instance_uuid')),
+        ACTIONS.c.request_id == sa.bindparam(statements.where_param('request_id')),
+        INSTANCES.c.host == sa.bindparam(statements.where_param('host'))).order_by(
+        ACTIONS.c.id.desc())
 
 
 _EVENT_END = ('details', 'finish_time', 'result', 'traceback')

@@ -210,3 +210,22 @@ def test_the_heartbeat_records_the_compute_hosts_own_code_version(db, scoped):
     scoped.dispatch(None, 'h1', 'service_heartbeat', ['h1', 'nova-compute', 'compute'],
                     {'version': SERVICE_VERSION - 1})
     assert db.service_get_all('nova-compute')[0]['version'] == SERVICE_VERSION - 1
+
+
+def test_event_start_by_the_instance_host_and_by_a_migration_destination(db, scoped):
+    moving = _server(db, 'h2')
+    ctx = nova_context.RequestContext(user_id='u', project_id='p1', request_id='req-m')
+    action = db.action_start(ctx, moving, 'migrate')
+    # The instance's host: checked in the action look-up itself.
+    assert _as(scoped, 'h2').event_start(moving, 'req-m', 'compute_prep_resize')
+    # Another host is refused until a migration names it; then it may record.
+    with pytest.raises(exception.HostNotAuthorized):
+        _as(scoped, 'h3').event_start(moving, 'req-m', 'compute_finish_resize')
+    db.migration_create({'instance_uuid': moving, 'source_compute': 'h2',
+                         'dest_compute': 'h3', 'status': 'migrating',
+                         'old_flavor': FLAVOR, 'new_flavor': FLAVOR})
+    assert _as(scoped, 'h3').event_start(moving, 'req-m', 'compute_finish_resize')
+    assert [(e['event'], e['host']) for e in db.events_get(action)] == [
+        ('compute_prep_resize', 'h2'), ('compute_finish_resize', 'h3')]
+    # No action for the request: nothing recorded, for the owner as for a stranger.
+    assert _as(scoped, 'h2').event_start(moving, 'req-none', 'compute_x') is None
