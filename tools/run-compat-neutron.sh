@@ -166,7 +166,8 @@ export TEMPEST_CONFIG_DIR=$WORK/tempest/etc TEMPEST_CONFIG=tempest.conf
 RUN_RC=$?
 set -e
 grep -E '^\{[0-9]+\} .*(FAILED|SKIPPED)' "$WORK/tempest-run.log" | head -n 400 || true
-count() { sed -n "s/^ - $1: \([0-9]*\)$/\1/p" "$WORK/tempest-run.log" | tail -n 1; }
+tools/tempest-failures.sh "$WORK/tempest-run.log" "$WORK/nova-aio.log" "$WORK/tempest.log"
+count() { sed -n "s/^ - $1: \([0-9]*\)$/\1/p" "${2:-$WORK/tempest-run.log}" | tail -n 1; }
 PASSED=$(count Passed)
 FAILED=$(count Failed)
 SKIPPED=$(count Skipped)
@@ -174,6 +175,32 @@ if [ -z "$PASSED" ]; then
   tail -n 40 "$WORK/tempest-run.log"
   echo "compat-neutron: tempest did not report totals (exit $RUN_RC)" >&2
   exit 1
+fi
+# At most three failed tests run once more, one at a time (NOVA_COMPAT_RETRY=0: never):
+# a real guest on a loaded two-core host can miss one of tempest's timeouts. A test that
+# fails again fails the pass; one that passes the second time is named here, with what
+# its first failure printed above.
+if [ "${FAILED:-0}" -gt 0 ] && [ "${FAILED:-0}" -le 3 ] && [ "${NOVA_COMPAT_RETRY:-1}" = 1 ]; then
+  tools/tempest-failed-ids.sh "$WORK/tempest-run.log" > "$WORK/retry-list.txt"
+  echo "compat-neutron: running again: $(tr '\n' ' ' < "$WORK/retry-list.txt")"
+  set +e
+  (cd "$WORK/tempest" && nsenter --net="/run/netns/$NOVA_NEUTRON_PUBLIC_NETNS" \
+    env "PATH=$NOVA_NEUTRON_TEMPEST_PATH:$PATH" "$TEMPEST_BIN/tempest" run \
+    --include-list "$WORK/retry-list.txt" --config-file "$WORK/tempest/etc/tempest.conf" \
+    --concurrency 1) > "$WORK/tempest-retry.log" 2>&1
+  RETRY_RC=$?
+  set -e
+  grep -E '^\{[0-9]+\} .*(FAILED|\.\.\. ok)' "$WORK/tempest-retry.log" || true
+  tools/tempest-failures.sh "$WORK/tempest-retry.log" "$WORK/nova-aio.log" "$WORK/tempest.log"
+  RETRY_PASSED=$(count Passed "$WORK/tempest-retry.log")
+  RETRY_FAILED=$(count Failed "$WORK/tempest-retry.log")
+  if [ "$RETRY_RC" = 0 ] && [ "${RETRY_PASSED:-0}" -gt 0 ] && [ "${RETRY_FAILED:-0}" = 0 ]; then
+    echo "compat-neutron: ${FAILED} failed the first time and passed the second:" \
+         "$RETRY_PASSED passed"
+    PASSED=$((PASSED + RETRY_PASSED))
+    FAILED=0
+    RUN_RC=0
+  fi
 fi
 echo "compat-neutron: ${PASSED} passed, ${FAILED:-0} failed, ${SKIPPED:-0} skipped"
 [ "$RUN_RC" = 0 ] && [ "${FAILED:-0}" = 0 ]

@@ -191,6 +191,7 @@ report() {
 }
 count() { sed -n "s/^ - $2: \([0-9]*\)$/\1/p" "$1" | tail -n 1; }
 report "$WORK/tempest-run.log"
+tools/tempest-failures.sh "$WORK/tempest-run.log" "$WORK/nova-aio.log" "$WORK/tempest.log"
 PASSED=$(count "$WORK/tempest-run.log" Passed)
 FAILED=$(count "$WORK/tempest-run.log" Failed)
 SKIPPED=$(count "$WORK/tempest-run.log" Skipped)
@@ -217,6 +218,7 @@ if [ -z "${NOVA_COMPAT_REGEX:-}" ] || [ "${NOVA_COMPAT_AGENT:-0}" = 1 ]; then
   AGENT_RC=$?
   set -e
   report "$WORK/tempest-agent-run.log"
+  tools/tempest-failures.sh "$WORK/tempest-agent-run.log" "$WORK/nova-aio.log" "$WORK/tempest.log"
   AGENT_PASSED=$(count "$WORK/tempest-agent-run.log" Passed)
   if [ -z "$AGENT_PASSED" ]; then
     tail -n 40 "$WORK/tempest-agent-run.log"
