@@ -29,7 +29,7 @@ class HostInfo:
 # -------------------------------------------------------------- host facts
 
 def _parsed(cls, xml):
-    """``xml`` as a ``cls`` object (XML text, an ElementTree element, or one)."""
+    """``xml`` as a ``cls`` object (XML text, a parsed XML element, or one already)."""
     return xml if isinstance(xml, cls) else cls.from_xml(xml)
 
 
