@@ -185,6 +185,11 @@ class ImageCache:
         # under it when the file appeared meanwhile.
         checked = authorized or (os.path.exists(path) and
                                  self._check_access(context, image_id))
+        cached = self._known.get(path)
+        if checked and cached is not None and os.path.exists(path):
+            # A file at its cache path is whole (downloads are renamed into
+            # place) and nothing removes one: no lock to read it.
+            return cached
         with self._lock_for(image_id):
             if not os.path.exists(path):
                 self._fetch(context, image_id, path, disk_format, verify)

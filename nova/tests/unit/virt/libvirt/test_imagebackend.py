@@ -262,3 +262,23 @@ def qemu_io(path, command):
     proc = subprocess.run(['qemu-io', '-f', 'qcow2', '-c', command, path],
                           capture_output=True, text=True, check=True)
     return proc.stdout + proc.stderr
+
+
+def test_a_known_cached_image_is_read_without_the_lock(tmp_path, raw_image, monkeypatch):
+    fetch = fx.file_fetcher({'img': raw_image})
+    authorize = _readers({'img': ('bob',)})
+    cache = imagebackend.ImageCache(str(tmp_path / '_base'), fetch, authorize=authorize)
+    first = cache.get('bob', 'img')
+    locked = []
+    real_lock = cache._lock_for
+    monkeypatch.setattr(cache, '_lock_for', lambda image_id: locked.append(image_id)
+                        or real_lock(image_id))
+    assert cache.get('bob', 'img') is first
+    assert locked == [] and authorize.calls == [('bob', 'img')]
+    # Each caller is still checked; a refused one gets nothing.
+    with pytest.raises(exception.ImageNotFound):
+        cache.get('alice', 'img')
+    # A file removed behind the cache's back is fetched again, under the lock.
+    os.unlink(first.path)
+    assert cache.get('bob', 'img', authorized=True).path == first.path
+    assert locked == ['img'] and fetch.calls == ['img', 'img']
