@@ -212,11 +212,17 @@ class HostScopedDB:
     def event_finish(self, context, caller, event_id, result, traceback=None, details=None):
         if event_id is None:
             return None
+        # Tried first as the instance's host, the check in the update itself
+        # (the common case, no extra query); a miss looks at why.
+        if self.db.event_finish(event_id, result, traceback=traceback, details=details,
+                                instance_host=caller):
+            return None
         owner = self.db.event_owner(event_id)
         if owner is None:
             self._refuse(caller, 'finish', 'event %s' % event_id)
         self._owner_host(caller, owner['uuid'], 'finish an event of', owner=owner)
-        return self.db.event_finish(event_id, result, traceback=traceback, details=details)
+        self.db.event_finish(event_id, result, traceback=traceback, details=details)
+        return None
 
     def events_get(self, context, caller, action_id):
         owner = self.db.action_owner(action_id)

@@ -9,6 +9,7 @@ from nova.db import models, statements, store
 FAULTS = models.InstanceFaultRecord.__table__
 ACTIONS = models.InstanceActionRecord.__table__
 EVENTS = models.InstanceActionEventRecord.__table__
+INSTANCES = models.InstanceRecord.__table__
 
 
 def action_values(context, instance_uuid, action):
@@ -63,20 +64,31 @@ class InstanceActionsDB(store.DBStore):
             return self._insert(conn, EVENTS, dict(action_id=action.id, event=event,
                                                    host=host, start_time=store.now()))
 
-    def event_finish(self, event_id, result, traceback=None, details=None):
+    def event_finish(self, event_id, result, traceback=None, details=None,
+                     instance_host=None):
+        """Record the event's end and its action's; with ``instance_host``, only
+        when the event's instance is on that host: False when it is not."""
         if event_id is None:
-            return
+            return False
         now = store.now()
+        where = {'id': event_id}
+        if instance_host is None:
+            query = statements.update_by(EVENTS, ('id',), _EVENT_END)
+        else:
+            query, where['host'] = _event_end_on_host_query(), instance_host
         with self.writer.begin() as conn:
-            conn.execute(statements.update_by(EVENTS, ('id',), _EVENT_END), statements.params(
-                {'id': event_id}, {'finish_time': now, 'result': result,
-                                   'traceback': traceback, 'details': details}))
+            ended = conn.execute(query, statements.params(
+                where, {'finish_time': now, 'result': result,
+                        'traceback': traceback, 'details': details}))
+            if instance_host is not None and ended.rowcount == 0:
+                return False
             # The event's action, in the same statement (no read in between).
             values = {'updated_at': now, 'finish_time': now}
             if result == 'Error':
                 values['message'] = 'Error'
             conn.execute(_action_end_query(tuple(sorted(values))),
                          statements.params({'id': event_id}, values))
+        return True
 
     def actions_get(self, instance_uuid, limit=None, marker_id=None, changes_since=None,
                     changes_before=None):
@@ -102,9 +114,6 @@ class InstanceActionsDB(store.DBStore):
             return [dict(r._mapping) for r in rows]
 
 
-INSTANCES = models.InstanceRecord.__table__
-
-
 @functools.cache
 def _action_on_host_query():
     """The request's newest action of an instance that is on the 'host' parameter."""
@@ -117,6 +126,18 @@ def _action_on_host_query():
 
 
 _EVENT_END = ('details', 'finish_time', 'result', 'traceback')
+
+
+@functools.cache
+def _event_end_on_host_query():
+    """UPDATE the event whose id is the 'id' parameter if its instance is on 'host'."""
+    on_host = sa.select(ACTIONS.c.id).select_from(
+        ACTIONS.join(INSTANCES, INSTANCES.c.uuid == ACTIONS.c.instance_uuid)).where(
+        INSTANCES.c.host == sa.bindparam(statements.where_param('host')))
+    return EVENTS.update().where(
+        EVENTS.c.id == sa.bindparam(statements.where_param('id')),
+        EVENTS.c.action_id.in_(on_host)).values(
+        {name: sa.bindparam(statements.value_param(name)) for name in _EVENT_END})
 
 
 @functools.cache

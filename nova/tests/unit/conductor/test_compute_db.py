@@ -229,3 +229,32 @@ def test_event_start_by_the_instance_host_and_by_a_migration_destination(db, sco
         ('compute_prep_resize', 'h2'), ('compute_finish_resize', 'h3')]
     # No action for the request: nothing recorded, for the owner as for a stranger.
     assert _as(scoped, 'h2').event_start(moving, 'req-none', 'compute_x') is None
+
+
+def test_event_finish_by_the_instance_host_is_one_update(db, scoped, monkeypatch):
+    mine, moving = _server(db, 'h1'), _server(db, 'h2')
+    ctx = nova_context.RequestContext(user_id='u', project_id='p1', request_id='req-f')
+    action = db.action_start(ctx, mine, 'reboot')
+    db.action_start(ctx, moving, 'migrate')
+    event_id = db.event_start(mine, 'req-f', 'compute_reboot_instance', host='h1')
+    moved_id = db.event_start(moving, 'req-f', 'compute_finish_resize', host='h3')
+    looked_up = []
+    real_owner = db.event_owner
+    monkeypatch.setattr(db, 'event_owner', lambda eid: looked_up.append(eid) or real_owner(eid))
+    # The instance's host: the check is in the update, no owner look-up.
+    _as(scoped, 'h1').event_finish(event_id, 'Success')
+    assert looked_up == []
+    [event] = db.events_get(action)
+    assert event['result'] == 'Success' and event['finish_time'] is not None
+    # Another host is looked at: refused, nothing written...
+    with pytest.raises(exception.HostNotAuthorized):
+        _as(scoped, 'h3').event_finish(moved_id, 'Success')
+    assert looked_up == [moved_id]
+    assert db.events_get(db.actions_get(moving)[0]['id'])[0]['finish_time'] is None
+    # ...until a migration names it.
+    db.migration_create({'instance_uuid': moving, 'source_compute': 'h2',
+                         'dest_compute': 'h3', 'status': 'migrating',
+                         'old_flavor': FLAVOR, 'new_flavor': FLAVOR})
+    _as(scoped, 'h3').event_finish(moved_id, 'Error')
+    assert db.events_get(db.actions_get(moving)[0]['id'])[0]['result'] == 'Error'
+    assert db.actions_get(moving)[0]['message'] == 'Error'

@@ -53,7 +53,11 @@ def check_action_events_and_owners(db):
                                      'shelved_host': None}
     assert db.action_owner(newer)['uuid'] == uuid
     assert db.instance_owner(uuid)['host'] == 'h1'
-    db.event_finish(event, 'Error', traceback='tb')
+    # Scoped to the instance's host: another host's end writes nothing.
+    assert db.event_finish(event, 'Success', instance_host='h2') is False
+    assert db.events_get(newer)[0]['finish_time'] is None
+    assert db.actions_get(uuid)[0]['finish_time'] is None
+    assert db.event_finish(event, 'Error', traceback='tb', instance_host='h1') is True
     actions = {a['id']: a for a in db.actions_get(uuid)}
     assert actions[newer]['finish_time'] is not None
     assert actions[newer]['message'] == 'Error'
