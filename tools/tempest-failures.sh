@@ -21,5 +21,6 @@ if [ -n "$SERVICE_LOG" ] && [ -f "$SERVICE_LOG" ]; then
 fi
 if [ -n "$TEMPEST_LOG" ] && [ -f "$TEMPEST_LOG" ]; then
   echo "  | last warnings of $(basename "$TEMPEST_LOG"):"
-  grep -E ' (WARNING|ERROR) ' "$TEMPEST_LOG" | tail -n 20 | cut -c1-400 | sed 's/^/  | /'
+  grep -E ' (WARNING|ERROR) ' "$TEMPEST_LOG" | grep -v ' oslo_config\.cfg ' | tail -n 20 \
+    | cut -c1-400 | sed 's/^/  | /'
 fi
