@@ -114,14 +114,19 @@ class InstanceActionsDB(store.DBStore):
             return [dict(r._mapping) for r in rows]
 
 
+def _actions_on_host():
+    """The ids of the actions of instances that are on the 'host' parameter."""
+    return sa.select(ACTIONS.c.id).select_from(
+        ACTIONS.join(INSTANCES, INSTANCES.c.uuid == ACTIONS.c.instance_uuid)).where(
+        INSTANCES.c.host == sa.bindparam(statements.where_param('host')))
+
+
 @functools.cache
 def _action_on_host_query():
     """The request's newest action of an instance that is on the 'host' parameter."""
-    return sa.select(ACTIONS.c.id).select_from(
-        ACTIONS.join(INSTANCES, INSTANCES.c.uuid == ACTIONS.c.instance_uuid)).where(
+    return _actions_on_host().where(
         ACTIONS.c.instance_uuid == sa.bindparam(statements.where_param('instance_uuid')),
-        ACTIONS.c.request_id == sa.bindparam(statements.where_param('request_id')),
-        INSTANCES.c.host == sa.bindparam(statements.where_param('host'))).order_by(
+        ACTIONS.c.request_id == sa.bindparam(statements.where_param('request_id'))).order_by(
         ACTIONS.c.id.desc())
 
 
@@ -131,12 +136,9 @@ _EVENT_END = ('details', 'finish_time', 'result', 'traceback')
 @functools.cache
 def _event_end_on_host_query():
     """UPDATE the event whose id is the 'id' parameter if its instance is on 'host'."""
-    on_host = sa.select(ACTIONS.c.id).select_from(
-        ACTIONS.join(INSTANCES, INSTANCES.c.uuid == ACTIONS.c.instance_uuid)).where(
-        INSTANCES.c.host == sa.bindparam(statements.where_param('host')))
     return EVENTS.update().where(
         EVENTS.c.id == sa.bindparam(statements.where_param('id')),
-        EVENTS.c.action_id.in_(on_host)).values(
+        EVENTS.c.action_id.in_(_actions_on_host())).values(
         {name: sa.bindparam(statements.value_param(name)) for name in _EVENT_END})
 
 

@@ -104,14 +104,16 @@ def _serve(port, handler, timeout=60):
     return server
 
 
-def _wait(what, predicate, timeout, interval=0.2):
+def _wait(what, predicate, timeout, interval=0.2, detail=None):
+    """Poll until predicate() is true; on timeout, detail() says what was seen."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
+            seen = '\n' + detail() if detail is not None else ''
+            raise AssertionError('timed out after %d s waiting for %s%s' % (timeout, what, seen))
         time.sleep(interval)
 
 
@@ -433,8 +435,12 @@ def test_port_guest_dhcp_metadata_events_floating_ip_ssh(env, tmp_path, number):
             dom.attachDeviceFlags(INTERFACE_XML % {
                 'mac': port2['mac_address'], 'mtu': network2['mtu'], 'tap': tap2},
                 libvirt.VIR_DOMAIN_AFFECT_LIVE)
+            # udhcpc retries for minutes; OVN answers once ovn-controller has claimed the
+            # port, which a busy 2-core host can take well over a minute to do.
             _wait('a lease on the hot-plugged NIC', lambda: 'eth1 bound %s/' % fixed_ip2
-                  in _console(console), 90)
+                  in _console(console), 180, detail=lambda: 'port %s; console tail:\n%s' % (
+                      net('GET', '/ports/%s' % port2['id'])['port']['status'],
+                      _console(console)[-2000:]))
             client = _wait('SSH with two NICs', ssh, 60, interval=0.5)
             try:
                 _in, out, _err = client.exec_command('ip -4 -o addr; ip route', timeout=30)
