@@ -186,6 +186,12 @@ class RequestHandler(simple_server.WSGIRequestHandler):
     # separate writes; with Nagle's algorithm the body waits for the client's
     # delayed ACK (40 ms on Linux) on every request of a kept-alive connection.
     disable_nagle_algorithm = True
+    # A response (status line, headers and a body up to this size) goes out
+    # in one send when the request is done, not one per header block and
+    # body chunk: each send gives up the interpreter, and under load (a
+    # compute thread busy in the same process) every one of them waited to
+    # get it back before the client saw the end of the response.
+    wbufsize = 64 * 1024
 
     def setup(self):
         # Seconds a connection may sit idle, or stall mid-request, before it
@@ -202,8 +208,10 @@ class RequestHandler(simple_server.WSGIRequestHandler):
         self.close_connection = True
         try:
             self._handle_one()
+            self.wfile.flush()
             while not self.close_connection and not self.server.draining:
                 self._handle_one()
+                self.wfile.flush()
         except (ConnectionError, TimeoutError) as exc:
             LOG.debug('client %s went away: %s', self.address_string(), exc)
 

@@ -150,3 +150,41 @@ def test_kept_alive_requests_do_not_wait_for_delayed_acks(server):
         assert conn.getresponse().read() == b'/r%d' % n
     assert time.monotonic() - start < 0.4
     conn.close()
+
+
+def test_a_response_goes_out_in_one_send(server, monkeypatch):
+    # Status line, headers and body: one send on the server's side, for a
+    # response with a body and for one without (204), on a kept-alive
+    # connection; each send gives up the interpreter to other threads.
+    sends = []
+    for name in ('send', 'sendall'):
+        original = getattr(socket.socket, name)
+
+        def counted(sock, data, *args, _original=original):
+            if threading.current_thread() is not threading.main_thread():
+                sends.append(bytes(data))
+            return _original(sock, data, *args)
+        monkeypatch.setattr(socket.socket, name, counted)
+    conn = _conn(server)
+    for path in ('/one', '/two'):
+        del sends[:]
+        resp, body = _request(conn, 'GET', path)
+        assert body == path.encode() and resp.getheader('Connection') != 'close'
+        assert len(sends) == 1 and sends[0].startswith(b'HTTP/1.1 200')
+        assert sends[0].endswith(b'\r\n\r\n' + path.encode())
+    conn.close()
+
+
+def test_a_bodiless_response_is_sent_before_the_next_request():
+    def app(environ, start_response):
+        start_response('204 No Content', [])
+        return []
+    srv, _thread, _url = wsgi_server.serve_in_thread(app, poll_interval=0.05)
+    try:
+        conn = _conn(srv)
+        for _ in range(2):
+            resp, body = _request(conn, 'DELETE', '/x')
+            assert resp.status == 204 and body == b''
+        conn.close()
+    finally:
+        srv.stop(5)

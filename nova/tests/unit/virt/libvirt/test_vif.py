@@ -270,13 +270,19 @@ def test_a_new_guest_waits_paused_for_network_vif_plugged(drv):
     seen = {}
 
     def plug_later():
-        # The guest exists and is paused while nobody has said the port is wired.
-        for _ in range(100):
+        # The guest exists and is paused while nobody has said the port is wired
+        # (a loaded machine can take seconds to get the spawn that far).
+        # Defined and not yet started is neither: wait for it to be started.
+        from nova import power_state
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
             try:
                 seen['state'] = drv.get_info(instance).state
-                break
+                if seen['state'] in (power_state.PAUSED, power_state.RUNNING):
+                    break
             except exception.InstanceNotFound:
-                time.sleep(0.02)
+                pass
+            time.sleep(0.02)
         drv.instance_events.deliver(instance.uuid, 'network-vif-plugged', PORT)
     threading.Thread(target=plug_later).start()
     drv.spawn(None, instance, fx.make_image_meta(), [], None, {}, network_info=network_info)
