@@ -4,6 +4,7 @@ import dataclasses
 import logging
 
 from nova import exception
+from nova import vm_states as vs
 from nova.network import model
 from nova.network import requests as net_requests
 
@@ -167,8 +168,19 @@ class ServerNetworksAPI:
                           uuids)
 
 
+# Tasks that never add a port to a server: while one runs, a server whose
+# cache lists no port still has none (the polls of a networkless rescue cost
+# no Neutron query).
+_PORT_NEUTRAL_TASKS = frozenset((
+    vs.RESCUING, vs.UNRESCUING, vs.REBOOTING, vs.REBOOTING_HARD, 'reboot_pending',
+    'reboot_started', 'reboot_pending_hard', 'reboot_started_hard', vs.POWERING_OFF,
+    vs.POWERING_ON, 'pausing', 'unpausing', 'suspending', 'resuming', 'image_snapshot',
+    'image_snapshot_pending', 'image_pending_upload', 'image_uploading', vs.IMAGE_BACKUP))
+
+
 def _may_have_ports(instance):
-    """False for a server whose cache lists no port while nothing is changing it."""
+    """False for a server whose cache lists no port while nothing can be adding one."""
     get = instance.get if isinstance(instance, dict) else lambda key: getattr(instance, key)
-    return bool(get('network_info')) or get('vm_state') == 'building' or \
-        get('task_state') is not None
+    task = get('task_state')
+    return bool(get('network_info')) or get('vm_state') == vs.BUILDING or \
+        (task is not None and task not in _PORT_NEUTRAL_TASKS)

@@ -46,3 +46,20 @@ def test_instance_objects_are_read_by_attribute():
     assert api_networking._may_have_ports(wired)
     assert not api_networking._may_have_ports(types.SimpleNamespace(
         uuid='q', network_info=[], vm_state='active', task_state=None))
+
+
+def test_a_networkless_server_polled_through_rescue_costs_no_query():
+    # Rescue, unrescue, reboot and the power tasks never add a port: the
+    # polls of a networkless server through them make no Neutron query.
+    api, groups = _api()
+    rows = [_row(task, task_state=task) for task in
+            ('rescuing', 'unrescuing', 'rebooting', 'powering-off', 'pausing', 'resuming')]
+    assert api.security_groups_of(None, rows) == {}
+    assert groups.asked == []
+
+
+def test_a_rescuing_server_with_ports_is_still_asked_about():
+    api, groups = _api()
+    shown = api.security_groups_of(None, [_row('wired', network_info=[{'id': 'port'}],
+                                               task_state='rescuing')])
+    assert groups.asked == [['wired']] and shown == {'wired': [{'name': 'default'}]}
