@@ -42,10 +42,12 @@ class _Server(simple_server.WSGIServer):
 
 
 class UpstreamBench(integrated_helpers._IntegratedTestBase):
-    """Upstream's integrated test base, with real (not call-converted) casts."""
+    """Upstream's integrated test base; casts stay casts unless --cast-as-call."""
 
-    # RPC casts stay casts: the API answers before the build is done and the
-    # client polls, as against a deployment (and as our all-in-one does).
+    # By default RPC casts stay casts: the API answers before the build is
+    # done and the client polls, as against a deployment (and as our
+    # all-in-one does). With --cast-as-call, the base class's own default,
+    # every cast runs to its end inside the request that made it.
     CAST_AS_CALL = False
 
     def _setup_services(self):
@@ -140,9 +142,13 @@ def main():
     parser.add_argument('--test-settings', action='store_true',
                         help="keep upstream's test logging (every debug record "
                              "formatted) and futurist's 10 ms idle wait")
+    parser.add_argument('--cast-as-call', action='store_true',
+                        help="run RPC casts as calls (CastAsCallFixture), the "
+                             "default of upstream's integrated test base")
     parser.add_argument('--profile', help='write a CPU profile of all threads '
                                           '(yappi) of the workload to this file')
     ARGS = parser.parse_args()
+    UpstreamBench.CAST_AS_CALL = ARGS.cast_as_call
     result = unittest.TextTestRunner(stream=sys.__stderr__, verbosity=2).run(
         unittest.TestSuite([UpstreamBench('test_serve')]))
     sys.exit(0 if result.wasSuccessful() else 1)
