@@ -70,12 +70,15 @@ def bench_list(aio, path, repeat):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--servers', type=int, default=100)
-    parser.add_argument('--list-size', type=int, default=1000)
+    parser.add_argument('--list-sizes', default='1000',
+                        type=lambda text: sorted(int(v) for v in text.split(',')),
+                        help='comma-separated server counts to list, each with '
+                             '--repeat GET /servers/detail (default: %(default)s)')
     parser.add_argument('--repeat', type=int, default=20)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         # The test hypervisor reports a small host; let it hold every server.
-        aio = fixtures.RunningAio(tmp, extra={('api', 'max_limit'): 5000,
+        aio = fixtures.RunningAio(tmp, extra={('api', 'max_limit'): max(args.list_sizes + [1000]),
                                               ('DEFAULT', 'ram_allocation_ratio'): 100.0,
                                               ('DEFAULT', 'cpu_allocation_ratio'): 100.0,
                                               ('DEFAULT', 'disk_allocation_ratio'): 100.0})
@@ -85,12 +88,16 @@ def main():
                                                                  args.servers))}
             times, n = bench_list(aio, '/servers/detail?limit=50', args.repeat)
             results['detail_50'] = dict(_summary(times), servers=n)
-            _fill(aio, args.list_size)
-            times, n = bench_list(aio, '/servers/detail?limit=%d' % args.list_size,
-                                  args.repeat)
-            results['detail_%d' % args.list_size] = dict(_summary(times), servers=n)
-            times, n = bench_list(aio, '/servers?limit=%d' % args.list_size, args.repeat)
-            results['list_%d' % args.list_size] = dict(_summary(times), servers=n)
+            # Growing lists, each filled up from the last: the cost per
+            # server shows whether the list stays linear.
+            for size in args.list_sizes:
+                _fill(aio, size)
+                times, n = bench_list(aio, '/servers/detail?limit=%d' % size, args.repeat)
+                results['detail_%d' % size] = dict(
+                    _summary(times), servers=n,
+                    ms_per_server=round(statistics.median(times) * 1000 / n, 4))
+                times, n = bench_list(aio, '/servers?limit=%d' % size, args.repeat)
+                results['list_%d' % size] = dict(_summary(times), servers=n)
         finally:
             aio.stop()
     results['peak_rss_mb'] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
