@@ -8,7 +8,7 @@ import time
 
 from nova.network import allocation
 from nova.tests.fixtures import sshguest
-from nova.tests.functional import neutron_stack
+from nova.tests.functional import netns_guest, neutron_stack
 from nova.virt.libvirt import driver_build, guest, host, vif
 
 V = '2.106'
@@ -42,14 +42,7 @@ def _trace():
 
 
 def _wait(what, predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise RuntimeError('timed out after %d s waiting for %s' % (timeout, what))
-        time.sleep(POLL)
+    return netns_guest.wait_for(what, predicate, timeout, interval=POLL)
 
 
 def _size(path):

@@ -171,16 +171,17 @@ def libvirt_peer(action, root, host_uuid, display_ports, websocket_ports, netns_
     return 'qemu+unix:///system?socket=%s/run/libvirt-sock' % root
 
 
-def wait_for(what, predicate, timeout, interval=0.5):
+def wait_for(what, predicate, timeout, interval=0.5, detail=None):
     """The first truthy ``predicate()``, polled every ``interval`` s; AssertionError after
-    ``timeout`` s."""
+    ``timeout`` s, with what ``detail()`` (when given) says was seen."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
+            seen = '\n' + detail() if detail is not None else ''
+            raise AssertionError('timed out after %d s waiting for %s%s' % (timeout, what, seen))
         time.sleep(interval)
 
 

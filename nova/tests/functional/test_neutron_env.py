@@ -28,7 +28,7 @@ import uuid
 import pytest
 
 from nova.tests.fixtures import kernelguest, sshguest
-from nova.tests.functional import keystone, neutron_env
+from nova.tests.functional import keystone, netns_guest, neutron_env
 
 pytestmark = [pytest.mark.libvirtd, pytest.mark.neutron]
 
@@ -105,16 +105,7 @@ def _serve(port, handler, timeout=60):
 
 
 def _wait(what, predicate, timeout, interval=0.2, detail=None):
-    """Poll until predicate() is true; on timeout, detail() says what was seen."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            seen = '\n' + detail() if detail is not None else ''
-            raise AssertionError('timed out after %d s waiting for %s%s' % (timeout, what, seen))
-        time.sleep(interval)
+    return netns_guest.wait_for(what, predicate, timeout, interval, detail)
 
 
 class Phases:

@@ -16,25 +16,16 @@ leave no port in Neutron.
 """
 
 import json
-import time
 
 import pytest
 
-from nova.tests.functional import neutron_env, neutron_stack
+from nova.tests.functional import netns_guest, neutron_env, neutron_stack
 
 pytestmark = [pytest.mark.libvirtd, pytest.mark.neutron]
 NETWORK = neutron_stack.NETWORK
 
 
-def _wait(what, predicate, timeout, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out after %d s waiting for %s' % (timeout, what))
-        time.sleep(interval)
+_wait = netns_guest.wait_for
 
 
 @pytest.fixture(scope='module')

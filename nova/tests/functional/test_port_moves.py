@@ -1,10 +1,9 @@
 """A server's port follows it between the all-in-one's two compute hosts: migrate, shelve."""
 
-import time
 
 import pytest
 
-from nova.tests.functional import fixtures
+from nova.tests.functional import fixtures, netns_guest
 
 ADMIN = 'admin:admin'
 V = '2.56'
@@ -23,13 +22,7 @@ def aio(tmp_path_factory):
 
 
 def _wait(what, ok, timeout=30):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = ok()
-        if value:
-            return value
-        assert time.monotonic() < deadline, 'timed out waiting for ' + what
-        time.sleep(0.05)
+    return netns_guest.wait_for(what, ok, timeout, interval=0.05)
 
 
 def _ports(aio, sid):
