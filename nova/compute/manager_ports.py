@@ -76,11 +76,13 @@ class PortMoves:
         return info
 
     def activate_on(self, context, instance, dest):
-        """On the source once the guest runs on ``dest``: its bindings there are active."""
+        """On the source once the guest runs on ``dest``: its bindings there are
+        active, and those here are gone."""
         if not self._has_ports(instance):
             return
         try:
-            self.network_api.bindings.migrate_instance_start(context, instance, dest)
+            self.network_api.bindings.migrate_instance_start(context, instance, dest,
+                                                             source_host=self.host)
         except exception.NovaException:
             # The destination binds what is left (finish_live_destination).
             LOG.exception('Activating the bindings of %s on %s failed', instance.uuid, dest)

@@ -53,9 +53,7 @@ class PortBindings:
             if profile:
                 binding['profile'] = profile
             try:
-                made[vif['id']] = self._client.call(
-                    context, 'POST', self._client.path('ports', vif['id'], 'bindings'),
-                    admin=True, json={'binding': binding})['binding']
+                made[vif['id']] = self._create_binding(context, vif['id'], binding)
             except exception.NovaException as exc:
                 LOG.error('Binding port %s to host %s failed: %s', vif['id'], host, exc)
                 for port_id in made:
@@ -66,6 +64,26 @@ class PortBindings:
                                     port_id, host)
                 raise exception.PortBindingFailed(port_id=vif['id']) from exc
         return made
+
+    def _create_binding(self, context, port_id, binding):
+        """POST the binding. An inactive one already on that host (the source
+        binding of an earlier move that was never deleted, or what a crash
+        left) is replaced: it would refuse every move to that host."""
+        path = self._client.path('ports', port_id, 'bindings')
+        try:
+            return self._client.call(context, 'POST', path, admin=True,
+                                     json={'binding': binding})['binding']
+        except exception.Conflict:
+            existing = self._client.call(
+                context, 'GET', self._client.path('ports', port_id, 'bindings', binding['host']),
+                admin=True)['binding']
+            if existing.get('status') != 'INACTIVE':
+                raise
+        LOG.info('Replacing the inactive binding of port %s on host %s', port_id,
+                 binding['host'])
+        self.delete_port_binding(context, port_id, binding['host'])
+        return self._client.call(context, 'POST', path, admin=True,
+                                 json={'binding': binding})['binding']
 
     def activate_port_binding(self, context, port_id, host):
         """Make ``host``'s binding the active one (already active is fine)."""
@@ -127,9 +145,12 @@ class PortBindings:
                 continue
             self._client.update_port(context, port['id'], {'binding:profile': profile})
 
-    def migrate_instance_start(self, context, instance, dest_host):
+    def migrate_instance_start(self, context, instance, dest_host, source_host=None):
         """Activate the destination bindings bind_ports_to_host() made (this
-        moves binding:host_id atomically); a port without one is left to
+        moves binding:host_id atomically), then delete the binding on
+        ``source_host``, which Neutron keeps as an inactive one (as upstream's
+        teardown on the source does: left, it would refuse the next move back
+        there). A port without a destination binding is left to
         migrate_instance_finish()."""
         if not self.supports_port_binding_extension(context):
             return
@@ -146,6 +167,13 @@ class PortBindings:
                 continue
             if binding.get('status') == 'INACTIVE':
                 self.activate_port_binding(context, vif['id'], dest_host)
+            if source_host and source_host != dest_host:
+                try:
+                    self.delete_port_binding(context, vif['id'], source_host)
+                except exception.PortBindingDeletionFailed:
+                    # Best effort: the next move there replaces it (_create_binding).
+                    LOG.warning('Could not delete the binding of port %s on %s',
+                                vif['id'], source_host)
 
     def migrate_instance_finish(self, context, instance, dest_host):
         """After a migration: every port bound to ``dest_host``; the fresh network info."""

@@ -490,6 +490,37 @@ def test_bindings_move_with_the_server(env):
         env.api.ports.deallocate_for_instance(env.bob, inst)
 
 
+def test_live_migration_bindings_go_there_and_back(env):
+    """A live migration's bindings: the destination's is activated and the
+    source's deleted, so the server can move back; a stale inactive binding on
+    a destination (a crash between the two steps) is replaced, not a refusal."""
+    other = ENV.get('NOVA_NEUTRON_HOST_2')
+    if not other:
+        pytest.skip('the test Neutron runs one chassis (NOVA_NEUTRON_CHASSIS)')
+    inst = server(env, env.pb, hostname='vm-live')
+    nw_info = env.api.ports.allocate_for_instance(env.bob, inst, None, bind_host_id=HOST)
+    inst['network_info'] = nw_info
+    port_id = nw_info[0]['id']
+    try:
+        for source, dest in ((HOST, other), (other, HOST)):
+            made = env.api.bindings.bind_ports_to_host(env.bob, inst, dest)
+            assert made[port_id]['status'] == 'INACTIVE'
+            env.api.bindings.migrate_instance_start(env.bob, inst, dest, source_host=source)
+            bindings = env.admin.call('GET', '/ports/%s/bindings' % port_id)['bindings']
+            assert [(b['host'], b['status']) for b in bindings] == [(dest, 'ACTIVE')]
+            assert env.admin.call('GET', '/ports/%s' % port_id)['port']['binding:host_id'] == dest
+            inst['host'] = dest
+        # The first one stays behind, as after a crash; the second replaces it.
+        env.api.bindings.bind_ports_to_host(env.bob, inst, other)
+        made = env.api.bindings.bind_ports_to_host(env.bob, inst, other)
+        assert (made[port_id]['host'], made[port_id]['status']) == (other, 'INACTIVE')
+        bindings = env.admin.call('GET', '/ports/%s/bindings' % port_id)['bindings']
+        assert sorted((b['host'], b['status']) for b in bindings) == sorted(
+            [(HOST, 'ACTIVE'), (other, 'INACTIVE')])
+    finally:
+        env.api.ports.deallocate_for_instance(env.bob, inst)
+
+
 def test_floating_ips(env):
     public = ENV.get('NOVA_NEUTRON_PUBLIC_NETWORK_NAME')
     if not public:
