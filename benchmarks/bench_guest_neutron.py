@@ -124,13 +124,19 @@ def _stats(values):
     return '%7.3f %7.3f %7.3f' % (statistics.median(values), min(values), max(values))
 
 
-def report(results, phases, rounds):
-    print('seconds over %d rounds  no network: median  min     max    one port: median  min'
-          '     max    added (median)' % rounds)
-    for row in ROWS:
+def side_by_side(results, rows, rounds):
+    """Each row's seconds without a network and with one port, and what the port adds."""
+    width = max(len(row) for row in rows)
+    print('%-*s  no network: median  min     max    one port: median  min     max    '
+          'added (median)' % (width, 'seconds over %d rounds' % rounds))
+    for row in rows:
         off, on = results['off'][row], results['on'][row]
-        print('%-27s %s      %s   %+7.3f' % (row, _stats(off), _stats(on),
-                                              statistics.median(on) - statistics.median(off)))
+        print('%-*s  %s      %s   %+7.3f' % (width, row, _stats(off), _stats(on),
+                                            statistics.median(on) - statistics.median(off)))
+
+
+def report(results, phases, rounds):
+    side_by_side(results, ROWS, rounds)
     print('\nphases (ms: median, min, max of the rounds; calls a round makes of each)')
     for side in ('off', 'on'):
         for op in ('create', 'rescue', 'unrescue', 'delete'):
