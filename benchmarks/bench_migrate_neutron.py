@@ -164,10 +164,15 @@ class Bench:
             port = self.admin_session.get('/v2.0/ports/' + att['port_id'],
                                           endpoint_filter=NETWORK).json()['port']
             assert port['binding:host_id'] == host, (port['binding:host_id'], host)
-            bindings = self.admin_session.get(
-                '/v2.0/ports/%s/bindings' % att['port_id'],
-                endpoint_filter=NETWORK).json()['bindings']
-            assert [(b['host'], b['status']) for b in bindings] == [(host, 'ACTIVE')], bindings
+
+            def single(port_id=att['port_id']):
+                bindings = self.admin_session.get(
+                    '/v2.0/ports/%s/bindings' % port_id,
+                    endpoint_filter=NETWORK).json()['bindings']
+                return [(b['host'], b['status']) for b in bindings] == [(host, 'ACTIVE')]
+            # The source drops its binding once the server shows ACTIVE on the destination.
+            netns_guest.wait_for('port %s to have one binding, on %s' % (att['port_id'], host),
+                                 single, 30, interval=0.2)
 
 
 def main():

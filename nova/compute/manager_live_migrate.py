@@ -216,7 +216,7 @@ class LiveMigrateManager:
                 return
             finally:
                 self._live_aborts.pop(migration_id, None)
-        self.ports.activate_on(context, instance, dest)
+        activated = self.ports.activate_on(context, instance, dest)
         try:
             self.compute_rpcapi.post_live_migration_at_destination(
                 context, instance, dest, migration_id,
@@ -226,6 +226,8 @@ class LiveMigrateManager:
             actions.record_fault(self.conductor_db, instance.uuid, exc, host=self.host)
             self.conductor_db.migration_update(migration_id, {'status': 'error'})
             return
+        # After the server shows ACTIVE on the destination, as upstream's teardown.
+        self.ports.drop_source(context, activated)
         self._live_release_attachments(context, instance, held)
         self.driver.cleanup_after_live_migration(context, instance, target)
         self.conductor_db.compute_node_release(

@@ -77,15 +77,21 @@ class PortMoves:
 
     def activate_on(self, context, instance, dest):
         """On the source once the guest runs on ``dest``: its bindings there are
-        active, and those here are gone."""
+        active. Returns the ids of the ports activated, for drop_source()."""
         if not self._has_ports(instance):
-            return
+            return []
         try:
-            self.network_api.bindings.migrate_instance_start(context, instance, dest,
-                                                             source_host=self.host)
+            return self.network_api.bindings.migrate_instance_start(context, instance, dest)
         except exception.NovaException:
             # The destination binds what is left (finish_live_destination).
             LOG.exception('Activating the bindings of %s on %s failed', instance.uuid, dest)
+            return []
+
+    def drop_source(self, context, port_ids):
+        """On the source once the destination took the guest over: this host's
+        (now inactive) bindings of ``port_ids`` go."""
+        if port_ids:
+            self.network_api.bindings.delete_source_bindings(context, port_ids, self.host)
 
     def finish_live_destination(self, context, instance):
         """On the destination after the move: every port bound here, the cache fresh."""

@@ -145,15 +145,14 @@ class PortBindings:
                 continue
             self._client.update_port(context, port['id'], {'binding:profile': profile})
 
-    def migrate_instance_start(self, context, instance, dest_host, source_host=None):
+    def migrate_instance_start(self, context, instance, dest_host):
         """Activate the destination bindings bind_ports_to_host() made (this
-        moves binding:host_id atomically), then delete the binding on
-        ``source_host``, which Neutron keeps as an inactive one (as upstream's
-        teardown on the source does: left, it would refuse the next move back
-        there). A port without a destination binding is left to
+        moves binding:host_id atomically): the ids of the ports now active on
+        ``dest_host``. A port without a destination binding is left to
         migrate_instance_finish()."""
         if not self.supports_port_binding_extension(context):
-            return
+            return []
+        active = []
         for vif in _field(instance, 'network_info') or []:
             try:
                 binding = self._client.call(
@@ -167,13 +166,20 @@ class PortBindings:
                 continue
             if binding.get('status') == 'INACTIVE':
                 self.activate_port_binding(context, vif['id'], dest_host)
-            if source_host and source_host != dest_host:
-                try:
-                    self.delete_port_binding(context, vif['id'], source_host)
-                except exception.PortBindingDeletionFailed:
-                    # Best effort: the next move there replaces it (_create_binding).
-                    LOG.warning('Could not delete the binding of port %s on %s',
-                                vif['id'], source_host)
+            active.append(vif['id'])
+        return active
+
+    def delete_source_bindings(self, context, port_ids, host):
+        """After a live migration: the bindings on the source ``host`` of the
+        ports migrate_instance_start() activated elsewhere, which Neutron
+        keeps as inactive ones (as upstream's teardown on the source: left,
+        they would refuse the next move back there). Best effort."""
+        for port_id in port_ids:
+            try:
+                self.delete_port_binding(context, port_id, host)
+            except exception.PortBindingDeletionFailed:
+                # The next move there replaces it (_create_binding).
+                LOG.warning('Could not delete the binding of port %s on %s', port_id, host)
 
     def migrate_instance_finish(self, context, instance, dest_host):
         """After a migration: every port bound to ``dest_host``; the fresh network info."""

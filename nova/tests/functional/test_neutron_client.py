@@ -505,7 +505,9 @@ def test_live_migration_bindings_go_there_and_back(env):
         for source, dest in ((HOST, other), (other, HOST)):
             made = env.api.bindings.bind_ports_to_host(env.bob, inst, dest)
             assert made[port_id]['status'] == 'INACTIVE'
-            env.api.bindings.migrate_instance_start(env.bob, inst, dest, source_host=source)
+            active = env.api.bindings.migrate_instance_start(env.bob, inst, dest)
+            assert active == [port_id]
+            env.api.bindings.delete_source_bindings(env.bob, active, source)
             bindings = env.admin.call('GET', '/ports/%s/bindings' % port_id)['bindings']
             assert [(b['host'], b['status']) for b in bindings] == [(dest, 'ACTIVE')]
             assert env.admin.call('GET', '/ports/%s' % port_id)['port']['binding:host_id'] == dest
