@@ -114,7 +114,10 @@ DEVICES = dict(os_command_line='console=ttyS0 quiet', hw_cpu_sockets='2', hw_cpu
                hw_sound_model='ich9', hw_usb_model='qemu-xhci', hw_maxphysaddr_mode='emulate',
                hw_maxphysaddr_bits='42', hw_tpm_version='2.0', hw_tpm_model='tpm-crb',
                hw_virtio_packed_ring='true', hw_pmu='false')
-FIRMWARE = dict(os_command_line='console=ttyS0 quiet', hw_firmware_type='uefi',
+# no_timer_check: with the vIOMMU's interrupt remapping the kernel panics when its IO-APIC
+# timer check times out, which a TCG guest on a loaded host can ("timer doesn't work
+# through Interrupt-remapped IO-APIC").
+FIRMWARE = dict(os_command_line='console=ttyS0 quiet no_timer_check', hw_firmware_type='uefi',
                 os_secure_boot='disabled', hw_machine_type='q35', hw_viommu_model='intel')
 
 
